@@ -1,0 +1,306 @@
+// Package engines is everything about the programs that play: an engine's
+// definition, its command line with placeholders, and the launcher that starts
+// it, waits for it to connect, captures its output and kills it afterwards.
+package engines
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Games and the protocols each one is played with. The first protocol of a game
+// is its default.
+var protocols = map[string][]string{
+	"othello": {"othello-board", "othello-move"},
+	"gomoku":  {"gomoku-turn"},
+}
+
+// Games lists the games taikai referees.
+func Games() []string { return []string{"othello", "gomoku"} }
+
+// Protocols lists the protocols of a game, default first; nil for an unknown game.
+func Protocols(game string) []string { return protocols[game] }
+
+// ProtocolGame returns the game a protocol belongs to, or "" if it is unknown.
+func ProtocolGame(protocol string) string {
+	for g, ps := range protocols {
+		if slices.Contains(ps, protocol) {
+			return g
+		}
+	}
+	return ""
+}
+
+// Engine is a registered program that plays one game over one protocol.
+type Engine struct {
+	ID       int64    `json:"id"`
+	Name     string   `json:"name"`
+	Game     string   `json:"game"`
+	Protocol string   `json:"protocol"`
+	Command  []string `json:"command"`           // argv with placeholders; empty for a built-in
+	Dir      string   `json:"dir,omitempty"`     // working directory
+	Port     int      `json:"port,omitempty"`    // fixed port the engine always dials; 0: one port per seat
+	Builtin  string   `json:"builtin,omitempty"` // name of a built-in engine
+}
+
+// FieldError is a validation error that names the offending input field, so
+// that the API and the CLI can point at it.
+type FieldError struct {
+	Field   string
+	Message string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
+
+// Validate checks an engine definition and fills in the default protocol.
+func (e *Engine) Validate() error {
+	if strings.TrimSpace(e.Name) == "" {
+		return &FieldError{"name", "must not be empty"}
+	}
+	if len(e.Name) > 64 {
+		return &FieldError{"name", "must be at most 64 bytes"}
+	}
+	for _, r := range e.Name {
+		if !unicode.IsPrint(r) || unicode.IsSpace(r) && r != ' ' {
+			return &FieldError{"name", fmt.Sprintf("must be printable, found %q", r)}
+		}
+	}
+	ps, ok := protocols[e.Game]
+	if !ok {
+		return &FieldError{"game", fmt.Sprintf("unknown game %q, want one of %s", e.Game, strings.Join(Games(), ", "))}
+	}
+	if e.Protocol == "" {
+		e.Protocol = ps[0]
+	}
+	if !slices.Contains(ps, e.Protocol) {
+		if g := ProtocolGame(e.Protocol); g != "" {
+			return &FieldError{"protocol", fmt.Sprintf("protocol %q is for %s, not %s", e.Protocol, g, e.Game)}
+		}
+		return &FieldError{"protocol", fmt.Sprintf("unknown protocol %q, want one of %s", e.Protocol, strings.Join(ps, ", "))}
+	}
+	if e.Port != 0 && (e.Port < 1024 || e.Port > 65535) {
+		return &FieldError{"port", fmt.Sprintf("fixed port %d out of range 1024-65535", e.Port)}
+	}
+	if e.Builtin != "" {
+		if len(e.Command) > 0 {
+			return &FieldError{"command", "give either command or builtin, not both"}
+		}
+		b, ok := LookupBuiltin(e.Builtin)
+		if !ok {
+			return &FieldError{"builtin", fmt.Sprintf("unknown built-in %q, want one of %s", e.Builtin, strings.Join(BuiltinNames(), ", "))}
+		}
+		if b.Game != e.Game {
+			return &FieldError{"builtin", fmt.Sprintf("built-in %q plays %s, not %s", e.Builtin, b.Game, e.Game)}
+		}
+		if !slices.Contains(b.Protocols, e.Protocol) {
+			return &FieldError{"protocol", fmt.Sprintf("built-in %q does not speak %s", e.Builtin, e.Protocol)}
+		}
+		return nil
+	}
+	if len(e.Command) == 0 || strings.TrimSpace(e.Command[0]) == "" {
+		return &FieldError{"command", "must not be empty"}
+	}
+	if err := checkPlaceholders(e.Command); err != nil {
+		return &FieldError{"command", err.Error()}
+	}
+	return nil
+}
+
+// Placeholders are the names a command may use in braces (PROTOCOLS.md, "Engine
+// launch contract"), plus the game options an engine may want to know.
+var Placeholders = []string{"host", "port", "color", "colorflag", "colornum", "name", "time_ms", "game_id", "rule", "size"}
+
+func checkPlaceholders(argv []string) error {
+	for i, a := range argv {
+		for rest := a; ; {
+			open := strings.IndexByte(rest, '{')
+			if open < 0 {
+				break
+			}
+			end := strings.IndexByte(rest[open:], '}')
+			if end < 0 {
+				return fmt.Errorf("argument %d %q: unclosed {", i, a)
+			}
+			name := rest[open+1 : open+end]
+			if !slices.Contains(Placeholders, name) {
+				return fmt.Errorf("argument %d %q: unknown placeholder {%s}, want one of {%s}", i, a, name, strings.Join(Placeholders, "}, {"))
+			}
+			rest = rest[open+end+1:]
+		}
+	}
+	return nil
+}
+
+// Expand replaces the placeholders of argv with their values.
+func Expand(argv []string, vars map[string]string) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if !strings.Contains(a, "{") {
+			out[i] = a
+			continue
+		}
+		var sb strings.Builder
+		for rest := a; ; {
+			open := strings.IndexByte(rest, '{')
+			end := -1
+			if open >= 0 {
+				end = strings.IndexByte(rest[open:], '}')
+			}
+			if open < 0 || end < 0 {
+				sb.WriteString(rest)
+				break
+			}
+			name := rest[open+1 : open+end]
+			sb.WriteString(rest[:open])
+			if v, ok := vars[name]; ok {
+				sb.WriteString(v)
+			} else {
+				sb.WriteString(rest[open : open+end+1])
+			}
+			rest = rest[open+end+1:]
+		}
+		out[i] = sb.String()
+	}
+	return out
+}
+
+// SplitCommand splits a command line into arguments the way a POSIX shell would
+// for words: blanks separate, single quotes keep everything, double quotes keep
+// everything but \" \\ \$ \`, a backslash outside quotes escapes the next
+// character. Nothing is expanded: the command is run without a shell.
+func SplitCommand(s string) ([]string, error) {
+	var (
+		args  []string
+		cur   strings.Builder
+		inArg bool
+	)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			if inArg {
+				args = append(args, cur.String())
+				cur.Reset()
+				inArg = false
+			}
+		case c == '\\':
+			inArg = true
+			if i+1 < len(s) {
+				i++
+				if s[i] != '\n' {
+					cur.WriteByte(s[i])
+				}
+			}
+		case c == '\'':
+			inArg = true
+			end := strings.IndexByte(s[i+1:], '\'')
+			if end < 0 {
+				return nil, errors.New("unterminated single quote")
+			}
+			cur.WriteString(s[i+1 : i+1+end])
+			i += end + 1
+		case c == '"':
+			inArg = true
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, errors.New("unterminated double quote")
+			}
+		default:
+			inArg = true
+			cur.WriteByte(c)
+		}
+	}
+	if inArg {
+		args = append(args, cur.String())
+	}
+	return args, nil
+}
+
+// QuoteCommand joins argv into one line that SplitCommand reads back.
+func QuoteCommand(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && !strings.ContainsAny(a, " \t\n\r'\"\\$`*?[]{}()<>|&;#~!") {
+			parts[i] = a
+			continue
+		}
+		parts[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(parts, " ")
+}
+
+// ParseSpec reads a cutechess-style engine spec in one argument:
+// `name=seed cmd='java OthelloClient.java {host}' dir=../shared/clients port=46000 protocol=othello-board`.
+// A spec that is a single word naming a built-in engine gives that built-in.
+// The game must be given; the protocol defaults to the game's first.
+func ParseSpec(spec, game string) (Engine, error) {
+	if b, ok := LookupBuiltin(spec); ok {
+		e := Engine{Name: spec, Game: b.Game, Protocol: b.Protocols[0], Builtin: spec}
+		if game != "" && game != b.Game {
+			return e, &FieldError{"engine", fmt.Sprintf("built-in %q plays %s, not %s", spec, b.Game, game)}
+		}
+		return e, nil
+	}
+	words, err := SplitCommand(spec)
+	if err != nil {
+		return Engine{}, &FieldError{"engine", fmt.Sprintf("spec %q: %v", spec, err)}
+	}
+	e := Engine{Game: game}
+	for _, w := range words {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok {
+			return e, &FieldError{"engine", fmt.Sprintf("spec %q: %q is not key=value (keys: name, cmd, dir, port, protocol, builtin); a single word must be a built-in (%s)", spec, w, strings.Join(BuiltinNames(), ", "))}
+		}
+		switch k {
+		case "name":
+			e.Name = v
+		case "cmd":
+			argv, err := SplitCommand(v)
+			if err != nil {
+				return e, &FieldError{"cmd", fmt.Sprintf("spec %q: %v", spec, err)}
+			}
+			e.Command = argv
+		case "dir":
+			e.Dir = v
+		case "port":
+			p, err := strconv.Atoi(v)
+			if err != nil {
+				return e, &FieldError{"port", fmt.Sprintf("spec %q: port %q is not a number", spec, v)}
+			}
+			e.Port = p
+		case "protocol", "proto":
+			e.Protocol = v
+		case "builtin":
+			e.Builtin = v
+		default:
+			return e, &FieldError{"engine", fmt.Sprintf("spec %q: unknown key %q (keys: name, cmd, dir, port, protocol, builtin)", spec, k)}
+		}
+	}
+	if e.Name == "" {
+		switch {
+		case e.Builtin != "":
+			e.Name = e.Builtin
+		case len(e.Command) > 0:
+			e.Name = e.Command[0]
+		}
+	}
+	if e.Game == "" && e.Protocol != "" {
+		e.Game = ProtocolGame(e.Protocol)
+	}
+	if e.Game == "" && e.Builtin != "" {
+		if b, ok := LookupBuiltin(e.Builtin); ok {
+			e.Game = b.Game
+		}
+	}
+	return e, e.Validate()
+}

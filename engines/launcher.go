@@ -1,0 +1,413 @@
+package engines
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Defaults of the launcher.
+const (
+	DefaultConnectTimeout = 15 * time.Second // enough for a JVM compiling a source file
+	DefaultLogLimit       = 1 << 20          // bytes of output kept per seat and game
+	DefaultExitGrace      = time.Second      // time an engine gets to exit after its game
+)
+
+// Errors of Start. A launch that fails wraps one of them.
+var (
+	// ErrNoConnect: the engine was started but did not connect in time.
+	ErrNoConnect = errors.New("engine did not connect")
+	// ErrCrash: the engine could not be started or exited before connecting.
+	ErrCrash = errors.New("engine exited before connecting")
+)
+
+// Launcher starts engine processes and hands out their connections. One
+// Launcher is shared by all games of a server so that engines with a fixed port
+// are launched one at a time.
+type Launcher struct {
+	Self           string        // the taikai binary that runs built-in engines; default os.Executable()
+	Host           string        // address engines dial; default 127.0.0.1
+	ConnectTimeout time.Duration // from process start to accepted connection; default 15 s
+	LogLimit       int64         // output bytes kept per seat; default 1 MiB
+	ExitGrace      time.Duration // after the game, time to exit before SIGKILL; default 1 s
+	Env            []string      // extra environment for every engine
+	Log            *slog.Logger
+
+	mu    sync.Mutex
+	ports map[int]chan struct{} // fixed port -> a one-slot semaphore
+}
+
+// Launch is one seat's request to start an engine.
+type Launch struct {
+	Engine  Engine
+	Color   string // black or white
+	GameID  int64
+	TimeMS  int64  // the move time, for {time_ms}
+	Rule    string // game option, for {rule}
+	Size    int    // board size, for {size}
+	LogPath string // where the engine's output goes; "" discards it
+	// ConnectTimeout overrides the launcher's for this launch when positive.
+	ConnectTimeout time.Duration
+	Env            []string // extra environment, e.g. protocol options built-ins read
+}
+
+// Process is a started engine. Stop must be called once the game is over.
+type Process struct {
+	cmd  *exec.Cmd
+	pgid int
+	done chan struct{} // closed when Wait has returned
+	err  error         // Wait's result, valid after done
+	out  *cappedWriter
+	once sync.Once
+}
+
+func (l *Launcher) self() (string, error) {
+	if l.Self != "" {
+		return l.Self, nil
+	}
+	return os.Executable()
+}
+
+func (l *Launcher) host() string {
+	if l.Host != "" {
+		return l.Host
+	}
+	return "127.0.0.1"
+}
+
+func (l *Launcher) logger() *slog.Logger {
+	if l.Log != nil {
+		return l.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// Argv returns the command line a launch runs, placeholders filled in.
+func (l *Launcher) Argv(la Launch, port int) ([]string, error) {
+	argv := la.Engine.Command
+	if la.Engine.Builtin != "" {
+		self, err := l.self()
+		if err != nil {
+			return nil, fmt.Errorf("find taikai binary for built-in %s: %w", la.Engine.Builtin, err)
+		}
+		argv = BuiltinCommand(self, la.Engine.Builtin, la.Engine.Protocol)
+	}
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("engine %s has no command", la.Engine.Name)
+	}
+	return Expand(argv, l.vars(la, port)), nil
+}
+
+func (l *Launcher) vars(la Launch, port int) map[string]string {
+	flag, num := "-b", "1"
+	if la.Color == "white" {
+		flag, num = "-w", "-1"
+	}
+	return map[string]string{
+		"host": l.host(), "port": strconv.Itoa(port), "color": la.Color,
+		"colorflag": flag, "colornum": num, "name": la.Engine.Name,
+		"time_ms": strconv.FormatInt(la.TimeMS, 10), "game_id": strconv.FormatInt(la.GameID, 10),
+		"rule": la.Rule, "size": strconv.Itoa(la.Size),
+	}
+}
+
+// Start launches the engine of one seat and waits until it has connected. On
+// success the caller owns the connection and must call Process.Stop. On failure
+// everything started has been stopped and the error wraps ErrNoConnect or ErrCrash
+// (or the context's error).
+func (l *Launcher) Start(ctx context.Context, la Launch) (*Process, net.Conn, error) {
+	timeout := la.ConnectTimeout
+	if timeout <= 0 {
+		timeout = l.ConnectTimeout
+	}
+	if timeout <= 0 {
+		timeout = DefaultConnectTimeout
+	}
+	deadline := time.Now().Add(timeout)
+
+	if p := la.Engine.Port; p != 0 {
+		release, err := l.lockPort(ctx, p, deadline)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer release()
+	}
+	ln, err := l.listen(ctx, la.Engine.Port, deadline)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+
+	proc, err := l.spawn(la, port)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: start %s: %v", ErrCrash, la.Engine.Name, err)
+	}
+	conn, err := accept(ctx, ln, proc, deadline)
+	if err != nil {
+		// An engine that crashed has its output in the log; say where to look.
+		proc.Stop(0)
+		switch {
+		case errors.Is(err, ErrCrash):
+			err = fmt.Errorf("%w (%s)", err, proc.ExitStatus())
+		case errors.Is(err, ErrNoConnect):
+			err = fmt.Errorf("%w within %v", err, timeout)
+		}
+		return nil, nil, fmt.Errorf("engine %s (%s): %w", la.Engine.Name, la.Color, err)
+	}
+	l.logger().Debug("engine connected", "engine", la.Engine.Name, "color", la.Color, "game", la.GameID, "pid", proc.cmd.Process.Pid)
+	return proc, conn, nil
+}
+
+// lockPort takes the one-slot semaphore of a fixed port so that only one launch
+// at a time waits for a connection there.
+func (l *Launcher) lockPort(ctx context.Context, port int, deadline time.Time) (func(), error) {
+	l.mu.Lock()
+	if l.ports == nil {
+		l.ports = make(map[int]chan struct{})
+	}
+	sem, ok := l.ports[port]
+	if !ok {
+		sem = make(chan struct{}, 1)
+		l.ports[port] = sem
+	}
+	l.mu.Unlock()
+	// Waiting for the port is not the engine's fault: other games hold it while
+	// their engines connect. Wait as long as the caller lets us.
+	select {
+	case sem <- struct{}{}:
+		return func() { <-sem }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("wait for fixed port %d: %w", port, ctx.Err())
+	}
+}
+
+// listen opens the seat's listener. A fixed port may be held for a moment by
+// another process (another taikai, a test); retry until the deadline.
+func (l *Launcher) listen(ctx context.Context, port int, deadline time.Time) (net.Listener, error) {
+	addr := net.JoinHostPort(l.host(), strconv.Itoa(port))
+	var lc net.ListenConfig
+	for {
+		ln, err := lc.Listen(ctx, "tcp", addr)
+		if err == nil {
+			return ln, nil
+		}
+		if port == 0 || !errors.Is(err, syscall.EADDRINUSE) || time.Now().After(deadline) {
+			return nil, fmt.Errorf("listen on %s: %w", addr, err)
+		}
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+			return nil, fmt.Errorf("listen on %s: %w", addr, ctx.Err())
+		}
+	}
+}
+
+func (l *Launcher) spawn(la Launch, port int) (*Process, error) {
+	argv, err := l.Argv(la, port)
+	if err != nil {
+		return nil, err
+	}
+	out, err := newCappedWriter(la.LogPath, l.logLimit())
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = la.Engine.Dir
+	cmd.Stdin = nil
+	cmd.Stdout = out
+	cmd.Stderr = out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Output copying must not outlive the process by long, even if a grandchild
+	// holds the pipe open.
+	cmd.WaitDelay = 2 * time.Second
+	v := l.vars(la, port)
+	cmd.Env = append(os.Environ(), l.Env...)
+	cmd.Env = append(cmd.Env,
+		"TAIKAI_HOST="+v["host"], "TAIKAI_PORT="+v["port"], "TAIKAI_COLOR="+v["color"],
+		"TAIKAI_GAME_ID="+v["game_id"], "TAIKAI_GAME="+la.Engine.Game, "TAIKAI_RULE="+v["rule"],
+		"TAIKAI_SIZE="+v["size"], "TAIKAI_TIME_MS="+v["time_ms"], "TAIKAI_NAME="+v["name"])
+	cmd.Env = append(cmd.Env, la.Env...)
+	fmt.Fprintf(out, "[taikai] %s: %s\n", time.Now().UTC().Format(time.RFC3339Nano), QuoteCommand(argv))
+	if err := cmd.Start(); err != nil {
+		out.Close()
+		return nil, err
+	}
+	p := &Process{cmd: cmd, pgid: cmd.Process.Pid, done: make(chan struct{}), out: out}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func (l *Launcher) logLimit() int64 {
+	if l.LogLimit > 0 {
+		return l.LogLimit
+	}
+	return DefaultLogLimit
+}
+
+// accept waits for the engine's connection, its death, or the deadline.
+func accept(ctx context.Context, ln net.Listener, proc *Process, deadline time.Time) (net.Conn, error) {
+	type result struct {
+		c   net.Conn
+		err error
+	}
+	got := make(chan result, 1)
+	tl := ln.(*net.TCPListener)
+	if err := tl.SetDeadline(deadline); err != nil {
+		return nil, err
+	}
+	go func() {
+		c, err := tl.Accept()
+		got <- result{c, err}
+	}()
+	// Closing the listener unblocks Accept; the deferred Close in Start does that
+	// on every path, and the goroutine's send never blocks (buffered).
+	select {
+	case r := <-got:
+		if r.err != nil {
+			var ne net.Error
+			if errors.As(r.err, &ne) && ne.Timeout() {
+				return nil, ErrNoConnect
+			}
+			return nil, r.err
+		}
+		if tc, ok := r.c.(*net.TCPConn); ok {
+			_ = tc.SetNoDelay(true)
+		}
+		return r.c, nil
+	case <-proc.done:
+		// A process can exit right after connecting (a client that writes one line
+		// and quits): prefer the connection if it is already there.
+		select {
+		case r := <-got:
+			if r.err == nil {
+				return r.c, nil
+			}
+		case <-time.After(20 * time.Millisecond):
+		}
+		ln.Close()
+		if r := <-got; r.err == nil {
+			return r.c, nil
+		}
+		return nil, ErrCrash
+	case <-ctx.Done():
+		ln.Close()
+		if r := <-got; r.err == nil {
+			r.c.Close()
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// Exited is closed when the process has exited.
+func (p *Process) Exited() <-chan struct{} { return p.done }
+
+// Pid returns the process id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// ExitStatus describes how the process ended, for logs and error messages.
+func (p *Process) ExitStatus() string {
+	select {
+	case <-p.done:
+	default:
+		return "running"
+	}
+	if p.err == nil {
+		return "exit status 0"
+	}
+	return p.err.Error()
+}
+
+// Stop gives the process grace to exit by itself, then kills its whole process
+// group and reaps it. It is safe to call more than once.
+func (p *Process) Stop(grace time.Duration) {
+	p.once.Do(func() {
+		if grace > 0 {
+			t := time.NewTimer(grace)
+			select {
+			case <-p.done:
+			case <-t.C:
+			}
+			t.Stop()
+		}
+		// Kill the group even when the leader has exited: its children may live on.
+		_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+		<-p.done // bounded: SIGKILL cannot be ignored and WaitDelay bounds the pipes
+		p.out.Close()
+	})
+}
+
+// cappedWriter keeps the first limit bytes of an engine's output in a file and
+// discards the rest, so that a chatty engine cannot fill the disk.
+type cappedWriter struct {
+	mu      sync.Mutex
+	f       *os.File
+	limit   int64
+	n       int64
+	dropped bool
+}
+
+func newCappedWriter(path string, limit int64) (*cappedWriter, error) {
+	w := &cappedWriter{limit: limit}
+	if path == "" {
+		return w, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("engine log: %w", err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("engine log: %w", err)
+	}
+	w.f = f
+	return w, nil
+}
+
+func (w *cappedWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return len(b), nil
+	}
+	keep := b
+	if room := w.limit - w.n; int64(len(keep)) > room {
+		keep = keep[:max(room, 0)]
+	}
+	if len(keep) > 0 {
+		if _, err := w.f.Write(keep); err != nil {
+			return len(b), nil // the engine must not fail because its log did
+		}
+		w.n += int64(len(keep))
+	}
+	if len(keep) < len(b) && !w.dropped {
+		w.dropped = true
+		fmt.Fprintf(w.f, "\n[taikai] output truncated at %d bytes\n", w.limit)
+	}
+	return len(b), nil
+}
+
+func (w *cappedWriter) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return nil
+	}
+	err := w.f.Close()
+	w.f = nil
+	return err
+}
+
+var _ io.Writer = (*cappedWriter)(nil)

@@ -1,0 +1,287 @@
+package engines_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines"
+)
+
+// The test binary doubles as the engine under test: started with
+// TAIKAI_TEST_HELPER set, it acts out one behaviour and exits.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("TAIKAI_TEST_HELPER"); mode != "" {
+		os.Exit(helper(mode, os.Args[1:]))
+	}
+	// A race-enabled binary sleeps a second at exit unless told not to; the
+	// helpers are this binary.
+	os.Setenv("GORACE", "atexit_sleep_ms=0")
+	os.Exit(m.Run())
+}
+
+func helper(mode string, args []string) int {
+	fmt.Printf("args=%q\n", args)
+	for _, k := range []string{"TAIKAI_HOST", "TAIKAI_PORT", "TAIKAI_COLOR", "TAIKAI_GAME_ID", "TAIKAI_RULE", "TAIKAI_SIZE", "TAIKAI_TIME_MS"} {
+		fmt.Printf("%s=%s\n", k, os.Getenv(k))
+	}
+	switch mode {
+	case "exit":
+		fmt.Fprintln(os.Stderr, "giving up at once")
+		return 3
+	case "silent":
+		time.Sleep(time.Minute)
+		return 0
+	case "flood-output":
+		line := strings.Repeat("z", 1023) + "\n"
+		for range 3 << 10 {
+			os.Stdout.WriteString(line)
+		}
+	}
+	c, err := net.Dial("tcp", net.JoinHostPort(os.Getenv("TAIKAI_HOST"), os.Getenv("TAIKAI_PORT")))
+	if err != nil {
+		fmt.Println("dial:", err)
+		return 1
+	}
+	fmt.Fprintf(c, "HELLO %s %d\n", os.Getenv("TAIKAI_COLOR"), os.Getpid())
+	if mode == "spawn" {
+		// A grandchild in the same process group, which Stop must kill too.
+		child := exec.Command("sleep", "300")
+		if err := child.Start(); err != nil {
+			fmt.Println("spawn:", err)
+			return 1
+		}
+		fmt.Fprintf(c, "CHILD %d\n", child.Process.Pid)
+	}
+	// Stay until the server closes the connection.
+	buf := make([]byte, 64)
+	for {
+		if _, err := c.Read(buf); err != nil {
+			return 0
+		}
+	}
+}
+
+func launcher(tb testing.TB) *engines.Launcher {
+	tb.Helper()
+	return &engines.Launcher{ConnectTimeout: 5 * time.Second, ExitGrace: 100 * time.Millisecond}
+}
+
+func helperEngine(tb testing.TB, mode string, port int) engines.Engine {
+	tb.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return engines.Engine{
+		Name: "helper-" + mode, Game: "othello", Protocol: "othello-board", Port: port,
+		Command: []string{"env", "TAIKAI_TEST_HELPER=" + mode, self, "{host}", "{port}", "{color}", "{colorflag}", "{colornum}", "{name}", "{time_ms}", "{game_id}"},
+	}
+}
+
+// hello reads the helper's first line: "HELLO <color> <pid>".
+func hello(tb testing.TB, c net.Conn) (color string, pid int) {
+	tb.Helper()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		tb.Fatalf("read hello: %v", err)
+	}
+	f := strings.Fields(line)
+	if len(f) != 3 || f[0] != "HELLO" {
+		tb.Fatalf("hello line %q", line)
+	}
+	pid, _ = strconv.Atoi(f[2])
+	return f[1], pid
+}
+
+// alive reports whether a process runs. A killed orphan stays a zombie until
+// init reaps it, which can take a while; a zombie is dead.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// The state follows the parenthesised command name.
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+func TestLaunchPlaceholdersAndEnv(t *testing.T) {
+	l := launcher(t)
+	logPath := filepath.Join(t.TempDir(), "logs", "7-white.log")
+	p, c, err := l.Start(context.Background(), engines.Launch{
+		Engine: helperEngine(t, "connect", 0), Color: "white", GameID: 7, TimeMS: 1500, Rule: "renju", Size: 15, LogPath: logPath,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	color, pid := hello(t, c)
+	if color != "white" || pid != p.Pid() {
+		t.Errorf("connection from %s pid %d, want white pid %d", color, pid, p.Pid())
+	}
+	c.Close()
+	p.Stop(time.Second)
+	if alive(pid) {
+		t.Errorf("pid %d still alive after Stop", pid)
+	}
+	log, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := c.LocalAddr().(*net.TCPAddr).Port
+	for _, want := range []string{
+		fmt.Sprintf(`args=["127.0.0.1" "%d" "white" "-w" "-1" "helper-connect" "1500" "7"]`, port),
+		"TAIKAI_HOST=127.0.0.1", fmt.Sprintf("TAIKAI_PORT=%d", port), "TAIKAI_COLOR=white",
+		"TAIKAI_GAME_ID=7", "TAIKAI_RULE=renju", "TAIKAI_SIZE=15", "TAIKAI_TIME_MS=1500",
+	} {
+		if !strings.Contains(string(log), want+"\n") {
+			t.Errorf("engine output lacks %q:\n%s", want, log)
+		}
+	}
+}
+
+func TestLaunchCrash(t *testing.T) {
+	l := launcher(t)
+	start := time.Now()
+	_, _, err := l.Start(context.Background(), engines.Launch{Engine: helperEngine(t, "exit", 0), Color: "black"})
+	if !errors.Is(err, engines.ErrCrash) {
+		t.Fatalf("err = %v, want ErrCrash", err)
+	}
+	if !strings.Contains(err.Error(), "exit status 3") {
+		t.Errorf("err = %v, want it to name the exit status", err)
+	}
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("crash noticed after %v: it should not wait for the connect timeout", d)
+	}
+	// A command that does not exist is a crash too.
+	e := helperEngine(t, "exit", 0)
+	e.Command = []string{"/nonexistent/engine"}
+	if _, _, err := l.Start(context.Background(), engines.Launch{Engine: e, Color: "black"}); !errors.Is(err, engines.ErrCrash) {
+		t.Errorf("missing binary: err = %v, want ErrCrash", err)
+	}
+}
+
+func TestLaunchNoConnect(t *testing.T) {
+	l := launcher(t)
+	start := time.Now()
+	_, _, err := l.Start(context.Background(), engines.Launch{Engine: helperEngine(t, "silent", 0), Color: "black", ConnectTimeout: 300 * time.Millisecond})
+	if !errors.Is(err, engines.ErrNoConnect) {
+		t.Fatalf("err = %v, want ErrNoConnect", err)
+	}
+	if d := time.Since(start); d < 300*time.Millisecond || d > 3*time.Second {
+		t.Errorf("gave up after %v, want about the 300ms connect timeout", d)
+	}
+}
+
+func TestStopKillsProcessGroup(t *testing.T) {
+	l := launcher(t)
+	p, c, err := l.Start(context.Background(), engines.Launch{Engine: helperEngine(t, "spawn", 0), Color: "black"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r := bufio.NewReader(c)
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	r.ReadString('\n')
+	line, err := r.ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "CHILD ") {
+		t.Fatalf("child line %q, %v", line, err)
+	}
+	child, _ := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "CHILD ")))
+	if !alive(child) {
+		t.Fatalf("grandchild %d not running", child)
+	}
+	// The helper would exit when the connection closes, but its child would not.
+	p.Stop(50 * time.Millisecond)
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(child) {
+		if time.Now().After(deadline) {
+			t.Fatalf("grandchild %d survived Stop", child)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestLogIsCapped(t *testing.T) {
+	l := launcher(t)
+	l.LogLimit = 64 << 10
+	path := filepath.Join(t.TempDir(), "out.log")
+	p, c, err := l.Start(context.Background(), engines.Launch{Engine: helperEngine(t, "flood-output", 0), Color: "black", LogPath: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hello(t, c)
+	c.Close()
+	p.Stop(time.Second)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() < 64<<10 || fi.Size() > 64<<10+200 {
+		t.Errorf("log is %d bytes, want the 64 KiB cap plus a note", fi.Size())
+	}
+	b, _ := os.ReadFile(path)
+	if !strings.Contains(string(b), "output truncated at 65536 bytes") {
+		t.Errorf("log does not say it was truncated")
+	}
+}
+
+// Engines with a fixed port are handed out one launch at a time: concurrent
+// launches each get their own process's connection.
+func TestFixedPortHandsOutOneAtATime(t *testing.T) {
+	l := launcher(t)
+	port := freePort(t)
+	const n = 6
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		color := []string{"black", "white"}[i%2]
+		wg.Go(func() {
+			p, c, err := l.Start(context.Background(), engines.Launch{Engine: helperEngine(t, "connect", port), Color: color})
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer p.Stop(time.Second)
+			defer c.Close()
+			if got := c.LocalAddr().(*net.TCPAddr).Port; got != port {
+				errs <- fmt.Errorf("connection on port %d, want %d", got, port)
+			}
+			gotColor, pid := hello(t, c)
+			if gotColor != color || pid != p.Pid() {
+				errs <- fmt.Errorf("launch of %s pid %d got the connection of %s pid %d", color, p.Pid(), gotColor, pid)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func freePort(tb testing.TB) int {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
