@@ -1,0 +1,273 @@
+// Package othelloboard is the server side of the classroom Othello protocol
+// `othello-board` (PROTOCOLS.md §1): the server pushes the whole board and whose
+// turn it is; the client answers with PUT.
+package othelloboard
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/taikai-dev/taikai/engines/protocol"
+)
+
+// Protocol is this protocol's id.
+const Protocol = "othello-board"
+
+// ERROR codes of §1.
+const (
+	errMalformed = "ERROR 1\n"
+	errCannotPut = "ERROR 2\n"
+	errNotTurn   = "ERROR 3\n"
+	errUnknown   = "ERROR 4\n"
+)
+
+// Options are the protocol's settings.
+type Options struct {
+	// RowMajor sends BOARD row by row (index 8*y+x) instead of the classroom
+	// server's column-by-column order (index 8*x+y).
+	RowMajor bool
+}
+
+// Seat is one client's connection.
+type Seat struct {
+	*protocol.Base
+	opt   Options
+	color protocol.Color
+
+	mu     sync.Mutex
+	nick   string
+	myTurn bool
+	buf    []byte // the runner's write buffer, reused
+}
+
+// New wraps the connection of the client playing color and starts reading it.
+func New(c net.Conn, color protocol.Color, opt Options) *Seat {
+	s := &Seat{Base: protocol.NewBase(c), opt: opt, color: color}
+	s.nick = "BLACK"
+	if color == protocol.White {
+		s.nick = "WHITE"
+	}
+	s.Go(s.read)
+	return s
+}
+
+// Traits: the server passes for the client; refused moves may be retried.
+func (s *Seat) Traits() protocol.Traits { return protocol.Traits{AutoPass: true} }
+
+// Nick returns the nickname the client set with NICK, or "" if it set none.
+func (s *Seat) Nick() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.nick == "BLACK" || s.nick == "WHITE" {
+		return ""
+	}
+	return s.nick
+}
+
+func (s *Seat) nickname() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.nick
+}
+
+func (s *Seat) read() {
+	for {
+		line, at, err := s.ReadLine()
+		if err == protocol.ErrLineTooLong {
+			s.violation(errMalformed, "line_too_long", at)
+			continue
+		}
+		if err != nil {
+			s.ReadError(err)
+			return
+		}
+		if !s.handle(line, at) {
+			return
+		}
+	}
+}
+
+// handle acts on one line; false when the client is done.
+func (s *Seat) handle(line []byte, at time.Time) bool {
+	switch {
+	case len(bytes.TrimSpace(line)) == 0:
+		return true // blank lines carry nothing; not worth an error
+	case bytes.HasPrefix(line, []byte("PUT")):
+		x, y, ok := parsePut(line[3:])
+		if !ok {
+			return s.violation(errMalformed, "malformed", at)
+		}
+		s.mu.Lock()
+		mine := s.myTurn
+		s.mu.Unlock()
+		if !mine {
+			return s.violation(errNotTurn, protocol.NotYourTurn.String(), at)
+		}
+		return s.EmitAttempt(protocol.Event{Kind: protocol.Attempt, Move: protocol.Move{X: x, Y: y}, At: at})
+	case bytes.HasPrefix(line, []byte("NICK")):
+		name := string(bytes.TrimSpace(line[4:]))
+		if !validNick(name) {
+			return s.violation(errMalformed, "malformed", at)
+		}
+		s.mu.Lock()
+		s.nick = name
+		s.mu.Unlock()
+		return true
+	case bytes.HasPrefix(line, []byte("SAY")):
+		text := string(bytes.TrimLeft(line[3:], " "))
+		return s.Emit(protocol.Event{Kind: protocol.Chat, What: text, Nick: s.nickname(), At: at})
+	case bytes.Equal(bytes.TrimRight(line, " "), []byte("CLOSE")):
+		s.Leave(protocol.ReasonClose, "")
+		return false
+	default:
+		return s.violation(errUnknown, "unknown_command", at)
+	}
+}
+
+// violation answers a refused command and reports it to the referee.
+func (s *Seat) violation(reply, what string, at time.Time) bool {
+	if err := s.SendUnlessGone(context.Background(), []byte(reply)); err != nil {
+		s.ReadError(err)
+		return false
+	}
+	return s.Emit(protocol.Event{Kind: protocol.Violation, What: what, At: at})
+}
+
+// parsePut reads the arguments of PUT: " x y" with spaces, or the handout's
+// compact "xy" (PUT32 = PUT 3 2).
+func parsePut(arg []byte) (x, y int, ok bool) {
+	f := bytes.Fields(arg)
+	switch {
+	case len(f) == 2 && len(arg) > 0 && arg[0] == ' ':
+		var err1, err2 error
+		x, err1 = strconv.Atoi(string(f[0]))
+		y, err2 = strconv.Atoi(string(f[1]))
+		return x, y, err1 == nil && err2 == nil
+	case len(f) == 1 && len(f[0]) == 2 && isDigit(f[0][0]) && isDigit(f[0][1]):
+		return int(f[0][0] - '0'), int(f[0][1] - '0'), true
+	}
+	return 0, 0, false
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func validNick(name string) bool {
+	n := utf8.RuneCountInString(name)
+	if n < 1 || n > 32 || !utf8.ValidString(name) {
+		return false
+	}
+	for _, r := range name {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Begin writes START, the first BOARD and TURN.
+func (s *Seat) Begin(ctx context.Context, st protocol.Start) error {
+	s.mu.Lock()
+	s.myTurn = st.Turn == s.color
+	s.mu.Unlock()
+	b := s.buf[:0]
+	b = append(b, "START "...)
+	b = strconv.AppendInt(b, int64(s.color), 10)
+	b = append(b, '\n')
+	b = s.appendBoard(b, st.Board, st.Turn)
+	s.buf = b
+	return s.SendUnlessGone(ctx, b)
+}
+
+// Update writes BOARD, and TURN unless the game is over.
+func (s *Seat) Update(ctx context.Context, u protocol.Update) error {
+	s.mu.Lock()
+	s.myTurn = u.Turn == s.color
+	s.mu.Unlock()
+	b := s.appendBoard(s.buf[:0], u.Board, u.Turn)
+	s.buf = b
+	err := s.SendUnlessGone(ctx, b)
+	for _, m := range u.Moves {
+		if m.Color == s.color && !m.Auto {
+			s.Release()
+		}
+	}
+	return err
+}
+
+func (s *Seat) appendBoard(b []byte, board protocol.Board, turn protocol.Color) []byte {
+	b = append(b, "BOARD"...)
+	for i := range 64 {
+		x, y := i/8, i%8
+		if s.opt.RowMajor {
+			x, y = i%8, i/8
+		}
+		switch board.At(x, y) {
+		case 1:
+			b = append(b, " 1"...)
+		case -1:
+			b = append(b, " -1"...)
+		default:
+			b = append(b, " 0"...)
+		}
+	}
+	b = append(b, '\n')
+	if turn != protocol.None {
+		b = append(b, "TURN "...)
+		b = strconv.AppendInt(b, int64(turn), 10)
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// Refuse answers a PUT the referee did not accept.
+func (s *Seat) Refuse(ctx context.Context, m protocol.Move, r protocol.Refusal) error {
+	reply := errCannotPut
+	if r == protocol.NotYourTurn {
+		reply = errNotTurn
+	}
+	err := s.SendUnlessGone(ctx, []byte(reply))
+	s.Release()
+	return err
+}
+
+// Relay sends "SAY <nick>: <text>".
+func (s *Seat) Relay(ctx context.Context, from protocol.Color, nick, text string) error {
+	return s.SendUnlessGone(ctx, []byte("SAY "+nick+": "+text+"\n"))
+}
+
+// OpponentLeft sends CLOSE.
+func (s *Seat) OpponentLeft(ctx context.Context) error {
+	return s.SendUnlessGone(ctx, []byte("CLOSE\n"))
+}
+
+// End writes "END <WIN|LOSE|DRAW> <own> <opp> <reason>". An aborted game has no
+// result to tell: the connection is closed without END.
+func (s *Seat) End(ctx context.Context, r protocol.Result) error {
+	if r.Reason == protocol.ReasonAborted {
+		return nil
+	}
+	word := "DRAW"
+	switch r.Outcome {
+	case protocol.Win:
+		word = "WIN"
+	case protocol.Lose:
+		word = "LOSE"
+	}
+	b := append(s.buf[:0], "END "...)
+	b = append(b, word...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(r.Own), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(r.Opp), 10)
+	b = append(b, ' ')
+	b = append(b, r.Reason...)
+	b = append(b, '\n')
+	s.buf = b
+	return s.SendUnlessGone(ctx, b)
+}

@@ -1,0 +1,308 @@
+// Package othellomove is the server side of the move-exchange reversi protocol
+// `othello-move` (PROTOCOLS.md §2): clients OPEN with a name, only moves
+// travel (MOVE, ACK), each client keeps its own board, and a game ends with END
+// and then BYE.
+package othellomove
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines/protocol"
+)
+
+// Protocol is this protocol's id.
+const Protocol = "othello-move"
+
+// Seat is one client's connection. It can play several games in a row
+// (Begin ... EndGame, Begin ... End), as the reference server did.
+type Seat struct {
+	*protocol.Base
+	color protocol.Color
+
+	mu      sync.Mutex
+	name    string // from OPEN
+	playing bool   // between START and END
+	myTurn  bool
+	buf     []byte
+}
+
+// New wraps the connection of the client playing color and starts reading it.
+func New(c net.Conn, color protocol.Color) *Seat {
+	s := &Seat{Base: protocol.NewBase(c), color: color}
+	s.Go(s.read)
+	return s
+}
+
+// Traits: the client passes itself, an illegal move loses at once, and the
+// protocol has no way to tell a client the server moved for it.
+func (s *Seat) Traits() protocol.Traits {
+	return protocol.Traits{IllegalLoses: true, ForfeitOnTimeout: true}
+}
+
+// Nick is the name the client sent with OPEN.
+func (s *Seat) Nick() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.name
+}
+
+func (s *Seat) read() {
+	var f [][]byte
+	for {
+		line, at, err := s.ReadLine()
+		if err == protocol.ErrLineTooLong {
+			if !s.invalid(at) {
+				return
+			}
+			continue
+		}
+		if err != nil {
+			s.ReadError(err)
+			return
+		}
+		f = fields(line, f[:0])
+		if len(f) == 0 {
+			continue // empty lines are ignored
+		}
+		if !s.handle(f, at) {
+			return
+		}
+	}
+}
+
+// handle acts on one line's tokens; false when the reader should stop.
+func (s *Seat) handle(f [][]byte, at time.Time) bool {
+	s.mu.Lock()
+	mine, named := s.myTurn, s.name != ""
+	s.mu.Unlock()
+	switch {
+	case string(f[0]) == "OPEN" && len(f) == 2 && !named:
+		// The first line of a client; it may arrive after START was sent.
+		s.mu.Lock()
+		s.name = string(f[1])
+		s.mu.Unlock()
+		return true
+	case string(f[0]) == "MOVE" && len(f) == 2 && mine:
+		mv := string(f[1])
+		switch {
+		case mv == "PASS":
+			return s.EmitAttempt(protocol.Event{Kind: protocol.Attempt, Move: protocol.PassMove, At: at})
+		case mv == "GIVEUP":
+			s.Emit(protocol.Event{Kind: protocol.Left, Reason: protocol.ReasonResign, At: at})
+			return false
+		}
+		if x, y, ok := parseSquare(mv); ok {
+			return s.EmitAttempt(protocol.Event{Kind: protocol.Attempt, Move: protocol.Move{X: x, Y: y}, At: at})
+		}
+	}
+	// Anything that is not a well-formed MOVE in one's turn loses the game.
+	return s.invalid(at)
+}
+
+// invalid reports a line that loses the game (INVALID_COMMAND). Before the game
+// starts it is only counted.
+func (s *Seat) invalid(at time.Time) bool {
+	s.mu.Lock()
+	playing := s.playing
+	s.mu.Unlock()
+	if !playing {
+		return s.Emit(protocol.Event{Kind: protocol.Violation, What: "invalid_command", At: at})
+	}
+	s.Emit(protocol.Event{Kind: protocol.Left, Reason: protocol.ReasonIllegal, Cause: protocol.CauseInvalidCommand, At: at})
+	return false
+}
+
+// parseSquare reads a coordinate: column letter then row digit, either case.
+func parseSquare(s string) (x, y int, ok bool) {
+	if len(s) != 2 {
+		return 0, 0, false
+	}
+	c, r := s[0]|0x20, s[1]
+	if c < 'a' || c > 'h' || r < '1' || r > '8' {
+		return 0, 0, false
+	}
+	return int(c - 'a'), int(r - '1'), true
+}
+
+// squareName writes a coordinate in upper case: column letter, row digit.
+func appendMove(b []byte, m protocol.Move) []byte {
+	if m.Pass {
+		return append(b, "PASS"...)
+	}
+	return append(b, byte('A'+m.X), byte('1'+m.Y))
+}
+
+func fields(b []byte, dst [][]byte) [][]byte {
+	for len(b) > 0 {
+		i := bytes.IndexFunc(b, func(r rune) bool { return r != ' ' && r != '\t' })
+		if i < 0 {
+			break
+		}
+		b = b[i:]
+		j := bytes.IndexAny(b, " \t")
+		if j < 0 {
+			j = len(b)
+		}
+		dst = append(dst, b[:j])
+		b = b[j:]
+	}
+	return dst
+}
+
+// Begin writes START <BLACK|WHITE> <opponent> <ms>.
+func (s *Seat) Begin(ctx context.Context, st protocol.Start) error {
+	s.mu.Lock()
+	s.playing = true
+	s.myTurn = st.Turn == s.color
+	s.mu.Unlock()
+	b := append(s.buf[:0], "START "...)
+	b = append(b, colorWord(s.color)...)
+	b = append(b, ' ')
+	b = append(b, token(st.Opponent)...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, st.Remaining.Milliseconds(), 10)
+	b = append(b, '\n')
+	s.buf = b
+	return s.SendUnlessGone(ctx, b)
+}
+
+func colorWord(c protocol.Color) string {
+	if c == protocol.White {
+		return "WHITE"
+	}
+	return "BLACK"
+}
+
+// token makes a name one token of the grammar.
+func token(name string) string {
+	if name == "" {
+		return "-"
+	}
+	return strings.Join(strings.Fields(name), "_")
+}
+
+// Update acknowledges the client's move with its remaining time and relays the
+// opponent's. The move that ends the game gets no ACK, and a final pass is not
+// relayed: END follows.
+func (s *Seat) Update(ctx context.Context, u protocol.Update) error {
+	over := u.Turn == protocol.None
+	s.mu.Lock()
+	s.myTurn = u.Turn == s.color
+	s.mu.Unlock()
+	b := s.buf[:0]
+	own := false
+	for _, m := range u.Moves {
+		switch {
+		case m.Color == s.color:
+			own = own || !m.Auto
+			if !over {
+				b = append(b, "ACK "...)
+				b = strconv.AppendInt(b, u.Remaining.Milliseconds(), 10)
+				b = append(b, '\n')
+			}
+		case !(over && m.Move.Pass):
+			b = append(b, "MOVE "...)
+			b = appendMove(b, m.Move)
+			b = append(b, '\n')
+		}
+	}
+	s.buf = b
+	var err error
+	if len(b) > 0 {
+		err = s.SendUnlessGone(ctx, b)
+	}
+	if own {
+		s.Release()
+	}
+	return err
+}
+
+// Refuse answers a move the referee did not take. In this protocol a refused
+// move loses, so the referee ends the game instead; only a move that came too
+// late reaches here, and END follows.
+func (s *Seat) Refuse(ctx context.Context, m protocol.Move, r protocol.Refusal) error {
+	s.Release()
+	return nil
+}
+
+// Relay drops chat: the protocol has none.
+func (s *Seat) Relay(ctx context.Context, from protocol.Color, nick, text string) error { return nil }
+
+// OpponentLeft writes nothing: END says it.
+func (s *Seat) OpponentLeft(ctx context.Context) error { return nil }
+
+// End writes END and then BYE: a launched engine plays one game.
+func (s *Seat) End(ctx context.Context, r protocol.Result) error {
+	if r.Reason == protocol.ReasonAborted {
+		return nil
+	}
+	b := s.appendEnd(s.buf[:0], r)
+	b = append(b, "BYE"...)
+	for _, rec := range r.Records {
+		b = append(b, ' ')
+		b = append(b, token(rec.Name)...)
+		for _, n := range []int{rec.Score, rec.Wins, rec.Losses} {
+			b = append(b, ' ')
+			b = strconv.AppendInt(b, int64(n), 10)
+		}
+	}
+	b = append(b, '\n')
+	s.buf = b
+	return s.SendUnlessGone(ctx, b)
+}
+
+// EndGame writes END only, for a connection that plays another game (Begin again).
+func (s *Seat) EndGame(ctx context.Context, r protocol.Result) error {
+	b := s.appendEnd(s.buf[:0], r)
+	s.buf = b
+	return s.SendUnlessGone(ctx, b)
+}
+
+func (s *Seat) appendEnd(b []byte, r protocol.Result) []byte {
+	s.mu.Lock()
+	s.playing, s.myTurn = false, false
+	s.mu.Unlock()
+	s.Release() // a move pending when the game ended gets no answer
+	word := "TIE"
+	switch r.Outcome {
+	case protocol.Win:
+		word = "WIN"
+	case protocol.Lose:
+		word = "LOSE"
+	}
+	b = append(b, "END "...)
+	b = append(b, word...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(r.Own), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(r.Opp), 10)
+	b = append(b, ' ')
+	b = append(b, wireReason(r)...)
+	b = append(b, '\n')
+	return b
+}
+
+// wireReason maps a game-end reason to the protocol's END reason.
+func wireReason(r protocol.Result) string {
+	switch r.Reason {
+	case protocol.ReasonNormal:
+		return "DOUBLE_PASS"
+	case protocol.ReasonTimeout:
+		return "TIMEOUT"
+	case protocol.ReasonResign:
+		return "GIVEUP"
+	case protocol.ReasonIllegal:
+		if r.Cause == protocol.CauseInvalidCommand {
+			return "INVALID_COMMAND"
+		}
+		return "INVALID_MOVE"
+	}
+	// A closed or flooded connection: "the connection closing loses (INVALID_COMMAND)".
+	return "INVALID_COMMAND"
+}
