@@ -1,0 +1,166 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/tournament"
+)
+
+// EngineRow is an engine as stored, with its bookkeeping.
+type EngineRow struct {
+	engines.Engine
+	CreatedAt time.Time  `json:"created_at"`
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+}
+
+const engineColumns = `id, name, game, protocol, command, dir, port, builtin, created_at, deleted_at`
+
+type scanner interface{ Scan(...any) error }
+
+func scanEngine(s scanner) (EngineRow, error) {
+	var (
+		e       EngineRow
+		command string
+		created int64
+		deleted sql.NullInt64
+	)
+	if err := s.Scan(&e.ID, &e.Name, &e.Game, &e.Protocol, &command, &e.Dir, &e.Port, &e.Builtin, &created, &deleted); err != nil {
+		return e, err
+	}
+	if err := json.Unmarshal([]byte(command), &e.Command); err != nil {
+		return e, fmt.Errorf("engine %d: command: %w", e.ID, err)
+	}
+	e.CreatedAt = time.UnixMilli(created).UTC()
+	e.DeletedAt = msTime(deleted)
+	return e, nil
+}
+
+// CreateEngine stores a validated engine and sets its ID. A name already taken
+// by a registered engine is a FieldError on "name" wrapping ErrConflict.
+func (db *DB) CreateEngine(ctx context.Context, e *engines.Engine) error {
+	return db.write(ctx, func(tx *sql.Tx) error { return createEngine(ctx, tx, e, true) })
+}
+
+func createEngine(ctx context.Context, tx *sql.Tx, e *engines.Engine, listed bool) error {
+	command, err := json.Marshal(nonNil(e.Command))
+	if err != nil {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO engines (name, game, protocol, command, dir, port, builtin, listed, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.Name, e.Game, e.Protocol, string(command), e.Dir, e.Port, e.Builtin, listed, now())
+	if isUnique(err) {
+		return fmt.Errorf("%w: %w", &engines.FieldError{Field: "name", Message: fmt.Sprintf("an engine named %q is already registered", e.Name)}, tournament.ErrConflict)
+	}
+	if err != nil {
+		return err
+	}
+	e.ID, err = res.LastInsertId()
+	return err
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// UpdateEngineDir sets an engine's working directory (after its upload is unpacked).
+func (db *DB) UpdateEngineDir(ctx context.Context, id int64, dir string) error {
+	return db.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE engines SET dir = ? WHERE id = ?`, dir, id)
+		return err
+	})
+}
+
+// MatchEngine returns the id of an engine recorded by `taikai match`: the
+// registered engine of that name if it is the same program, else an unlisted
+// record of this definition.
+func (db *DB) MatchEngine(ctx context.Context, e *engines.Engine) error {
+	return db.write(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT `+engineColumns+` FROM engines WHERE name = ? AND deleted_at IS NULL`, e.Name)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			r, err := scanEngine(rows)
+			if err != nil {
+				return err
+			}
+			if r.Game == e.Game && r.Protocol == e.Protocol && r.Builtin == e.Builtin && r.Dir == e.Dir && r.Port == e.Port && slices.Equal(r.Command, e.Command) {
+				e.ID = r.ID
+				return nil
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return createEngine(ctx, tx, e, false)
+	})
+}
+
+// Engine returns an engine by id, deleted or not.
+func (db *DB) Engine(ctx context.Context, id int64) (engines.Engine, error) {
+	r, err := db.EngineRow(ctx, id)
+	return r.Engine, err
+}
+
+// EngineRow returns an engine with its bookkeeping.
+func (db *DB) EngineRow(ctx context.Context, id int64) (EngineRow, error) {
+	r, err := scanEngine(db.r.QueryRowContext(ctx, `SELECT `+engineColumns+` FROM engines WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, fmt.Errorf("engine %d: %w", id, tournament.ErrNotFound)
+	}
+	return r, err
+}
+
+// Engines lists the registered engines that are not deleted, in id order.
+func (db *DB) Engines(ctx context.Context) ([]EngineRow, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+engineColumns+` FROM engines WHERE deleted_at IS NULL AND listed = 1 ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	list := []EngineRow{}
+	for rows.Next() {
+		r, err := scanEngine(rows)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, r)
+	}
+	return list, rows.Err()
+}
+
+// DeleteEngine hides an engine. Its games and standings stay; it can no longer
+// enter tournaments, and its name is free again. Deleting an engine entered in a
+// pending or running tournament is a conflict.
+func (db *DB) DeleteEngine(ctx context.Context, id int64) error {
+	return db.write(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM engines WHERE id = ? AND deleted_at IS NULL AND listed = 1`, id).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("engine %d: %w", id, tournament.ErrNotFound)
+		}
+		var busy sql.NullInt64
+		err := tx.QueryRowContext(ctx, `SELECT t.id FROM entrants x JOIN tournaments t ON t.id = x.tournament_id WHERE x.engine_id = ? AND t.status IN ('pending', 'running') LIMIT 1`, id).Scan(&busy)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if busy.Valid {
+			return fmt.Errorf("engine %d is entered in tournament %d, which is not over (cancel it first): %w", id, busy.Int64, tournament.ErrConflict)
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE engines SET deleted_at = ? WHERE id = ?`, now(), id)
+		return err
+	})
+}

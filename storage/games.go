@@ -1,0 +1,268 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/tournament"
+)
+
+// FinishGame stores a played game. In the same transaction it updates both
+// engines' standings, their pair result and the tournament's count, and
+// finishes the tournament with its last game, so that the table always equals a
+// recount of the games. A game already stored (or marked aborted by Recover) is
+// left alone and counted once.
+func (db *DB) FinishGame(ctx context.Context, p *tournament.Played) error {
+	size := p.Spec.Settings.Size
+	if size == 0 {
+		size = 8
+	}
+	moves, auto := encodeMoves(p.Moves, size)
+	viol, err := violationsJSON(p.Violations)
+	if err != nil {
+		return err
+	}
+	status := tournament.GameFinished
+	var result any = p.Result()
+	if p.Outcome.Reason == protocol.ReasonAborted {
+		status, result = tournament.GameAborted, nil
+	}
+	return db.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE games SET status = ?, result = ?, reason = ?, cause = ?, plies = ?, moves = ?, auto = ?, violations = ?,
+			black_stones = ?, white_stones = ?, black_nick = ?, white_nick = ?, logs = ?, detail = ?, ended_at = ?
+			WHERE id = ? AND status = 'running'`,
+			status, result, p.Outcome.Reason, nullString(p.Outcome.Cause), len(p.Moves), moves, auto, viol,
+			p.Stones[0], p.Stones[1], nullString(p.Nicks[0]), nullString(p.Nicks[1]), nullString(p.Spec.LogDir), nullString(p.Detail), p.EndedAt.UnixMilli(),
+			p.Spec.ID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 || status == tournament.GameAborted {
+			return err
+		}
+		return score(ctx, tx, p)
+	})
+}
+
+// score adds a finished game to the standings, the pair results and the
+// tournament's count.
+func score(ctx context.Context, tx *sql.Tx, p *tournament.Played) error {
+	ids := [2]int64{p.Spec.Black.ID, p.Spec.White.ID}
+	diff := p.Stones[0] - p.Stones[1]
+	var w [2]int // wins of black, white
+	draw := 0
+	switch p.Outcome.Winner {
+	case protocol.Black:
+		w[0] = 1
+	case protocol.White:
+		w[1] = 1
+	default:
+		draw = 1
+	}
+	for i := range 2 {
+		d := diff
+		if i == 1 {
+			d = -diff
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO standings (tournament_id, engine_id, games, wins, draws, losses, disc_diff) VALUES (?, ?, 1, ?, ?, ?, ?)
+			ON CONFLICT (tournament_id, engine_id) DO UPDATE SET games = games + 1, wins = wins + excluded.wins,
+			draws = draws + excluded.draws, losses = losses + excluded.losses, disc_diff = disc_diff + excluded.disc_diff`,
+			p.Spec.TournamentID, ids[i], w[i], draw, w[1-i], d); err != nil {
+			return err
+		}
+	}
+	a, b, aw, bw := ids[0], ids[1], w[0], w[1]
+	if a > b {
+		a, b, aw, bw = b, a, bw, aw
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO pairs (tournament_id, a, b, a_wins, draws, b_wins) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (tournament_id, a, b) DO UPDATE SET a_wins = a_wins + excluded.a_wins, draws = draws + excluded.draws, b_wins = b_wins + excluded.b_wins`,
+		p.Spec.TournamentID, a, b, aw, draw, bw); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE tournaments SET finished_games = finished_games + 1 WHERE id = ?`, p.Spec.TournamentID); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE tournaments SET status = 'finished', finished_at = ? WHERE id = ? AND status = 'running' AND finished_games >= total_games`, now(), p.Spec.TournamentID)
+	return err
+}
+
+func violationsJSON(v [2]tournament.Violations) (any, error) {
+	if len(v[0]) == 0 && len(v[1]) == 0 {
+		return nil, nil
+	}
+	m := map[string]tournament.Violations{}
+	if len(v[0]) > 0 {
+		m["black"] = v[0]
+	}
+	if len(v[1]) > 0 {
+		m["white"] = v[1]
+	}
+	b, err := json.Marshal(m)
+	return string(b), err
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+const gameColumns = `g.id, g.tournament_id, g.idx, t.settings, g.black_id, be.name, g.black_nick, g.white_id, we.name, g.white_nick,
+	g.status, g.result, g.reason, g.cause, g.plies, g.black_stones, g.white_stones, g.seed, g.logs, g.detail, g.started_at, g.ended_at`
+
+const gameFrom = ` FROM games g JOIN tournaments t ON t.id = g.tournament_id JOIN engines be ON be.id = g.black_id JOIN engines we ON we.id = g.white_id`
+
+func scanGame(s scanner, extra ...any) (*tournament.Game, error) {
+	var (
+		g                                   tournament.Game
+		settings                            string
+		bnick, wnick, result, reason, cause sql.NullString
+		logs, detail                        sql.NullString
+		bstones, wstones, ended             sql.NullInt64
+		seed, started                       int64
+	)
+	dest := []any{&g.ID, &g.TournamentID, &g.Index, &settings, &g.Black.EngineID, &g.Black.Name, &bnick, &g.White.EngineID, &g.White.Name, &wnick,
+		&g.Status, &result, &reason, &cause, &g.Plies, &bstones, &wstones, &seed, &logs, &detail, &started, &ended}
+	if err := s.Scan(append(dest, extra...)...); err != nil {
+		return nil, err
+	}
+	var set tournament.Settings
+	if err := json.Unmarshal([]byte(settings), &set); err != nil {
+		return nil, fmt.Errorf("game %d: settings: %w", g.ID, err)
+	}
+	g.Game, g.Rule, g.Size = set.Game, set.Rule, set.Size
+	g.Black.Nick, g.White.Nick = bnick.String, wnick.String
+	g.Result, g.Reason, g.Cause = result.String, reason.String, cause.String
+	g.Stones = [2]int{int(bstones.Int64), int(wstones.Int64)}
+	g.Seed = uint64(seed)
+	g.Logs, g.Detail = logs.String, detail.String
+	g.StartedAt = msTime(sql.NullInt64{Int64: started, Valid: true})
+	g.EndedAt = msTime(ended)
+	return &g, nil
+}
+
+// Game returns a game with its moves and violations.
+func (db *DB) Game(ctx context.Context, id int64) (*tournament.Game, error) {
+	var moves, auto []byte
+	var viol sql.NullString
+	g, err := scanGame(db.r.QueryRowContext(ctx, `SELECT `+gameColumns+`, g.moves, g.auto, g.violations`+gameFrom+` WHERE g.id = ?`, id), &moves, &auto, &viol)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("game %d: %w", id, tournament.ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if g.Moves, err = decodeMoves(moves, auto, g.Size); err != nil {
+		return nil, fmt.Errorf("game %d: %w", id, err)
+	}
+	if viol.Valid {
+		var m map[string]tournament.Violations
+		if err := json.Unmarshal([]byte(viol.String), &m); err != nil {
+			return nil, fmt.Errorf("game %d: violations: %w", id, err)
+		}
+		g.Violations = [2]tournament.Violations{m["black"], m["white"]}
+	}
+	return g, nil
+}
+
+// GameFilter selects games of a tournament.
+type GameFilter struct {
+	Engine int64  // either side
+	Status string // running, finished, aborted
+	Result string // black, white, draw
+	Reason string
+	Limit  int
+	Offset int
+}
+
+// Games lists the started games of a tournament in schedule order (without moves).
+func (db *DB) Games(ctx context.Context, tournamentID int64, f GameFilter) ([]*tournament.Game, error) {
+	where := []string{"g.tournament_id = ?"}
+	args := []any{tournamentID}
+	if f.Engine != 0 {
+		where = append(where, "(g.black_id = ? OR g.white_id = ?)")
+		args = append(args, f.Engine, f.Engine)
+	}
+	for _, c := range []struct{ col, v string }{{"g.status", f.Status}, {"g.result", f.Result}, {"g.reason", f.Reason}} {
+		if c.v != "" {
+			where = append(where, c.col+" = ?")
+			args = append(args, c.v)
+		}
+	}
+	if f.Limit <= 0 {
+		f.Limit = 1000
+	}
+	args = append(args, f.Limit, f.Offset)
+	rows, err := db.r.QueryContext(ctx, `SELECT `+gameColumns+gameFrom+` WHERE `+strings.Join(where, " AND ")+` ORDER BY g.idx, g.id LIMIT ? OFFSET ?`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	list := []*tournament.Game{}
+	for rows.Next() {
+		g, err := scanGame(rows)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, g)
+	}
+	return list, rows.Err()
+}
+
+// CountGames counts a tournament's stored games by status.
+func (db *DB) CountGames(ctx context.Context, tournamentID int64) (map[string]int64, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT status, count(*) FROM games WHERE tournament_id = ? GROUP BY status`, tournamentID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	m := map[string]int64{}
+	for rows.Next() {
+		var s string
+		var n int64
+		if err := rows.Scan(&s, &n); err != nil {
+			return nil, err
+		}
+		m[s] = n
+	}
+	return m, rows.Err()
+}
+
+// RunningGames lists the games being played now, across tournaments.
+func (db *DB) RunningGames(ctx context.Context) ([]*tournament.Game, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+gameColumns+gameFrom+` WHERE g.status = 'running' ORDER BY g.id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	list := []*tournament.Game{}
+	for rows.Next() {
+		g, err := scanGame(rows)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, g)
+	}
+	return list, rows.Err()
+}
+
+// Records returns the tournament records of two engines.
+func (db *DB) Records(ctx context.Context, tournamentID int64, ids [2]int64) ([2]protocol.Record, error) {
+	var recs [2]protocol.Record
+	for i, id := range ids {
+		err := db.r.QueryRowContext(ctx, `SELECT e.name, coalesce(s.disc_diff, 0), coalesce(s.wins, 0), coalesce(s.losses, 0)
+			FROM engines e LEFT JOIN standings s ON s.engine_id = e.id AND s.tournament_id = ? WHERE e.id = ?`, tournamentID, id).
+			Scan(&recs[i].Name, &recs[i].Score, &recs[i].Wins, &recs[i].Losses)
+		if err != nil {
+			return recs, fmt.Errorf("record of engine %d: %w", id, err)
+		}
+	}
+	return recs, nil
+}

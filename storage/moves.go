@@ -1,0 +1,71 @@
+package storage
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/tournament"
+)
+
+// Moves are stored compactly, because a tournament stores many games: per move
+// the cell (y*size+x, or size*size for a pass) and the milliseconds it took, both
+// as unsigned varints; a 60-move Othello game at a few seconds a move takes
+// about 180 bytes. Colours alternate from black (a pass is a move), so they are
+// not stored. The few moves the server made are listed apart, as ply numbers.
+
+// encodeMoves returns the move and auto-move blobs; auto is nil if there is none.
+func encodeMoves(moves []tournament.Move, size int) (blob, auto []byte) {
+	blob = make([]byte, 0, len(moves)*3)
+	for i, m := range moves {
+		cell := size * size
+		if !m.Pass {
+			cell = m.Y*size + m.X
+		}
+		blob = binary.AppendUvarint(blob, uint64(cell))
+		blob = binary.AppendUvarint(blob, uint64(max(m.MS, 0)))
+		if m.Auto {
+			auto = binary.AppendUvarint(auto, uint64(i))
+		}
+	}
+	return blob, auto
+}
+
+// decodeMoves reads what encodeMoves wrote.
+func decodeMoves(blob, auto []byte, size int) ([]tournament.Move, error) {
+	var moves []tournament.Move
+	color := protocol.Black
+	for len(blob) > 0 {
+		cell, n := binary.Uvarint(blob)
+		if n <= 0 {
+			return nil, errors.New("corrupt move list")
+		}
+		blob = blob[n:]
+		ms, n := binary.Uvarint(blob)
+		if n <= 0 {
+			return nil, errors.New("corrupt move list")
+		}
+		blob = blob[n:]
+		m := tournament.Move{Color: color, MS: int64(ms)}
+		switch {
+		case cell == uint64(size*size):
+			m.Pass, m.X, m.Y = true, -1, -1
+		case cell < uint64(size*size):
+			m.X, m.Y = int(cell)%size, int(cell)/size
+		default:
+			return nil, fmt.Errorf("corrupt move list: cell %d on a %dx%d board", cell, size, size)
+		}
+		moves = append(moves, m)
+		color = color.Opponent()
+	}
+	for len(auto) > 0 {
+		ply, n := binary.Uvarint(auto)
+		if n <= 0 || ply >= uint64(len(moves)) {
+			return nil, errors.New("corrupt auto-move list")
+		}
+		auto = auto[n:]
+		moves[ply].Auto = true
+	}
+	return moves, nil
+}

@@ -1,0 +1,316 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/tournament"
+)
+
+const tournamentColumns = `id, name, kind, settings, games_per_pair, concurrency, status, total_games, finished_games, next_index, seed, created_at, started_at, finished_at`
+
+func scanTournament(s scanner) (*tournament.Tournament, error) {
+	var (
+		t                 tournament.Tournament
+		settings          string
+		seed              int64
+		created           int64
+		started, finished sql.NullInt64
+	)
+	if err := s.Scan(&t.ID, &t.Name, &t.Kind, &settings, &t.GamesPerPair, &t.Concurrency, &t.Status, &t.TotalGames, &t.FinishedGames, &t.NextIndex, &seed, &created, &started, &finished); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(settings), &t.Settings); err != nil {
+		return nil, fmt.Errorf("tournament %d: settings: %w", t.ID, err)
+	}
+	t.Seed = uint64(seed)
+	t.CreatedAt = time.UnixMilli(created).UTC()
+	t.StartedAt, t.FinishedAt = msTime(started), msTime(finished)
+	return &t, nil
+}
+
+// CreateTournament stores a validated tournament with its entrants and sets its
+// ID. Every entrant must be a registered engine of the tournament's game.
+func (db *DB) CreateTournament(ctx context.Context, t *tournament.Tournament) error {
+	return db.write(ctx, func(tx *sql.Tx) error { return createTournament(ctx, tx, t, true) })
+}
+
+func createTournament(ctx context.Context, tx *sql.Tx, t *tournament.Tournament, registered bool) error {
+	settings, err := json.Marshal(t.Settings)
+	if err != nil {
+		return err
+	}
+	if t.Status == "" {
+		t.Status = tournament.StatusPending
+	}
+	t.CreatedAt = time.Now().UTC().Truncate(time.Millisecond)
+	res, err := tx.ExecContext(ctx, `INSERT INTO tournaments (name, kind, settings, games_per_pair, concurrency, status, total_games, seed, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.Name, t.Kind, string(settings), t.GamesPerPair, t.Concurrency, t.Status, t.TotalGames, int64(t.Seed), t.CreatedAt.UnixMilli())
+	if err != nil {
+		return err
+	}
+	if t.ID, err = res.LastInsertId(); err != nil {
+		return err
+	}
+	check, err := tx.PrepareContext(ctx, `SELECT game, protocol, deleted_at IS NOT NULL, listed FROM engines WHERE id = ?`)
+	if err != nil {
+		return err
+	}
+	defer check.Close()
+	entrant, err := tx.PrepareContext(ctx, `INSERT INTO entrants (tournament_id, seat, engine_id) VALUES (?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer entrant.Close()
+	standing, err := tx.PrepareContext(ctx, `INSERT INTO standings (tournament_id, engine_id) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer standing.Close()
+	for seat, id := range t.Engines {
+		var (
+			game, proto string
+			deleted     bool
+			listed      bool
+		)
+		err := check.QueryRowContext(ctx, id).Scan(&game, &proto, &deleted, &listed)
+		switch {
+		case errors.Is(err, sql.ErrNoRows), err == nil && deleted, err == nil && registered && !listed:
+			return fmt.Errorf("%w: %w", &engines.FieldError{Field: "engines", Message: fmt.Sprintf("no engine with id %d", id)}, tournament.ErrNotFound)
+		case err != nil:
+			return err
+		case game != t.Settings.Game:
+			return &engines.FieldError{Field: "engines", Message: fmt.Sprintf("engine %d plays %s, not %s", id, game, t.Settings.Game)}
+		}
+		if _, err := entrant.ExecContext(ctx, t.ID, seat, id); err != nil {
+			return err
+		}
+		if _, err := standing.ExecContext(ctx, t.ID, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Tournament returns a tournament with its entrants.
+func (db *DB) Tournament(ctx context.Context, id int64) (*tournament.Tournament, error) {
+	var t *tournament.Tournament
+	err := db.read(ctx, func(tx *sql.Tx) error {
+		var err error
+		t, err = scanTournament(tx.QueryRowContext(ctx, `SELECT `+tournamentColumns+` FROM tournaments WHERE id = ?`, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("tournament %d: %w", id, tournament.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		t.Engines, err = entrants(ctx, tx, id)
+		return err
+	})
+	return t, err
+}
+
+func entrants(ctx context.Context, tx *sql.Tx, id int64) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT engine_id FROM entrants WHERE tournament_id = ? ORDER BY seat`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var e int64
+		if err := rows.Scan(&e); err != nil {
+			return nil, err
+		}
+		ids = append(ids, e)
+	}
+	return ids, rows.Err()
+}
+
+// Tournaments lists the round-robin tournaments, newest first (without entrants).
+func (db *DB) Tournaments(ctx context.Context) ([]*tournament.Tournament, error) {
+	return db.listTournaments(ctx, `WHERE kind = 'round_robin' ORDER BY id DESC`)
+}
+
+// TournamentsWithStatus lists the tournaments in a status, with entrants.
+func (db *DB) TournamentsWithStatus(ctx context.Context, status string) ([]*tournament.Tournament, error) {
+	list, err := db.listTournaments(ctx, `WHERE status = ? ORDER BY id`, status)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range list {
+		if err := db.read(ctx, func(tx *sql.Tx) error {
+			t.Engines, err = entrants(ctx, tx, t.ID)
+			return err
+		}); err != nil {
+			return nil, err
+		}
+	}
+	return list, nil
+}
+
+func (db *DB) listTournaments(ctx context.Context, where string, args ...any) ([]*tournament.Tournament, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+tournamentColumns+` FROM tournaments `+where, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	list := []*tournament.Tournament{}
+	for rows.Next() {
+		t, err := scanTournament(rows)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, t)
+	}
+	return list, rows.Err()
+}
+
+// SetTournamentStatus moves a tournament to a status. Only pending and running
+// tournaments change: starting a finished or cancelled one is a conflict.
+func (db *DB) SetTournamentStatus(ctx context.Context, id int64, status string) error {
+	return db.write(ctx, func(tx *sql.Tx) error {
+		var cur string
+		err := tx.QueryRowContext(ctx, `SELECT status FROM tournaments WHERE id = ?`, id).Scan(&cur)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("tournament %d: %w", id, tournament.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		if cur == status {
+			return nil
+		}
+		if cur == tournament.StatusFinished || cur == tournament.StatusCancelled {
+			return fmt.Errorf("tournament %d is %s: %w", id, cur, tournament.ErrConflict)
+		}
+		switch status {
+		case tournament.StatusRunning:
+			_, err = tx.ExecContext(ctx, `UPDATE tournaments SET status = ?, started_at = coalesce(started_at, ?) WHERE id = ?`, status, now(), id)
+		case tournament.StatusFinished, tournament.StatusCancelled:
+			_, err = tx.ExecContext(ctx, `UPDATE tournaments SET status = ?, finished_at = ? WHERE id = ?`, status, now(), id)
+		default:
+			_, err = tx.ExecContext(ctx, `UPDATE tournaments SET status = ? WHERE id = ?`, status, id)
+		}
+		return err
+	})
+}
+
+// NextIndex returns the next schedule index to start.
+func (db *DB) NextIndex(ctx context.Context, t *tournament.Tournament) (int64, bool, error) {
+	var (
+		idx int64
+		ok  bool
+	)
+	err := db.read(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `
+			SELECT g.idx FROM games g
+			WHERE g.tournament_id = ? AND g.status = 'aborted'
+			  AND NOT EXISTS (SELECT 1 FROM games h WHERE h.tournament_id = g.tournament_id AND h.idx = g.idx AND h.status IN ('running', 'finished'))
+			ORDER BY g.idx LIMIT 1`, t.ID).Scan(&idx)
+		if err == nil {
+			ok = true
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		var total int64
+		if err := tx.QueryRowContext(ctx, `SELECT next_index, total_games FROM tournaments WHERE id = ?`, t.ID).Scan(&idx, &total); err != nil {
+			return err
+		}
+		ok = idx < total
+		return nil
+	})
+	return idx, ok, err
+}
+
+// StartGame stores a running game.
+func (db *DB) StartGame(ctx context.Context, t *tournament.Tournament, p tournament.Pairing, black, white int64, seed uint64) (int64, error) {
+	var id int64
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO games (tournament_id, idx, black_id, white_id, status, seed, started_at) VALUES (?, ?, ?, ?, 'running', ?, ?)`,
+			t.ID, p.Index, black, white, int64(seed), now())
+		if err != nil {
+			return err
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE tournaments SET next_index = max(next_index, ?) WHERE id = ?`, p.Index+1, t.ID)
+		return err
+	})
+	return id, err
+}
+
+// Recover marks the games that were running when the server stopped as aborted,
+// so that their schedule indexes are played again. It returns how many.
+func (db *DB) Recover(ctx context.Context) (int64, error) {
+	var n int64
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE games SET status = 'aborted', reason = 'aborted', detail = 'the server stopped while the game was running', ended_at = ? WHERE status = 'running'`, now())
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, err
+}
+
+// Standings returns a tournament's table rows (unsorted, without ratings) and
+// its pair results: what tournament.Table needs.
+func (db *DB) Standings(ctx context.Context, id int64) ([]tournament.Standing, []tournament.PairResult, error) {
+	var (
+		rows  []tournament.Standing
+		pairs []tournament.PairResult
+	)
+	err := db.read(ctx, func(tx *sql.Tx) error {
+		r, err := tx.QueryContext(ctx, `SELECT s.engine_id, e.name, s.games, s.wins, s.draws, s.losses, s.disc_diff FROM standings s JOIN engines e ON e.id = s.engine_id WHERE s.tournament_id = ?`, id)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		for r.Next() {
+			var s tournament.Standing
+			if err := r.Scan(&s.EngineID, &s.Name, &s.Games, &s.Wins, &s.Draws, &s.Losses, &s.DiscDiff); err != nil {
+				return err
+			}
+			rows = append(rows, s)
+		}
+		if err := r.Err(); err != nil {
+			return err
+		}
+		p, err := tx.QueryContext(ctx, `SELECT a, b, a_wins, draws, b_wins FROM pairs WHERE tournament_id = ?`, id)
+		if err != nil {
+			return err
+		}
+		defer p.Close()
+		for p.Next() {
+			var pr tournament.PairResult
+			if err := p.Scan(&pr.A, &pr.B, &pr.AWins, &pr.Draws, &pr.BWins); err != nil {
+				return err
+			}
+			pairs = append(pairs, pr)
+		}
+		return p.Err()
+	})
+	return rows, pairs, err
+}
+
+// CreateMatch stores the tournament that holds the games of `taikai match`;
+// its entrants may be unlisted engines.
+func (db *DB) CreateMatch(ctx context.Context, t *tournament.Tournament) error {
+	return db.write(ctx, func(tx *sql.Tx) error {
+		if err := createTournament(ctx, tx, t, false); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE tournaments SET started_at = created_at WHERE id = ?`, t.ID)
+		return err
+	})
+}

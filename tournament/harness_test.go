@@ -1,0 +1,165 @@
+package tournament
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/games/othello"
+)
+
+// client is a scripted protocol client on a real loopback connection.
+type client struct {
+	tb   testing.TB
+	name string
+	c    net.Conn
+	r    *bufio.Reader
+}
+
+func (c *client) send(line string) {
+	c.tb.Helper()
+	c.c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.c.Write([]byte(line + "\n")); err != nil {
+		c.tb.Fatalf("%s: send %q: %v", c.name, line, err)
+	}
+}
+
+func (c *client) sendRaw(b []byte) {
+	c.tb.Helper()
+	c.c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.c.Write(b); err != nil {
+		c.tb.Fatalf("%s: send %d bytes: %v", c.name, len(b), err)
+	}
+}
+
+// readLine reads one line (with its "\n") within the deadline.
+func (c *client) readLine() (string, error) {
+	c.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	return c.r.ReadString('\n')
+}
+
+// expect reads the next lines and checks them byte for byte.
+func (c *client) expect(want ...string) {
+	c.tb.Helper()
+	for _, w := range want {
+		got, err := c.readLine()
+		if err != nil {
+			c.tb.Fatalf("%s: want %q, read error %v (got %q)", c.name, w, err, got)
+		}
+		if got != w+"\n" {
+			c.tb.Fatalf("%s: got line %q, want %q", c.name, got, w+"\n")
+		}
+	}
+}
+
+// expectEOF checks that the server closed the connection with nothing more.
+func (c *client) expectEOF() {
+	c.tb.Helper()
+	got, err := c.readLine()
+	if err == nil || got != "" {
+		c.tb.Fatalf("%s: want the connection closed, got %q (err %v)", c.name, got, err)
+	}
+}
+
+// expectQuiet checks that nothing arrives for a while.
+func (c *client) expectQuiet(d time.Duration) {
+	c.tb.Helper()
+	c.c.SetReadDeadline(time.Now().Add(d))
+	if got, err := c.r.ReadString('\n'); err == nil || got != "" {
+		c.tb.Fatalf("%s: want silence, got %q", c.name, got)
+	}
+}
+
+// game connects two scripted clients to seats of the given protocols and runs a
+// referee over them in the background.
+type game struct {
+	black, white *client
+	ref          *Referee
+	done         chan Outcome
+	cancel       context.CancelFunc
+}
+
+func startGame(tb testing.TB, set Settings, protos [2]string) *game {
+	tb.Helper()
+	if err := set.Validate(); err != nil {
+		tb.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	var clients [2]*client
+	var seats [2]protocol.Seat
+	for i, name := range []string{"black", "white"} {
+		cc, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			tb.Fatal(err)
+		}
+		sc, err := ln.Accept()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		clients[i] = &client{tb: tb, name: name, c: cc, r: bufio.NewReader(cc)}
+		seats[i] = newSeat(protos[i], sc, colorOf(i), &set)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	g := &game{
+		black: clients[0], white: clients[1], done: make(chan Outcome, 1), cancel: cancel,
+		ref: &Referee{
+			Settings: set, Seats: seats,
+			Clocks: [2]clockSpec{set.clockFor(protos[0]), set.clockFor(protos[1])},
+			Names:  [2]string{"engine-b", "engine-w"},
+		},
+	}
+	go func() {
+		out := g.ref.Run(ctx)
+		for _, s := range seats {
+			s.Close()
+		}
+		g.done <- out
+	}()
+	tb.Cleanup(func() {
+		cancel()
+		for _, c := range clients {
+			c.c.Close()
+		}
+		select {
+		case <-g.done:
+		case <-time.After(10 * time.Second):
+			tb.Error("referee did not stop")
+		}
+	})
+	return g
+}
+
+// wait returns the outcome once the referee has finished.
+func (g *game) wait(tb testing.TB) Outcome {
+	tb.Helper()
+	select {
+	case out := <-g.done:
+		g.done <- out // for Cleanup
+		return out
+	case <-time.After(30 * time.Second):
+		tb.Fatal("game did not end within 30s")
+	}
+	return Outcome{}
+}
+
+// boardLine formats a BOARD line the way §1 specifies, independently of the
+// adapter: 64 cells, index 8*x + y.
+func boardLine(b *othello.Board) string {
+	var sb strings.Builder
+	sb.WriteString("BOARD")
+	for x := range 8 {
+		for y := range 8 {
+			fmt.Fprintf(&sb, " %d", b.At(x, y))
+		}
+	}
+	return sb.String()
+}

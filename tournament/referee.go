@@ -1,0 +1,408 @@
+package tournament
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines/protocol"
+)
+
+// Move is one move of a finished or running game, as stored.
+type Move struct {
+	Color protocol.Color
+	X, Y  int  // -1 for a pass
+	Pass  bool //
+	Auto  bool // made by the server (forced pass, or a move for a seat out of time)
+	MS    int64
+}
+
+// Violations counts refused commands of one seat by kind.
+type Violations map[string]int
+
+// Outcome is how a game ended.
+type Outcome struct {
+	Winner protocol.Color // None: a draw (or nothing, for an aborted game)
+	Reason string
+	Cause  string
+	Loser  protocol.Color // the side the reason is about (timeout, illegal, ...), None for normal ends
+}
+
+// Tick is a move as it happens, for live viewers.
+type Tick struct {
+	Ply       int
+	Move      Move
+	Remaining [2]time.Duration // black, white; 0 when the side has no total clock
+}
+
+// Referee runs one game between two connected seats. It owns the rules and the
+// clocks; the seats own the wire.
+type Referee struct {
+	Settings Settings
+	Seats    [2]protocol.Seat // black, white
+	Clocks   [2]clockSpec
+	Names    [2]string          // registered names, for START
+	Records  [2]protocol.Record // records before this game, for BYE
+	Rand     *rand.Rand         // random moves on timeout
+	OnMove   func(Tick)         // called after every move; must not block
+	Now      func() time.Time   // for tests; time.Now by default
+
+	rules      rules
+	moves      []Move
+	violations [2]Violations
+	errors     [2]int
+	timeouts   [2]int // in a row
+	remaining  [2]time.Duration
+	passes     int // in a row
+	pending    []protocol.Played
+}
+
+func idx(c protocol.Color) int {
+	if c == protocol.White {
+		return 1
+	}
+	return 0
+}
+
+func colorOf(i int) protocol.Color {
+	if i == 1 {
+		return protocol.White
+	}
+	return protocol.Black
+}
+
+// Moves returns the moves played.
+func (r *Referee) Moves() []Move { return r.moves }
+
+// Violations returns the refused commands of black and white.
+func (r *Referee) Violations() [2]Violations { return r.violations }
+
+// Stones returns the stones of black and white on the board.
+func (r *Referee) Stones() (int, int) { return r.rules.Stones() }
+
+// Board returns the current position.
+func (r *Referee) Board() protocol.Board { return r.rules }
+
+func (r *Referee) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// Run plays the game to its end and tells both seats how it ended. It returns
+// when the game is over, the context is done (the game is aborted), or a seat
+// fails. It does not close the seats.
+func (r *Referee) Run(ctx context.Context) Outcome {
+	var err error
+	if r.rules, err = newRules(&r.Settings); err != nil {
+		return Outcome{Reason: protocol.ReasonAborted, Cause: err.Error()}
+	}
+	if r.Rand == nil {
+		r.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	}
+	for i := range 2 {
+		r.violations[i] = Violations{}
+		r.remaining[i] = r.Clocks[i].total
+	}
+	out := r.play(ctx)
+	r.finish(ctx, out)
+	return out
+}
+
+// play is the referee loop; it returns the outcome without telling the seats.
+func (r *Referee) play(ctx context.Context) Outcome {
+	// Announce: the side not to move first, so the mover's clock starts last.
+	turn := r.rules.Turn()
+	for _, c := range []protocol.Color{turn.Opponent(), turn} {
+		i := idx(c)
+		err := r.Seats[i].Begin(ctx, protocol.Start{
+			Color: c, Opponent: r.Names[1-i], Board: r.rules, Turn: turn, Remaining: r.remaining[i],
+		})
+		if err != nil {
+			return r.lost(c, protocol.ReasonDisconnect, "")
+		}
+	}
+	if over, out := r.settle(); over {
+		return out
+	}
+	turnStart := r.now()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		mover := r.rules.Turn()
+		mi := idx(mover)
+		deadline := turnStart.Add(r.allowance(mi))
+		timer.Reset(time.Until(deadline))
+		var (
+			ev   protocol.Event
+			from protocol.Color
+		)
+		select {
+		case ev = <-r.Seats[0].Events():
+			from = protocol.Black
+		case ev = <-r.Seats[1].Events():
+			from = protocol.White
+		case <-timer.C:
+			// A move read just before the deadline may still be queued.
+			select {
+			case ev = <-r.Seats[mi].Events():
+				from = mover
+			default:
+				if out, over := r.timeout(ctx, mover, deadline.Sub(turnStart)); over {
+					return out
+				}
+				turnStart = r.now()
+				continue
+			}
+		case <-ctx.Done():
+			return Outcome{Reason: protocol.ReasonAborted}
+		}
+		next, out, over := r.event(ctx, from, ev, mover, turnStart, deadline)
+		if over {
+			return out
+		}
+		if !next.IsZero() {
+			turnStart = next
+		}
+	}
+}
+
+// allowance is the time the side i has for its current move.
+func (r *Referee) allowance(i int) time.Duration {
+	c := r.Clocks[i]
+	a := c.perMove
+	if c.total > 0 {
+		t := max(r.remaining[i], 0) + c.byoyomi
+		if a == 0 || t < a {
+			a = t
+		}
+	}
+	if a <= 0 {
+		a = DefaultMoveTime
+	}
+	return a
+}
+
+// event handles one client event. It returns the new turn start when the turn
+// changed, or the outcome when the game is over.
+func (r *Referee) event(ctx context.Context, from protocol.Color, ev protocol.Event, mover protocol.Color, turnStart, deadline time.Time) (time.Time, Outcome, bool) {
+	fi := idx(from)
+	seat := r.Seats[fi]
+	switch ev.Kind {
+	case protocol.Attempt:
+		if from == mover && ev.At.After(deadline) {
+			// Read after the deadline: the clock had run out.
+			out, over := r.timeout(ctx, mover, deadline.Sub(turnStart))
+			if over {
+				return time.Time{}, out, true
+			}
+			turnStart = r.now()
+			if err := seat.Refuse(ctx, ev.Move, protocol.NotYourTurn); err != nil {
+				return time.Time{}, r.lost(from, protocol.ReasonDisconnect, ""), true
+			}
+			return turnStart, Outcome{}, false
+		}
+		if from != mover {
+			r.violations[fi][protocol.NotYourTurn.String()]++
+			if err := seat.Refuse(ctx, ev.Move, protocol.NotYourTurn); err != nil {
+				return time.Time{}, r.lost(from, protocol.ReasonDisconnect, ""), true
+			}
+			if r.tooMany(fi) {
+				return time.Time{}, r.lost(from, protocol.ReasonIllegal, protocol.CauseMaxErrors), true
+			}
+			return time.Time{}, Outcome{}, false
+		}
+		if why, ok := r.rules.Check(ev.Move); !ok {
+			r.violations[fi][why.String()]++
+			if seat.Traits().IllegalLoses {
+				return time.Time{}, r.lost(from, protocol.ReasonIllegal, protocol.CauseInvalidMove), true
+			}
+			if err := seat.Refuse(ctx, ev.Move, why); err != nil {
+				return time.Time{}, r.lost(from, protocol.ReasonDisconnect, ""), true
+			}
+			if r.tooMany(fi) {
+				return time.Time{}, r.lost(from, protocol.ReasonIllegal, protocol.CauseMaxErrors), true
+			}
+			return time.Time{}, Outcome{}, false
+		}
+		elapsed := max(ev.At.Sub(turnStart), 0)
+		r.timeouts[fi] = 0
+		r.apply(from, ev.Move, false, elapsed)
+		return r.advance(ctx)
+	case protocol.Violation:
+		r.violations[fi][ev.What]++
+		if r.tooMany(fi) {
+			return time.Time{}, r.lost(from, protocol.ReasonIllegal, protocol.CauseMaxErrors), true
+		}
+	case protocol.Chat:
+		nick := ev.Nick
+		for _, s := range r.Seats {
+			if err := s.Relay(ctx, from, nick, ev.What); err != nil {
+				// The listener's problem shows up as its own disconnect event.
+				continue
+			}
+		}
+	case protocol.Left:
+		return time.Time{}, r.lost(from, ev.Reason, ev.Cause), true
+	}
+	return time.Time{}, Outcome{}, false
+}
+
+// tooMany counts a refused command and reports whether the seat is over its limit.
+func (r *Referee) tooMany(i int) bool {
+	r.errors[i]++
+	limit := r.Settings.maxErrors()
+	return limit >= 0 && r.errors[i] > limit
+}
+
+// timeout handles a seat that did not move in time.
+func (r *Referee) timeout(ctx context.Context, mover protocol.Color, used time.Duration) (Outcome, bool) {
+	mi := idx(mover)
+	r.violations[mi]["timeout"]++
+	r.timeouts[mi]++
+	outOfTotal := r.Clocks[mi].total > 0 && max(r.remaining[mi], 0)+r.Clocks[mi].byoyomi <= used
+	if r.Settings.OnTimeout != OnTimeoutRandom || outOfTotal || r.Seats[mi].Traits().ForfeitOnTimeout || r.timeouts[mi] >= r.Settings.maxTimeouts() {
+		return r.lost(mover, protocol.ReasonTimeout, ""), true
+	}
+	r.apply(mover, r.rules.Random(r.Rand), true, used)
+	_, out, over := r.advance(ctx)
+	return out, over
+}
+
+// apply plays a checked move and records it.
+func (r *Referee) apply(c protocol.Color, m protocol.Move, auto bool, elapsed time.Duration) {
+	i := idx(c)
+	if r.Clocks[i].total > 0 {
+		r.remaining[i] = max(r.remaining[i], 0) - elapsed
+	}
+	r.rules.Play(m)
+	if m.Pass {
+		r.passes++
+	} else {
+		r.passes = 0
+	}
+	rec := Move{Color: c, X: m.X, Y: m.Y, Pass: m.Pass, Auto: auto, MS: elapsed.Milliseconds()}
+	if m.Pass {
+		rec.X, rec.Y = -1, -1
+	}
+	r.moves = append(r.moves, rec)
+	r.pending = append(r.pending, protocol.Played{Color: c, Move: m, Auto: auto})
+	if r.OnMove != nil {
+		r.OnMove(Tick{Ply: len(r.moves), Move: rec, Remaining: r.remaining})
+	}
+}
+
+// settle plays the passes the server makes for auto-pass seats and reports
+// whether the game is over.
+func (r *Referee) settle() (bool, Outcome) {
+	for {
+		if r.passes >= 2 {
+			return true, r.normalEnd()
+		}
+		turn := r.rules.Turn()
+		if turn == protocol.None || r.rules.Finished() {
+			// A seat that must say PASS itself (othello-move) still does so: the
+			// protocol ends every normal game with two passes.
+			if turn != protocol.None && r.rules.CanPass() && !r.Seats[idx(turn)].Traits().AutoPass {
+				return false, Outcome{}
+			}
+			return true, r.normalEnd()
+		}
+		if !r.rules.MustPass() || !r.Seats[idx(turn)].Traits().AutoPass {
+			return false, Outcome{}
+		}
+		r.apply(turn, protocol.PassMove, true, 0)
+	}
+}
+
+// advance tells both seats about the moves since the last update and gives the
+// move to the side to play; it returns when the new turn started.
+func (r *Referee) advance(ctx context.Context) (time.Time, Outcome, bool) {
+	over, out := r.settle()
+	turn := r.rules.Turn()
+	if over {
+		turn = protocol.None
+	}
+	// The next mover first: its clock starts once its update is written.
+	order := [2]protocol.Color{turn, turn.Opponent()}
+	if turn == protocol.None {
+		order = [2]protocol.Color{protocol.Black, protocol.White}
+	}
+	var start time.Time
+	for k, c := range order {
+		i := idx(c)
+		err := r.Seats[i].Update(ctx, protocol.Update{Moves: r.pending, Board: r.rules, Turn: turn, Remaining: r.remaining[i]})
+		if k == 0 {
+			start = r.now()
+		}
+		if err != nil && !over {
+			r.pending = r.pending[:0]
+			return time.Time{}, r.lost(c, protocol.ReasonDisconnect, ""), true
+		}
+	}
+	r.pending = r.pending[:0]
+	if over {
+		return time.Time{}, out, true
+	}
+	return start, Outcome{}, false
+}
+
+func (r *Referee) normalEnd() Outcome {
+	return Outcome{Winner: r.rules.Winner(), Reason: protocol.ReasonNormal}
+}
+
+// lost ends the game against side c.
+func (r *Referee) lost(c protocol.Color, reason, cause string) Outcome {
+	return Outcome{Winner: c.Opponent(), Reason: reason, Cause: cause, Loser: c}
+}
+
+// finish tells each seat how the game ended.
+func (r *Referee) finish(ctx context.Context, out Outcome) {
+	// Writing the end must not hang on a client that stopped reading.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), protocol.WriteTimeout)
+	defer cancel()
+	black, white := r.rules.Stones()
+	stones := [2]int{black, white}
+	left := out.Reason == protocol.ReasonDisconnect || out.Reason == protocol.ReasonClose
+	for i := range 2 {
+		c := colorOf(i)
+		res := protocol.Result{Reason: out.Reason, Cause: out.Cause, Own: stones[i], Opp: stones[1-i]}
+		switch {
+		case out.Reason == protocol.ReasonAborted:
+		case out.Winner == c:
+			res.Outcome = protocol.Win
+		case out.Winner == c.Opponent():
+			res.Outcome = protocol.Lose
+		}
+		res.Records = r.records(i, res.Outcome, stones)
+		if left && out.Loser == c.Opponent() {
+			res.OpponentLeft = true
+			_ = r.Seats[i].OpponentLeft(ctx)
+		}
+		_ = r.Seats[i].End(ctx, res)
+	}
+}
+
+// records returns the BYE records of seat i (its own first), this game included.
+func (r *Referee) records(i int, o protocol.Outcome, stones [2]int) []protocol.Record {
+	own, opp := r.Records[i], r.Records[1-i]
+	if own.Name == "" {
+		own.Name = r.Names[i]
+	}
+	if opp.Name == "" {
+		opp.Name = r.Names[1-i]
+	}
+	d := stones[i] - stones[1-i]
+	own.Score += d
+	opp.Score -= d
+	switch o {
+	case protocol.Win:
+		own.Wins++
+		opp.Losses++
+	case protocol.Lose:
+		own.Losses++
+		opp.Wins++
+	}
+	return []protocol.Record{own, opp}
+}

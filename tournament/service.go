@@ -1,0 +1,296 @@
+package tournament
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/engines/protocol"
+)
+
+// Event types published to live viewers.
+const (
+	EventGameStarted = "game_started"
+	EventMove        = "move"
+	EventGameEnded   = "game_ended"
+	EventTournament  = "tournament" // status or progress changed
+)
+
+// Event is something live viewers may want to see.
+type Event struct {
+	Type         string
+	TournamentID int64
+	GameID       int64
+	Game         *Game       // game_started, game_ended
+	Played       *Played     // game_ended
+	Tick         *Tick       // move
+	Tournament   *Tournament // tournament
+}
+
+// Sink receives events. Publish must not block: it is called from the referee.
+type Sink interface {
+	Publish(Event)
+}
+
+// Service runs tournaments: it schedules their games, runs up to each
+// tournament's concurrency at once, stores every result, and publishes events.
+type Service struct {
+	Store   Store
+	Runner  *Runner
+	Sink    Sink
+	DataDir string // engine logs go under DataDir/logs/<tournament>/
+	Log     *slog.Logger
+
+	mu     sync.Mutex
+	runs   map[int64]context.CancelFunc
+	wg     sync.WaitGroup
+	closed bool
+}
+
+func (s *Service) log() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+func (s *Service) publish(ev Event) {
+	if s.Sink != nil {
+		s.Sink.Publish(ev)
+	}
+}
+
+// Resume continues every running tournament: after a restart, the games that
+// were running have been marked aborted by the store and are played again.
+func (s *Service) Resume(ctx context.Context) error {
+	list, err := s.Store.TournamentsWithStatus(ctx, StatusRunning)
+	if err != nil {
+		return fmt.Errorf("list running tournaments: %w", err)
+	}
+	for _, t := range list {
+		s.launch(t)
+	}
+	return nil
+}
+
+// Start starts a pending tournament (or resumes a running one).
+func (s *Service) Start(ctx context.Context, id int64) (*Tournament, error) {
+	if err := s.Store.SetTournamentStatus(ctx, id, StatusRunning); err != nil {
+		return nil, err
+	}
+	t, err := s.Store.Tournament(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	s.launch(t)
+	s.publish(Event{Type: EventTournament, TournamentID: id, Tournament: t})
+	return t, nil
+}
+
+// Cancel stops a tournament: its running games are aborted and not scored.
+func (s *Service) Cancel(ctx context.Context, id int64) (*Tournament, error) {
+	if err := s.Store.SetTournamentStatus(ctx, id, StatusCancelled); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	cancel := s.runs[id]
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	t, err := s.Store.Tournament(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	s.publish(Event{Type: EventTournament, TournamentID: id, Tournament: t})
+	return t, nil
+}
+
+// Running reports whether a tournament's games are being scheduled.
+func (s *Service) Running(id int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.runs[id]
+	return ok
+}
+
+// Close aborts every running game (they will be played again after a restart)
+// and waits until every game has been stored and every engine stopped.
+func (s *Service) Close() {
+	s.mu.Lock()
+	s.closed = true
+	for _, cancel := range s.runs {
+		cancel()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+func (s *Service) launch(t *Tournament) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.runs[t.ID] != nil {
+		return
+	}
+	if s.runs == nil {
+		s.runs = make(map[int64]context.CancelFunc)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.runs[t.ID] = cancel
+	s.wg.Go(func() {
+		defer func() {
+			s.mu.Lock()
+			delete(s.runs, t.ID)
+			s.mu.Unlock()
+			cancel()
+		}()
+		s.schedule(ctx, t)
+	})
+}
+
+// schedule starts the tournament's games in schedule order, at most
+// concurrency at a time, until all have been started, then waits for them.
+func (s *Service) schedule(ctx context.Context, t *Tournament) {
+	log := s.log().With("tournament", t.ID)
+	log.Info("tournament running", "games", t.TotalGames, "done", t.FinishedGames, "concurrency", t.Concurrency)
+	sched := t.Schedule()
+	slots := make(chan struct{}, t.Concurrency)
+	var games sync.WaitGroup
+	defer games.Wait()
+	cache := map[int64]engines.Engine{}
+	for {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		idx, ok, err := s.Store.NextIndex(ctx, t)
+		if err != nil {
+			<-slots
+			if ctx.Err() != nil {
+				return
+			}
+			log.Error("next game", "err", err)
+			sleepCtx(ctx, time.Second)
+			continue
+		}
+		if !ok {
+			<-slots
+			break
+		}
+		spec, err := s.prepare(ctx, t, sched.Game(idx), cache)
+		if err != nil {
+			<-slots
+			if ctx.Err() != nil {
+				return
+			}
+			log.Error("start game", "index", idx, "err", err)
+			sleepCtx(ctx, time.Second)
+			continue
+		}
+		games.Go(func() {
+			defer func() { <-slots }()
+			s.play(ctx, t, spec)
+		})
+	}
+	games.Wait()
+	if cur, err := s.Store.Tournament(context.WithoutCancel(ctx), t.ID); err == nil {
+		log.Info("tournament over", "status", cur.Status, "finished_games", cur.FinishedGames)
+		s.publish(Event{Type: EventTournament, TournamentID: t.ID, Tournament: cur})
+	}
+}
+
+// prepare stores a new running game for schedule position p.
+func (s *Service) prepare(ctx context.Context, t *Tournament, p Pairing, cache map[int64]engines.Engine) (GameSpec, error) {
+	var players [2]engines.Engine
+	for i, seat := range []int{p.Black, p.White} {
+		id := t.Engines[seat]
+		e, ok := cache[id]
+		if !ok {
+			var err error
+			if e, err = s.Store.Engine(ctx, id); err != nil {
+				return GameSpec{}, err
+			}
+			cache[id] = e
+		}
+		players[i] = e
+	}
+	seed := t.Seed ^ (uint64(p.Index)+1)*0x9e3779b97f4a7c15
+	id, err := s.Store.StartGame(ctx, t, p, players[0].ID, players[1].ID, seed)
+	if err != nil {
+		return GameSpec{}, err
+	}
+	records, err := s.Store.Records(ctx, t.ID, [2]int64{players[0].ID, players[1].ID})
+	if err != nil {
+		return GameSpec{}, err
+	}
+	spec := GameSpec{
+		ID: id, TournamentID: t.ID, Index: p.Index, Black: players[0], White: players[1],
+		Settings: t.Settings, Seed: seed, Records: records,
+	}
+	if s.DataDir != "" {
+		spec.LogDir = filepath.Join("logs", strconv.FormatInt(t.ID, 10))
+	}
+	return spec, nil
+}
+
+// play runs one game, stores it and tells the viewers.
+func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) {
+	header := &Game{
+		ID: spec.ID, TournamentID: t.ID, Index: spec.Index, Game: t.Settings.Game, Rule: t.Settings.Rule, Size: t.Settings.Size,
+		Black: Player{EngineID: spec.Black.ID, Name: spec.Black.Name}, White: Player{EngineID: spec.White.ID, Name: spec.White.Name},
+		Status: GameRunning,
+	}
+	now := time.Now().UTC()
+	header.StartedAt = &now
+	s.publish(Event{Type: EventGameStarted, TournamentID: t.ID, GameID: spec.ID, Game: header})
+	spec.OnMove = func(tick Tick) {
+		s.publish(Event{Type: EventMove, TournamentID: t.ID, GameID: spec.ID, Tick: &tick})
+	}
+	runner := *s.Runner
+	if s.DataDir != "" {
+		runner.DataDir = s.DataDir
+	}
+	p := runner.Play(ctx, spec)
+	// A game that ended must be stored even if the tournament was cancelled or
+	// the server is stopping meanwhile.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	for attempt := 0; ; attempt++ {
+		err := s.Store.FinishGame(sctx, p)
+		if err == nil {
+			break
+		}
+		if attempt >= 5 || errors.Is(err, context.DeadlineExceeded) {
+			s.log().Error("store game", "game", spec.ID, "err", err)
+			return
+		}
+		sleepCtx(sctx, time.Duration(attempt+1)*200*time.Millisecond)
+	}
+	ended := *header
+	ended.Status = GameFinished
+	if p.Outcome.Reason == protocol.ReasonAborted {
+		ended.Status = GameAborted
+	}
+	ended.Result, ended.Reason, ended.Cause, ended.Plies = p.Result(), p.Outcome.Reason, p.Outcome.Cause, len(p.Moves)
+	end := p.EndedAt.UTC()
+	ended.EndedAt = &end
+	s.log().Info("game over", "tournament", t.ID, "game", spec.ID, "black", spec.Black.Name, "white", spec.White.Name,
+		"result", ended.Result, "reason", ended.Reason, "plies", ended.Plies)
+	s.publish(Event{Type: EventGameEnded, TournamentID: t.ID, GameID: spec.ID, Game: &ended, Played: p})
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

@@ -1,0 +1,189 @@
+package tournament
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/engines/protocol"
+)
+
+// Tournament statuses.
+const (
+	StatusPending   = "pending"
+	StatusRunning   = "running"
+	StatusFinished  = "finished"
+	StatusCancelled = "cancelled"
+)
+
+// Game statuses.
+const (
+	GameScheduled = "scheduled"
+	GameRunning   = "running"
+	GameFinished  = "finished"
+	GameAborted   = "aborted"
+)
+
+// Kinds of tournament.
+const (
+	KindRoundRobin = "round_robin"
+	KindMatch      = "match" // the games of `taikai match --db`
+)
+
+// Tournament is a set of engines playing a schedule under one set of settings.
+type Tournament struct {
+	ID            int64      `json:"id"`
+	Name          string     `json:"name"`
+	Kind          string     `json:"kind"`
+	Settings      Settings   `json:"settings"`
+	Engines       []int64    `json:"engines"` // entrants, in schedule order
+	GamesPerPair  int        `json:"games_per_pair"`
+	Concurrency   int        `json:"concurrency"`
+	Status        string     `json:"status"`
+	TotalGames    int64      `json:"total_games"`
+	FinishedGames int64      `json:"finished_games"`
+	NextIndex     int64      `json:"-"`
+	Seed          uint64     `json:"seed"`
+	CreatedAt     time.Time  `json:"created_at"`
+	StartedAt     *time.Time `json:"started_at,omitempty"`
+	FinishedAt    *time.Time `json:"finished_at,omitempty"`
+}
+
+// Schedule is the tournament's round robin.
+func (t *Tournament) Schedule() RoundRobin {
+	return RoundRobin{N: len(t.Engines), Legs: t.GamesPerPair}
+}
+
+// Limits on what a tournament may ask for.
+const (
+	MaxEntrants     = 5000
+	MaxGamesPerPair = 1000
+	MaxConcurrency  = 64
+)
+
+// Validate checks a new tournament and fills in defaults.
+func (t *Tournament) Validate() error {
+	if t.Name == "" {
+		return &engines.FieldError{Field: "name", Message: "must not be empty"}
+	}
+	if len(t.Name) > 200 {
+		return &engines.FieldError{Field: "name", Message: "must be at most 200 bytes"}
+	}
+	if err := t.Settings.Validate(); err != nil {
+		return err
+	}
+	if len(t.Engines) < 2 {
+		return &engines.FieldError{Field: "engines", Message: fmt.Sprintf("need at least 2 engines, got %d", len(t.Engines))}
+	}
+	if len(t.Engines) > MaxEntrants {
+		return &engines.FieldError{Field: "engines", Message: fmt.Sprintf("at most %d engines", MaxEntrants)}
+	}
+	seen := make(map[int64]bool, len(t.Engines))
+	for _, id := range t.Engines {
+		if seen[id] {
+			return &engines.FieldError{Field: "engines", Message: fmt.Sprintf("engine %d is listed twice", id)}
+		}
+		seen[id] = true
+	}
+	if t.GamesPerPair == 0 {
+		t.GamesPerPair = 2
+	}
+	if t.GamesPerPair < 1 || t.GamesPerPair > MaxGamesPerPair {
+		return &engines.FieldError{Field: "games_per_pair", Message: fmt.Sprintf("%d out of range 1-%d", t.GamesPerPair, MaxGamesPerPair)}
+	}
+	if t.Concurrency == 0 {
+		t.Concurrency = 1
+	}
+	if t.Concurrency < 1 || t.Concurrency > MaxConcurrency {
+		return &engines.FieldError{Field: "concurrency", Message: fmt.Sprintf("%d out of range 1-%d", t.Concurrency, MaxConcurrency)}
+	}
+	if t.Kind == "" {
+		t.Kind = KindRoundRobin
+	}
+	t.TotalGames = t.Schedule().Total()
+	return nil
+}
+
+// Player is one side of a game as shown.
+type Player struct {
+	EngineID int64  `json:"engine_id"`
+	Name     string `json:"name"`
+	Nick     string `json:"nick,omitempty"` // the name the client gave itself
+}
+
+// Game is a stored game.
+type Game struct {
+	ID           int64         `json:"id"`
+	TournamentID int64         `json:"tournament_id"`
+	Index        int64         `json:"index"`
+	Game         string        `json:"game"`
+	Rule         string        `json:"rule,omitempty"`
+	Size         int           `json:"size"`
+	Black        Player        `json:"black"`
+	White        Player        `json:"white"`
+	Status       string        `json:"status"`
+	Result       string        `json:"result,omitempty"`
+	Reason       string        `json:"reason,omitempty"`
+	Cause        string        `json:"cause,omitempty"`
+	Plies        int           `json:"plies"`
+	Moves        []Move        `json:"-"`
+	Violations   [2]Violations `json:"-"`
+	Stones       [2]int        `json:"-"`
+	Seed         uint64        `json:"-"`
+	Logs         string        `json:"-"` // directory of the output logs, relative to the data dir
+	Detail       string        `json:"detail,omitempty"`
+	StartedAt    *time.Time    `json:"started_at,omitempty"`
+	EndedAt      *time.Time    `json:"ended_at,omitempty"`
+}
+
+// Standing is an engine's line in a tournament's table.
+type Standing struct {
+	EngineID int64   `json:"engine_id"`
+	Name     string  `json:"name"`
+	Games    int64   `json:"games"`
+	Wins     int64   `json:"wins"`
+	Draws    int64   `json:"draws"`
+	Losses   int64   `json:"losses"`
+	Points   float64 `json:"points"`
+	ScorePct float64 `json:"score_pct"`
+	Elo      float64 `json:"elo"`
+	EloError float64 `json:"elo_error"` // 95% half-width; 0 when unknown
+	DiscDiff int64   `json:"disc_diff"`
+}
+
+// PairResult is the record between two engines, A < B.
+type PairResult struct {
+	A, B  int64
+	AWins int64
+	Draws int64
+	BWins int64
+}
+
+// Store is what the tournament service needs from storage.
+type Store interface {
+	Engine(ctx context.Context, id int64) (engines.Engine, error)
+	Tournament(ctx context.Context, id int64) (*Tournament, error)
+	// TournamentsWithStatus lists the tournaments in a status.
+	TournamentsWithStatus(ctx context.Context, status string) ([]*Tournament, error)
+	SetTournamentStatus(ctx context.Context, id int64, status string) error
+	// NextIndex is the next schedule index to start: an aborted game's index that
+	// has not been played again, else the first never started; ok is false when
+	// every game has been started.
+	NextIndex(ctx context.Context, t *Tournament) (idx int64, ok bool, err error)
+	// StartGame stores a running game and returns its id.
+	StartGame(ctx context.Context, t *Tournament, p Pairing, black, white int64, seed uint64) (int64, error)
+	// FinishGame stores a played game, its standings and pair results in one
+	// transaction, and finishes the tournament with its last game. An aborted game
+	// is stored as aborted and not scored.
+	FinishGame(ctx context.Context, p *Played) error
+	// Records returns the tournament records of two engines (othello-move's BYE).
+	Records(ctx context.Context, tournamentID int64, engineIDs [2]int64) ([2]protocol.Record, error)
+}
+
+// Errors a store returns, so that callers can tell them apart.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrConflict = errors.New("conflict")
+)
