@@ -1,0 +1,227 @@
+package othelloai_test
+
+import (
+	"math/rand/v2"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines/builtin/othelloai"
+	"github.com/taikai-dev/taikai/games/othello"
+)
+
+// bruteForce returns the final disc difference for the side to move under
+// perfect play by both sides, by plain minimax over othello.Board: slow, but
+// sharing no code with the solver it checks.
+func bruteForce(b othello.Board) int {
+	if b.Over() {
+		nb, nw := b.Count()
+		if b.Turn() == othello.White {
+			return nw - nb
+		}
+		return nb - nw
+	}
+	legal := b.Legal()
+	if legal == 0 {
+		b.Play(othello.Pass)
+		return -bruteForce(b)
+	}
+	best := -65
+	for _, s := range othello.Squares(legal) {
+		c := b
+		c.Play(s)
+		best = max(best, -bruteForce(c))
+	}
+	return best
+}
+
+// endgamePositions returns n positions with the given number of empties,
+// reached by random play, in which the side to move has a real choice.
+func endgamePositions(tb testing.TB, seed uint64, empties, n int) []othello.Board {
+	tb.Helper()
+	rng := rand.New(rand.NewPCG(seed, 11))
+	var out []othello.Board
+	for tries := 0; len(out) < n; tries++ {
+		if tries > 1000*n {
+			tb.Fatalf("no %d positions with %d empties after %d games", n, empties, tries)
+		}
+		b := othello.New()
+		for !b.Over() && b.Empties() > empties {
+			play(tb, &b, othelloai.Random(&b, rng))
+		}
+		legal := b.Legal()
+		if b.Empties() == empties && legal&(legal-1) != 0 {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func TestSolveMatchesBruteForce(t *testing.T) {
+	for empties := 2; empties <= 8; empties++ {
+		for _, b := range endgamePositions(t, uint64(empties), empties, 6) {
+			d := othelloai.Solve(&b)
+			if got, want := d.Score, bruteForce(b); got != want {
+				t.Errorf("Solve score = %d, want %d\n%s", got, want, show(&b))
+			}
+		}
+	}
+}
+
+func TestAlphaBetaPlaysPerfectEndgame(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 12))
+	for _, empties := range []int{10, 10, 9, 8, 7} {
+		if testing.Short() && empties > 8 {
+			continue
+		}
+		for _, b := range endgamePositions(t, uint64(100+empties), empties, 1) {
+			scores := map[othello.Square]int{}
+			best := -65
+			for _, s := range othello.Squares(b.Legal()) {
+				c := b
+				c.Play(s)
+				scores[s] = -bruteForce(c)
+				best = max(best, scores[s])
+			}
+			d := othelloai.Decide(&b, time.Now().Add(20*time.Second), rng)
+			checkMove(t, "AlphaBeta", &b, d.Move)
+			if !d.Solved {
+				t.Errorf("AlphaBeta with 20 s on %d empties did not solve\n%s", empties, show(&b))
+			}
+			if got := scores[d.Move]; got != best || d.Score != best {
+				t.Errorf("AlphaBeta = %v scoring %d (claims %d), want a move scoring %d; all moves %v\n%s",
+					d.Move, got, d.Score, best, scores, show(&b))
+			}
+		}
+	}
+}
+
+func TestAlphaBetaMeetsDeadline(t *testing.T) {
+	const budget, slack = 50 * time.Millisecond, 30 * time.Millisecond
+	positions := []othello.Board{othello.New()}
+	positions = append(positions, randomPositions(t, 21, 3)...)
+	for _, e := range []int{24, 18, 16, 14} {
+		positions = append(positions, endgamePositions(t, uint64(e), e, 1)...)
+	}
+	rng := rand.New(rand.NewPCG(13, 13))
+	var longest time.Duration
+	for _, b := range positions {
+		start := time.Now()
+		deadline := start.Add(budget)
+		got := othelloai.AlphaBeta(&b, deadline, rng)
+		longest = max(longest, time.Since(start))
+		if late := time.Since(deadline); late > slack {
+			t.Errorf("AlphaBeta with %v returned after %v, want at most %v\n%s", budget, time.Since(start), budget+slack, show(&b))
+		}
+		checkMove(t, "AlphaBeta", &b, got)
+	}
+	t.Logf("longest of %d AlphaBeta calls with %v: %v", len(positions), budget, longest)
+}
+
+// engine chooses a move for the side to move on b.
+type engine func(b *othello.Board) othello.Square
+
+// playGame plays one game and returns the final disc difference for black.
+func playGame(tb testing.TB, black, white engine) int {
+	tb.Helper()
+	b := othello.New()
+	for !b.Over() {
+		e := black
+		if b.Turn() == othello.White {
+			e = white
+		}
+		s := e(&b)
+		checkMove(tb, "engine", &b, s)
+		play(tb, &b, s)
+	}
+	nb, nw := b.Count()
+	return nb - nw
+}
+
+// match plays games between a and b with colours alternating, a black in the
+// first, and returns a's wins, draws and losses.
+func match(tb testing.TB, games int, a, b engine) (w, d, l int) {
+	tb.Helper()
+	for g := range games {
+		var diff int
+		if g%2 == 0 {
+			diff = playGame(tb, a, b)
+		} else {
+			diff = -playGame(tb, b, a)
+		}
+		switch {
+		case diff > 0:
+			w++
+		case diff < 0:
+			l++
+		default:
+			d++
+		}
+	}
+	return w, d, l
+}
+
+func alphaBeta(perMove time.Duration, rng *rand.Rand) engine {
+	return func(b *othello.Board) othello.Square {
+		return othelloai.AlphaBeta(b, time.Now().Add(perMove), rng)
+	}
+}
+
+func greedy(rng *rand.Rand) engine {
+	return func(b *othello.Board) othello.Square { return othelloai.Greedy(b, rng) }
+}
+
+func random(rng *rand.Rand) engine {
+	return func(b *othello.Board) othello.Square { return othelloai.Random(b, rng) }
+}
+
+func TestMatchAgainstGreedy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays 40 games")
+	}
+	rng := rand.New(rand.NewPCG(14, 14))
+	w, d, l := match(t, 40, alphaBeta(20*time.Millisecond, rng), greedy(rng))
+	t.Logf("AlphaBeta (20 ms) vs Greedy: %d-%d-%d (W-D-L)", w, d, l)
+	if w < 36 {
+		t.Errorf("AlphaBeta won %d of 40 against Greedy, want at least 36 (W-D-L %d-%d-%d)", w, w, d, l)
+	}
+}
+
+func TestMatchAgainstRandom(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays 20 games")
+	}
+	rng := rand.New(rand.NewPCG(15, 15))
+	w, d, l := match(t, 20, alphaBeta(20*time.Millisecond, rng), random(rng))
+	t.Logf("AlphaBeta (20 ms) vs Random: %d-%d-%d (W-D-L)", w, d, l)
+	if w < 19 {
+		t.Errorf("AlphaBeta won %d of 20 against Random, want at least 19 (W-D-L %d-%d-%d)", w, w, d, l)
+	}
+}
+
+// TestLongMatch is the acceptance run at tournament speed, too slow for every
+// test run: OTHELLOAI_LONG=1 go test -run LongMatch -v.
+func TestLongMatch(t *testing.T) {
+	if os.Getenv("OTHELLOAI_LONG") != "1" {
+		t.Skip("set OTHELLOAI_LONG=1 to play 100 games at 100 ms per move")
+	}
+	rng := rand.New(rand.NewPCG(16, 16))
+	var depths, moves, solved int
+	ab := func(b *othello.Board) othello.Square {
+		d := othelloai.Decide(b, time.Now().Add(100*time.Millisecond), rng)
+		switch {
+		case d.Solved:
+			solved++
+		case d.Depth > 0:
+			depths += d.Depth
+			moves++
+		}
+		return d.Move
+	}
+	w, d, l := match(t, 100, ab, greedy(rng))
+	t.Logf("AlphaBeta (100 ms) vs Greedy: %d-%d-%d (W-D-L); mean depth %.1f over %d midgame searches, %d exact endgame solves",
+		w, d, l, float64(depths)/float64(max(moves, 1)), moves, solved)
+	if w < 90 {
+		t.Errorf("AlphaBeta won %d of 100 against Greedy, want at least 90", w)
+	}
+}
