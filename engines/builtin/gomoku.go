@@ -1,0 +1,133 @@
+package builtin
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines/builtin/gomokuai"
+	"github.com/taikai-dev/taikai/games/gomoku"
+)
+
+// gomokuTurn plays the student project's gomoku protocol: on "your turn" it asks
+// for the board as text, then puts a stone until the server accepts one.
+func (c *client) gomokuTurn() error {
+	var me gomoku.Stone
+	switch c.opt.Color {
+	case "black":
+		me = gomoku.Black
+	case "white":
+		me = gomoku.White
+	default:
+		return fmt.Errorf("gomoku-turn needs the colour: --color black|white, -b or -w (got %q)", c.opt.Color)
+	}
+	rule, err := gomoku.ParseRule(c.opt.Rule)
+	if err != nil {
+		return err
+	}
+	for {
+		line, err := c.line()
+		if err == io.EOF {
+			return nil // the server closes both connections when the game ends
+		}
+		if err != nil {
+			return err
+		}
+		if bytes.HasPrefix(line, []byte("end ")) {
+			return nil
+		}
+		if !bytes.Equal(line, []byte("your turn")) {
+			continue
+		}
+		board, err := c.gomokuBoard()
+		if err != nil {
+			return err
+		}
+		if !c.answer() {
+			continue
+		}
+		if err := c.gomokuPut(board, rule, me); err != nil {
+			return err
+		}
+	}
+}
+
+// gomokuBoard asks for the board as text and reads it; the size is the length of
+// the first line.
+func (c *client) gomokuBoard() (*gomoku.Board, error) {
+	var b *gomoku.Board
+	if err := c.send([]byte("get text\n")); err != nil {
+		return nil, err
+	}
+	for y, n := 0, 0; y == 0 || y < n; y++ {
+		row, err := c.line()
+		if err != nil {
+			return nil, fmt.Errorf("read board row %d: %w", y, err)
+		}
+		if y == 0 {
+			n = len(row)
+			if b, err = gomoku.NewBoard(n); err != nil {
+				return nil, fmt.Errorf("board row %q: %v", row, err)
+			}
+		}
+		if len(row) != n {
+			return nil, fmt.Errorf("board row %d has %d cells, want %d", y, len(row), n)
+		}
+		for x, ch := range row {
+			s := gomoku.Empty
+			switch ch {
+			case '@':
+				s = gomoku.Black
+			case 'o':
+				s = gomoku.White
+			case '+':
+			default:
+				return nil, fmt.Errorf("board row %d: unexpected %q", y, ch)
+			}
+			if s != gomoku.Empty {
+				b.Put(s, x, y)
+			}
+		}
+	}
+	return b, nil
+}
+
+// gomokuPut sends put until the server answers 1.
+func (c *client) gomokuPut(b *gomoku.Board, rule gomoku.Rule, me gomoku.Stone) error {
+	var avoid []gomoku.Point
+	deadline := time.Now().Add(c.opt.MoveTime)
+	for range b.Size() * b.Size() {
+		var p gomoku.Point
+		ok := true
+		if c.opt.Engine == "gomoku-threat" && len(avoid) == 0 {
+			p = gomokuai.Threat(b, rule, me, c.rng, deadline)
+		} else {
+			p, ok = gomokuai.Random(b, c.rng, avoid)
+		}
+		if !ok {
+			return nil // nowhere left to play: let the clock decide
+		}
+		c.out = append(c.out[:0], "put "...)
+		c.out = strconv.AppendInt(c.out, int64(p.X), 10)
+		c.out = append(c.out, ' ')
+		c.out = strconv.AppendInt(c.out, int64(p.Y), 10)
+		c.out = append(c.out, '\n')
+		if err := c.send(c.out); err != nil {
+			return err
+		}
+		reply, err := c.line()
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		if string(reply) == "1" {
+			return nil
+		}
+		avoid = append(avoid, p)
+	}
+	return nil
+}

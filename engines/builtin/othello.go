@@ -1,0 +1,214 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines/builtin/othelloai"
+	"github.com/taikai-dev/taikai/games/othello"
+)
+
+// chooseOthello picks a move for the side to move of b within budget.
+func (c *client) chooseOthello(b *othello.Board, budget time.Duration) othello.Square {
+	switch c.opt.Engine {
+	case "othello-random":
+		return othelloai.Random(b, c.rng)
+	case "othello-greedy":
+		return othelloai.Greedy(b, c.rng)
+	}
+	return othelloai.AlphaBeta(b, time.Now().Add(budget), c.rng)
+}
+
+// othelloBoard plays the classroom protocol: the board comes before every turn.
+func (c *client) othelloBoard() error {
+	order, err := othello.ParseOrder(c.opt.BoardOrder)
+	if err != nil {
+		return err
+	}
+	if err := c.send([]byte("NICK " + c.opt.Name + "\n")); err != nil {
+		return err
+	}
+	var (
+		me    othello.Color
+		cells [64]othello.Color
+		f     [][]byte
+	)
+	for {
+		line, err := c.line()
+		if err == io.EOF {
+			return nil // the server closes after END; also when the opponent left
+		}
+		if err != nil {
+			return err
+		}
+		f = fields(line, f)
+		if len(f) == 0 {
+			continue
+		}
+		switch string(f[0]) {
+		case "START":
+			if len(f) != 2 {
+				return fmt.Errorf("bad START line %q", line)
+			}
+			n, err := atoi(f[1])
+			if err != nil || (n != 1 && n != -1) {
+				return fmt.Errorf("bad START line %q", line)
+			}
+			me = othello.Color(n)
+		case "BOARD":
+			if len(f) != 65 {
+				return fmt.Errorf("BOARD with %d cells, want 64", len(f)-1)
+			}
+			for i := range 64 {
+				n, err := atoi(f[i+1])
+				if err != nil || n < -1 || n > 1 {
+					return fmt.Errorf("bad BOARD cell %d: %q", i, f[i+1])
+				}
+				cells[i] = othello.Color(n)
+			}
+		case "TURN":
+			if len(f) != 2 {
+				return fmt.Errorf("bad TURN line %q", line)
+			}
+			if n, _ := atoi(f[1]); othello.Color(n) != me || me == othello.Empty {
+				continue
+			}
+			if !c.answer() {
+				continue
+			}
+			b := othello.FromCells(cells, order, me)
+			s := c.chooseOthello(&b, c.opt.MoveTime)
+			if s == othello.Pass {
+				continue // the server passes for us
+			}
+			if err := c.put(s); err != nil {
+				return err
+			}
+		case "ERROR":
+			// Our move was refused (a server with another board order?): try any
+			// legal move rather than stall until the clock runs out.
+			if len(f) == 2 && string(f[1]) == "2" {
+				b := othello.FromCells(cells, order, me)
+				if s := othelloai.Random(&b, c.rng); s != othello.Pass {
+					if err := c.put(s); err != nil {
+						return err
+					}
+				}
+			}
+		case "END":
+			return nil
+		}
+	}
+}
+
+func (c *client) put(s othello.Square) error {
+	c.out = append(c.out[:0], "PUT "...)
+	c.out = strconv.AppendInt(c.out, int64(s.X()), 10)
+	c.out = append(c.out, ' ')
+	c.out = strconv.AppendInt(c.out, int64(s.Y()), 10)
+	c.out = append(c.out, '\n')
+	return c.send(c.out)
+}
+
+// othelloMove plays the move-exchange protocol: only moves travel, each side
+// keeps its own board.
+func (c *client) othelloMove() error {
+	if err := c.send([]byte("OPEN " + c.opt.Name + "\n")); err != nil {
+		return err
+	}
+	var (
+		b         othello.Board
+		me        othello.Color
+		remaining time.Duration
+		f         [][]byte
+	)
+	for {
+		line, err := c.line()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		f = fields(line, f)
+		if len(f) == 0 {
+			continue
+		}
+		switch string(f[0]) {
+		case "START":
+			if len(f) != 4 {
+				return fmt.Errorf("bad START line %q", line)
+			}
+			switch string(f[1]) {
+			case "BLACK":
+				me = othello.Black
+			case "WHITE":
+				me = othello.White
+			default:
+				return fmt.Errorf("bad START colour %q", f[1])
+			}
+			ms, err := atoi(f[3])
+			if err != nil {
+				return fmt.Errorf("bad START time %q", f[3])
+			}
+			remaining = time.Duration(ms) * time.Millisecond
+			b = othello.New()
+			if me == othello.Black {
+				if err := c.moveMove(&b, remaining); err != nil {
+					return err
+				}
+			}
+		case "ACK":
+			if len(f) == 2 {
+				if ms, err := atoi(f[1]); err == nil {
+					remaining = time.Duration(ms) * time.Millisecond
+				}
+			}
+		case "MOVE":
+			if len(f) != 2 {
+				return fmt.Errorf("bad MOVE line %q", line)
+			}
+			s, err := othello.ParseSquare(string(f[1]))
+			if err != nil {
+				return fmt.Errorf("opponent move: %v", err)
+			}
+			if _, err := b.Play(s); err != nil {
+				return fmt.Errorf("opponent move %s: %v", s, err)
+			}
+			if err := c.moveMove(&b, remaining); err != nil {
+				return err
+			}
+		case "END":
+			// BYE follows, or a new START on a connection that plays on.
+		case "BYE":
+			return nil
+		}
+	}
+}
+
+// moveMove chooses, plays and sends our move.
+func (c *client) moveMove(b *othello.Board, remaining time.Duration) error {
+	if b.Turn() == othello.Empty {
+		return errors.New("no side to move")
+	}
+	if !c.answer() {
+		return nil
+	}
+	budget := c.opt.MoveTime
+	if remaining > 0 {
+		// Spread the total clock over the moves still to come.
+		if share := remaining / time.Duration(b.Empties()/2+2); share < budget {
+			budget = share
+		}
+	}
+	budget = max(budget, 5*time.Millisecond)
+	s := c.chooseOthello(b, budget)
+	if _, err := b.Play(s); err != nil {
+		return fmt.Errorf("own move %s: %v", s, err)
+	}
+	return c.send([]byte("MOVE " + strings.ToUpper(s.String()) + "\n"))
+}
