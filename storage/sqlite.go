@@ -179,3 +179,9 @@ func isUnique(err error) bool {
 	var se sqlite3.Error
 	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintUnique
 }
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	var one int
+	return db.r.QueryRowContext(ctx, `SELECT 1`).Scan(&one)
+}

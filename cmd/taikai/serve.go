@@ -1,0 +1,257 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/storage"
+	"github.com/taikai-dev/taikai/tournament"
+	"github.com/taikai-dev/taikai/web"
+)
+
+const serveUsage = `usage: taikai serve [flags]
+
+Runs the server: the REST API, the round-robin scheduler, the referee (engines
+connect to it on 127.0.0.1) and the live dashboard. Every flag can also be set
+from the environment; a flag given on the command line wins.
+
+Environment:
+  TAIKAI_ADDR         same as --addr
+  TAIKAI_DB           same as --db
+  TAIKAI_DATA         same as --data
+  TAIKAI_DEMO         1 or true: same as --demo
+  TAIKAI_ADMIN_TOKEN  the admin token for write API calls; if unset, one is
+                      generated, stored in the database and printed once
+  TAIKAI_LOG_FORMAT   same as --log-format
+
+Flags:
+`
+
+// serveConfig is what `taikai serve` is told.
+type serveConfig struct {
+	addr      string
+	db        string
+	data      string
+	demo      bool
+	logFormat string
+	token     string
+}
+
+func envOr(key, def string) string {
+	if v, ok := os.LookupEnv(key); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
+	c := &serveConfig{}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, serveUsage); fs.PrintDefaults() }
+	demo, _ := strconv.ParseBool(envOr("TAIKAI_DEMO", "false"))
+	fs.StringVar(&c.addr, "addr", envOr("TAIKAI_ADDR", "127.0.0.1:8080"), "HTTP listen `address`")
+	fs.StringVar(&c.db, "db", envOr("TAIKAI_DB", "taikai.db"), "SQLite database `file`")
+	fs.StringVar(&c.data, "data", envOr("TAIKAI_DATA", "./data"), "`directory` for uploaded engines and engine logs")
+	fs.BoolVar(&c.demo, "demo", demo, "register the built-in engines and start a demo round robin per game")
+	fs.StringVar(&c.logFormat, "log-format", envOr("TAIKAI_LOG_FORMAT", "text"), "log `format`: text or json")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if c.logFormat != "text" && c.logFormat != "json" {
+		return nil, fmt.Errorf("--log-format %q: want text or json", c.logFormat)
+	}
+	c.token = os.Getenv("TAIKAI_ADMIN_TOKEN")
+	return c, nil
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseServe(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "taikai serve:", err)
+		return 2
+	}
+	app := &server{cfg: cfg, stderr: stderr}
+	if err := app.Open(ctx); err != nil {
+		fmt.Fprintln(stderr, "taikai serve:", err)
+		app.Close()
+		return 1
+	}
+	err = app.Run(ctx)
+	app.Close()
+	if err != nil {
+		fmt.Fprintln(stderr, "taikai serve:", err)
+		return 1
+	}
+	return 0
+}
+
+// server is a running `taikai serve`; tests run it in-process.
+type server struct {
+	cfg    *serveConfig
+	stderr io.Writer
+	log    *slog.Logger
+
+	db      *storage.DB
+	hub     *web.Hub
+	service *tournament.Service
+	ln      net.Listener
+	http    *http.Server
+}
+
+// Open opens the database, recovers from a crash, and starts listening.
+func (a *server) Open(ctx context.Context) error {
+	var h slog.Handler = slog.NewTextHandler(a.stderr, nil)
+	if a.cfg.logFormat == "json" {
+		h = slog.NewJSONHandler(a.stderr, nil)
+	}
+	a.log = slog.New(h)
+	data, err := filepath.Abs(a.cfg.data)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		return fmt.Errorf("data directory: %w", err)
+	}
+	if a.db, err = storage.Open(ctx, a.cfg.db); err != nil {
+		return err
+	}
+	n, err := a.db.Recover(ctx)
+	if err != nil {
+		return fmt.Errorf("recover: %w", err)
+	}
+	if n > 0 {
+		a.log.Warn("games were running when the server stopped; they will be played again", "games", n)
+	}
+	token, err := a.adminToken(ctx)
+	if err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	metrics := web.NewMetrics()
+	a.hub = web.NewHub(a.db, a.log)
+	a.service = &tournament.Service{
+		Store:   a.db,
+		Runner:  &tournament.Runner{Launcher: &engines.Launcher{Self: self, Log: a.log}, DataDir: data, Log: a.log},
+		Sink:    sinks{a.hub, metrics},
+		DataDir: data,
+		Log:     a.log,
+	}
+	srv := &web.Server{DB: a.db, Service: a.service, Hub: a.hub, Token: token, DataDir: data, Log: a.log, Metrics: metrics}
+	handler, err := srv.Handler()
+	if err != nil {
+		return fmt.Errorf("dashboard templates: %w", err)
+	}
+	a.http = &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       5 * time.Minute, // uploads of up to 64 MiB on slow links
+		IdleTimeout:       2 * time.Minute,
+	}
+	if a.ln, err = net.Listen("tcp", a.cfg.addr); err != nil {
+		return err
+	}
+	return nil
+}
+
+// sinks fans tournament events out to several sinks.
+type sinks []tournament.Sink
+
+func (s sinks) Publish(ev tournament.Event) {
+	for _, x := range s {
+		x.Publish(ev)
+	}
+}
+
+// adminToken is TAIKAI_ADMIN_TOKEN, or the stored one, or a new one that is
+// stored and printed once.
+func (a *server) adminToken(ctx context.Context) (string, error) {
+	if a.cfg.token != "" {
+		return a.cfg.token, nil
+	}
+	t, err := a.db.Setting(ctx, "admin_token")
+	if err != nil || t != "" {
+		return t, err
+	}
+	var b [24]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	t = hex.EncodeToString(b[:])
+	if err := a.db.SetSetting(ctx, "admin_token", t); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(a.stderr, "\n  taikai admin token: %s\n  (generated once and stored in %s; set TAIKAI_ADMIN_TOKEN to choose your own)\n\n", t, a.db.Path())
+	return t, nil
+}
+
+// Addr is the address the server listens on.
+func (a *server) Addr() string { return a.ln.Addr().String() }
+
+// Run serves until ctx is done, then shuts down: running games are aborted
+// and stored as such (they are played again at the next start).
+func (a *server) Run(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() { errc <- a.http.Serve(a.ln) }()
+	a.log.Info("taikai serving", "addr", "http://"+a.Addr(), "db", a.db.Path(), "data", a.cfg.data)
+	if err := a.service.Resume(ctx); err != nil {
+		return err
+	}
+	if a.cfg.demo {
+		if err := startDemo(ctx, a.db, a.service, a.log); err != nil {
+			a.log.Error("demo", "err", err)
+		}
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	a.log.Info("shutting down: aborting running games")
+	a.service.Close()
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	a.hub.Close()
+	if err := a.http.Shutdown(sctx); err != nil {
+		a.log.Warn("http shutdown", "err", err)
+	}
+	return nil
+}
+
+// Close releases what Open took.
+func (a *server) Close() {
+	if a.service != nil {
+		a.service.Close()
+	}
+	if a.hub != nil {
+		a.hub.Close()
+	}
+	if a.ln != nil {
+		a.ln.Close()
+	}
+	if a.db != nil {
+		a.db.Close()
+	}
+}

@@ -1,0 +1,697 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/storage"
+	"github.com/taikai-dev/taikai/tournament"
+)
+
+// ---- engines ----
+
+type engineJSON struct {
+	ID          int64     `json:"id"`
+	Name        string    `json:"name"`
+	Game        string    `json:"game"`
+	Protocol    string    `json:"protocol"`
+	Command     []string  `json:"command"`
+	CommandLine string    `json:"command_line"`
+	Port        int       `json:"port,omitempty"`
+	Builtin     string    `json:"builtin,omitempty"`
+	Uploaded    bool      `json:"uploaded"`
+	Files       []string  `json:"files,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
+}
+
+func (s *Server) engineJSON(e storage.EngineRow) engineJSON {
+	j := engineJSON{
+		ID: e.ID, Name: e.Name, Game: e.Game, Protocol: e.Protocol, Command: e.Command,
+		CommandLine: engines.QuoteCommand(e.Command), Port: e.Port, Builtin: e.Builtin,
+		Uploaded: e.Dir != "", CreatedAt: e.CreatedAt,
+	}
+	if e.Builtin != "" {
+		j.CommandLine = "taikai engine " + e.Builtin
+	}
+	return j
+}
+
+func (s *Server) listEngines(w http.ResponseWriter, r *http.Request) {
+	list, err := s.DB.Engines(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := make([]engineJSON, len(list))
+	for i, e := range list {
+		out[i] = s.engineJSON(e)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"engines": out})
+}
+
+func (s *Server) getEngine(w http.ResponseWriter, r *http.Request) {
+	id, err := idParam(r, "id")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	e, err := s.DB.EngineRow(r.Context(), id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	j := s.engineJSON(e)
+	if e.Dir != "" {
+		j.Files = listFiles(e.Dir, 200)
+	}
+	writeJSON(w, http.StatusOK, j)
+}
+
+// engineRequest is the body of POST /api/engines (or its multipart "meta" part).
+type engineRequest struct {
+	Name     string          `json:"name"`
+	Game     string          `json:"game"`
+	Protocol string          `json:"protocol"`
+	Command  json.RawMessage `json:"command"`
+	Port     int             `json:"port"`
+	Builtin  string          `json:"builtin"`
+}
+
+// engine turns a request into a validated engine definition.
+func (req *engineRequest) engine() (engines.Engine, error) {
+	e := engines.Engine{Name: strings.TrimSpace(req.Name), Game: req.Game, Protocol: req.Protocol, Port: req.Port, Builtin: req.Builtin}
+	if len(req.Command) > 0 && string(req.Command) != "null" {
+		var line string
+		var argv []string
+		switch {
+		case json.Unmarshal(req.Command, &line) == nil:
+			var err error
+			if argv, err = engines.SplitCommand(line); err != nil {
+				return e, errInvalid("command", "command: "+err.Error())
+			}
+		case json.Unmarshal(req.Command, &argv) == nil:
+		default:
+			return e, errInvalid("command", "command: want a string or an array of strings")
+		}
+		e.Command = argv
+	}
+	if e.Game == "" {
+		return e, errInvalid("game", "game: must be othello or gomoku")
+	}
+	return e, e.Validate()
+}
+
+func (s *Server) createEngine(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+		s.uploadEngine(w, r)
+		return
+	}
+	var req engineRequest
+	if err := decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	e, err := req.engine()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := s.DB.CreateEngine(r.Context(), &e); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeEngine(w, r, http.StatusCreated, e.ID)
+}
+
+func (s *Server) writeEngine(w http.ResponseWriter, r *http.Request, status int, id int64) {
+	row, err := s.DB.EngineRow(r.Context(), id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	j := s.engineJSON(row)
+	if row.Dir != "" {
+		j.Files = listFiles(row.Dir, 200)
+	}
+	writeJSON(w, status, j)
+}
+
+func (s *Server) deleteEngine(w http.ResponseWriter, r *http.Request) {
+	id, err := idParam(r, "id")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := s.DB.DeleteEngine(r.Context(), id); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) listBuiltins(w http.ResponseWriter, r *http.Request) {
+	type builtinJSON struct {
+		Name      string   `json:"name"`
+		Game      string   `json:"game"`
+		Protocols []string `json:"protocols"`
+		About     string   `json:"about"`
+	}
+	var out []builtinJSON
+	for _, b := range engines.Builtins() {
+		out = append(out, builtinJSON{b.Name, b.Game, b.Protocols, b.About})
+	}
+	protos := map[string][]string{}
+	for _, g := range engines.Games() {
+		protos[g] = engines.Protocols(g)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"builtins": out, "protocols": protos, "placeholders": engines.Placeholders})
+}
+
+// ---- tournaments ----
+
+type playerJSON struct {
+	EngineID int64  `json:"engine_id"`
+	Name     string `json:"name"`
+	Nick     string `json:"nick,omitempty"`
+}
+
+type tournamentJSON struct {
+	ID            int64               `json:"id"`
+	Name          string              `json:"name"`
+	Game          string              `json:"game"`
+	Rule          string              `json:"rule,omitempty"`
+	Size          int                 `json:"size"`
+	Status        string              `json:"status"`
+	TotalGames    int64               `json:"total_games"`
+	FinishedGames int64               `json:"finished_games"`
+	RunningGames  int                 `json:"running_games"`
+	GamesPerPair  int                 `json:"games_per_pair"`
+	Concurrency   int                 `json:"concurrency"`
+	Engines       []playerJSON        `json:"engines"`
+	Settings      tournament.Settings `json:"settings"`
+	CreatedAt     *string             `json:"created_at"`
+	StartedAt     *string             `json:"started_at"`
+	FinishedAt    *string             `json:"finished_at"`
+	ETASeconds    *float64            `json:"eta_seconds"`
+}
+
+func (s *Server) tournamentJSON(r *http.Request, t *tournament.Tournament, names map[int64]string) tournamentJSON {
+	j := tournamentJSON{
+		ID: t.ID, Name: t.Name, Game: t.Settings.Game, Rule: t.Settings.Rule, Size: t.Settings.Size, Status: t.Status,
+		TotalGames: t.TotalGames, FinishedGames: t.FinishedGames, GamesPerPair: t.GamesPerPair, Concurrency: t.Concurrency,
+		Settings: t.Settings, Engines: []playerJSON{},
+		CreatedAt: timeOrNil(&t.CreatedAt), StartedAt: timeOrNil(t.StartedAt), FinishedAt: timeOrNil(t.FinishedAt),
+	}
+	if s.Hub != nil {
+		j.RunningGames = s.Hub.RunningIn(t.ID)
+	}
+	for _, id := range t.Engines {
+		j.Engines = append(j.Engines, playerJSON{EngineID: id, Name: names[id]})
+	}
+	if t.Status == tournament.StatusRunning && t.StartedAt != nil && t.FinishedGames > 0 {
+		// The rate so far, over the games left; rough but honest.
+		per := time.Since(*t.StartedAt).Seconds() / float64(t.FinishedGames)
+		eta := per * float64(t.TotalGames-t.FinishedGames)
+		j.ETASeconds = &eta
+	}
+	return j
+}
+
+// engineNames maps the ids of registered (and deleted) engines to names.
+func (s *Server) engineNames(r *http.Request, ids []int64) (map[int64]string, error) {
+	names := make(map[int64]string, len(ids))
+	for _, id := range ids {
+		if _, ok := names[id]; ok {
+			continue
+		}
+		e, err := s.DB.Engine(r.Context(), id)
+		if err != nil {
+			return nil, err
+		}
+		names[id] = e.Name
+	}
+	return names, nil
+}
+
+func (s *Server) listTournaments(w http.ResponseWriter, r *http.Request) {
+	list, err := s.DB.Tournaments(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := make([]tournamentJSON, len(list))
+	for i, t := range list {
+		out[i] = s.tournamentJSON(r, t, nil)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tournaments": out})
+}
+
+func (s *Server) tournament(w http.ResponseWriter, r *http.Request) (*tournament.Tournament, bool) {
+	id, err := idParam(r, "id")
+	if err != nil {
+		s.writeError(w, r, err)
+		return nil, false
+	}
+	t, err := s.DB.Tournament(r.Context(), id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return nil, false
+	}
+	return t, true
+}
+
+func (s *Server) writeTournament(w http.ResponseWriter, r *http.Request, status int, t *tournament.Tournament) {
+	names, err := s.engineNames(r, t.Engines)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, status, s.tournamentJSON(r, t, names))
+}
+
+func (s *Server) getTournament(w http.ResponseWriter, r *http.Request) {
+	if t, ok := s.tournament(w, r); ok {
+		s.writeTournament(w, r, http.StatusOK, t)
+	}
+}
+
+// tournamentRequest is the body of POST /api/tournaments.
+type tournamentRequest struct {
+	Name             string  `json:"name"`
+	Game             string  `json:"game"`
+	Rule             string  `json:"rule"`
+	Size             int     `json:"size"`
+	Engines          []int64 `json:"engines"`
+	GamesPerPair     int     `json:"games_per_pair"`
+	MoveTimeMS       int64   `json:"move_time_ms"`
+	TotalTimeMS      int64   `json:"total_time_ms"`
+	ByoyomiMS        int64   `json:"byoyomi_ms"`
+	OnTimeout        string  `json:"on_timeout"`
+	MaxErrors        int     `json:"max_errors"`
+	MaxTimeouts      int     `json:"max_timeouts"`
+	BoardOrder       string  `json:"board_order"`
+	EndMessage       bool    `json:"end_message"`
+	ConnectTimeoutMS int64   `json:"connect_timeout_ms"`
+	Concurrency      int     `json:"concurrency"`
+	Start            bool    `json:"start"`
+	Seed             *uint64 `json:"seed"`
+}
+
+func (s *Server) createTournament(w http.ResponseWriter, r *http.Request) {
+	var req tournamentRequest
+	if err := decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	t := &tournament.Tournament{
+		Name: strings.TrimSpace(req.Name), Kind: tournament.KindRoundRobin, Engines: req.Engines,
+		GamesPerPair: req.GamesPerPair, Concurrency: req.Concurrency,
+		Settings: tournament.Settings{
+			Game: req.Game, Rule: req.Rule, Size: req.Size, MoveTimeMS: req.MoveTimeMS, TotalTimeMS: req.TotalTimeMS,
+			ByoyomiMS: req.ByoyomiMS, OnTimeout: req.OnTimeout, MaxErrors: req.MaxErrors, MaxTimeouts: req.MaxTimeouts,
+			BoardOrder: req.BoardOrder, EndMessage: req.EndMessage, ConnectMS: req.ConnectTimeoutMS,
+		},
+		Seed: rand.Uint64(),
+	}
+	if req.Seed != nil {
+		t.Seed = *req.Seed
+	}
+	if req.Engines == nil {
+		s.writeError(w, r, errInvalid("engines", "engines: want a list of at least 2 engine ids"))
+		return
+	}
+	if err := t.Validate(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := s.DB.CreateTournament(r.Context(), t); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if req.Start {
+		var err error
+		if t, err = s.Service.Start(r.Context(), t.ID); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	s.writeTournament(w, r, http.StatusCreated, t)
+}
+
+func (s *Server) startTournament(w http.ResponseWriter, r *http.Request) {
+	id, err := idParam(r, "id")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	t, err := s.Service.Start(r.Context(), id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeTournament(w, r, http.StatusOK, t)
+}
+
+func (s *Server) cancelTournament(w http.ResponseWriter, r *http.Request) {
+	id, err := idParam(r, "id")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	t, err := s.Service.Cancel(r.Context(), id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeTournament(w, r, http.StatusOK, t)
+}
+
+// standings returns a tournament's table, best first.
+func (s *Server) standings(r *http.Request, id int64) ([]tournament.Standing, []tournament.PairResult, error) {
+	rows, pairs, err := s.DB.Standings(r.Context(), id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tournament.Table(rows, pairs), pairs, nil
+}
+
+func (s *Server) getStandings(w http.ResponseWriter, r *http.Request) {
+	t, ok := s.tournament(w, r)
+	if !ok {
+		return
+	}
+	rows, _, err := s.standings(r, t.ID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"standings": nonNilStandings(rows), "finished_games": t.FinishedGames, "total_games": t.TotalGames})
+}
+
+func nonNilStandings(rows []tournament.Standing) []tournament.Standing {
+	if rows == nil {
+		return []tournament.Standing{}
+	}
+	return rows
+}
+
+type crossCell struct {
+	Games  int64   `json:"games"`
+	Wins   int64   `json:"wins"`
+	Draws  int64   `json:"draws"`
+	Losses int64   `json:"losses"`
+	Points float64 `json:"points"`
+}
+
+// crosstable builds the engine-by-engine table in standings order: cell [i][j]
+// is row engine i's record against column engine j, null on the diagonal and
+// for pairs that have not played.
+func crosstable(rows []tournament.Standing, pairs []tournament.PairResult) [][]*crossCell {
+	at := make(map[int64]int, len(rows))
+	for i, s := range rows {
+		at[s.EngineID] = i
+	}
+	cells := make([][]*crossCell, len(rows))
+	for i := range cells {
+		cells[i] = make([]*crossCell, len(rows))
+	}
+	for _, p := range pairs {
+		a, ok1 := at[p.A]
+		b, ok2 := at[p.B]
+		if !ok1 || !ok2 {
+			continue
+		}
+		n := p.AWins + p.Draws + p.BWins
+		cells[a][b] = &crossCell{n, p.AWins, p.Draws, p.BWins, float64(p.AWins) + float64(p.Draws)/2}
+		cells[b][a] = &crossCell{n, p.BWins, p.Draws, p.AWins, float64(p.BWins) + float64(p.Draws)/2}
+	}
+	return cells
+}
+
+func (s *Server) getCrosstable(w http.ResponseWriter, r *http.Request) {
+	t, ok := s.tournament(w, r)
+	if !ok {
+		return
+	}
+	rows, pairs, err := s.standings(r, t.ID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	players := make([]playerJSON, len(rows))
+	for i, s := range rows {
+		players[i] = playerJSON{EngineID: s.EngineID, Name: s.Name}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"engines": players, "cells": crosstable(rows, pairs)})
+}
+
+// ---- games ----
+
+type gameJSON struct {
+	ID           *int64     `json:"id"`
+	TournamentID int64      `json:"tournament_id"`
+	Index        int64      `json:"index"`
+	Game         string     `json:"game,omitempty"`
+	Rule         string     `json:"rule,omitempty"`
+	Size         int        `json:"size,omitempty"`
+	Black        playerJSON `json:"black"`
+	White        playerJSON `json:"white"`
+	Status       string     `json:"status"`
+	Result       *string    `json:"result"`
+	Reason       *string    `json:"reason"`
+	Cause        string     `json:"cause,omitempty"`
+	Plies        int        `json:"plies"`
+	Detail       string     `json:"detail,omitempty"`
+	StartedAt    *string    `json:"started_at"`
+	EndedAt      *string    `json:"ended_at"`
+}
+
+func strOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func toGameJSON(g *tournament.Game) gameJSON {
+	id := g.ID
+	return gameJSON{
+		ID: &id, TournamentID: g.TournamentID, Index: g.Index, Game: g.Game, Rule: g.Rule, Size: g.Size,
+		Black: playerJSON(g.Black), White: playerJSON(g.White), Status: g.Status,
+		Result: strOrNil(g.Result), Reason: strOrNil(g.Reason), Cause: g.Cause, Plies: g.Plies, Detail: g.Detail,
+		StartedAt: timeOrNil(g.StartedAt), EndedAt: timeOrNil(g.EndedAt),
+	}
+}
+
+func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
+	t, ok := s.tournament(w, r)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	f := storage.GameFilter{Status: q.Get("status"), Result: q.Get("result"), Reason: q.Get("reason")}
+	for _, p := range []struct {
+		name string
+		dst  *int
+	}{{"limit", &f.Limit}, {"offset", &f.Offset}} {
+		if v := q.Get(p.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				s.writeError(w, r, errInvalid(p.name, fmt.Sprintf("%s %q: want a non-negative integer", p.name, v)))
+				return
+			}
+			*p.dst = n
+		}
+	}
+	if f.Limit == 0 || f.Limit > 5000 {
+		f.Limit = min(max(f.Limit, 1000), 5000)
+	}
+	if v := q.Get("engine"); v != "" {
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			s.writeError(w, r, errInvalid("engine", fmt.Sprintf("engine %q: want an engine id", v)))
+			return
+		}
+		f.Engine = id
+	}
+	switch f.Status {
+	case "", tournament.GameScheduled, tournament.GameRunning, tournament.GameFinished, tournament.GameAborted:
+	default:
+		s.writeError(w, r, errInvalid("status", fmt.Sprintf("status %q: want scheduled, running, finished or aborted", f.Status)))
+		return
+	}
+	out := []gameJSON{}
+	if f.Status != tournament.GameScheduled {
+		list, err := s.DB.Games(r.Context(), t.ID, f)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		for _, g := range list {
+			out = append(out, toGameJSON(g))
+		}
+	}
+	// Games not started yet come from the schedule, not the database.
+	if (f.Status == "" || f.Status == tournament.GameScheduled) && f.Result == "" && f.Reason == "" && len(out) < f.Limit &&
+		t.Status != tournament.StatusCancelled {
+		names, err := s.engineNames(r, t.Engines)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		sched := t.Schedule()
+		for k := t.NextIndex; k < sched.Total() && len(out) < f.Limit; k++ {
+			p := sched.Game(k)
+			b, wh := t.Engines[p.Black], t.Engines[p.White]
+			if f.Engine != 0 && b != f.Engine && wh != f.Engine {
+				continue
+			}
+			out = append(out, gameJSON{
+				TournamentID: t.ID, Index: k, Game: t.Settings.Game, Rule: t.Settings.Rule, Size: t.Settings.Size,
+				Black: playerJSON{EngineID: b, Name: names[b]}, White: playerJSON{EngineID: wh, Name: names[wh]},
+				Status: tournament.GameScheduled,
+			})
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"games": out})
+}
+
+func (s *Server) listRunningGames(w http.ResponseWriter, r *http.Request) {
+	var out []gameJSON
+	if s.Hub != nil {
+		for _, g := range s.Hub.Running() {
+			out = append(out, toGameJSON(g))
+		}
+	}
+	if out == nil {
+		out = []gameJSON{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"games": out})
+}
+
+type moveJSON struct {
+	Ply   int    `json:"ply"`
+	Color string `json:"color"`
+	X     *int   `json:"x"`
+	Y     *int   `json:"y"`
+	Text  string `json:"text"`
+	MS    int64  `json:"ms"`
+	Auto  bool   `json:"auto,omitempty"`
+}
+
+func toMoveJSON(game string, ply int, m tournament.Move) moveJSON {
+	j := moveJSON{Ply: ply, Color: m.Color.String(), Text: tournament.MoveText(game, m), MS: m.MS, Auto: m.Auto}
+	if !m.Pass {
+		x, y := m.X, m.Y
+		j.X, j.Y = &x, &y
+	}
+	return j
+}
+
+type gameDetailJSON struct {
+	gameJSON
+	Moves      []moveJSON                       `json:"moves"`
+	Violations map[string]tournament.Violations `json:"violations"`
+	Stones     map[string]int                   `json:"stones"`
+	Logs       map[string]string                `json:"logs"`
+}
+
+func (s *Server) getGame(w http.ResponseWriter, r *http.Request) {
+	id, err := idParam(r, "id")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	g, err := s.DB.Game(r.Context(), id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if g.Status == tournament.GameRunning && s.Hub != nil {
+		if moves, ok := s.Hub.LiveMoves(id); ok {
+			g.Moves, g.Plies = moves, len(moves)
+		}
+	}
+	writeJSON(w, http.StatusOK, gameDetail(g))
+}
+
+func gameDetail(g *tournament.Game) gameDetailJSON {
+	d := gameDetailJSON{
+		gameJSON: toGameJSON(g), Moves: make([]moveJSON, len(g.Moves)),
+		Violations: map[string]tournament.Violations{"black": nonNilViolations(g.Violations[0]), "white": nonNilViolations(g.Violations[1])},
+		Logs:       map[string]string{},
+	}
+	d.Plies = len(g.Moves)
+	for i, m := range g.Moves {
+		d.Moves[i] = toMoveJSON(g.Game, i+1, m)
+	}
+	if g.Status == tournament.GameFinished || g.Status == tournament.GameAborted {
+		d.Stones = map[string]int{"black": g.Stones[0], "white": g.Stones[1]}
+	}
+	if g.Logs != "" {
+		for _, c := range []string{"black", "white"} {
+			d.Logs[c] = fmt.Sprintf("/api/games/%d/log/%s", g.ID, c)
+		}
+	}
+	return d
+}
+
+func nonNilViolations(v tournament.Violations) tournament.Violations {
+	if v == nil {
+		return tournament.Violations{}
+	}
+	return v
+}
+
+// getGameLog serves an engine's captured output.
+func (s *Server) getGameLog(w http.ResponseWriter, r *http.Request) {
+	id, err := idParam(r, "id")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var c protocol.Color
+	switch chi.URLParam(r, "color") {
+	case "black":
+		c = protocol.Black
+	case "white":
+		c = protocol.White
+	default:
+		s.writeError(w, r, &Error{Code: CodeNotFound, Message: "color: want black or white", Field: "color"})
+		return
+	}
+	g, err := s.DB.Game(r.Context(), id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if g.Logs == "" {
+		s.writeError(w, r, &Error{Code: CodeNotFound, Message: fmt.Sprintf("game %d kept no engine output", id)})
+		return
+	}
+	dir := g.Logs
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(s.DataDir, dir)
+	}
+	f, err := os.Open(filepath.Join(dir, tournament.LogName(id, c)))
+	if err != nil {
+		s.writeError(w, r, &Error{Code: CodeNotFound, Message: fmt.Sprintf("no %s output for game %d", c, id)})
+		return
+	}
+	defer f.Close()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	_, _ = io.Copy(w, f)
+}

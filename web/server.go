@@ -1,0 +1,222 @@
+// Package web is taikai's HTTP side: the JSON API, the dashboard pages, the
+// websocket hub that streams live games, health and metrics. Router:
+// github.com/go-chi/chi/v5.
+package web
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/taikai-dev/taikai/storage"
+	"github.com/taikai-dev/taikai/tournament"
+)
+
+// TokenCookie holds the admin token in the dashboard; it is sent only to this
+// site (SameSite=Strict) and accepted only with the dashboard's request header.
+const (
+	TokenCookie = "taikai_token"
+	csrfHeader  = "X-Requested-With"
+	csrfValue   = "taikai"
+)
+
+// Server serves the API, the dashboard and the live websockets.
+type Server struct {
+	DB      *storage.DB
+	Service *tournament.Service
+	Hub     *Hub
+	Token   string // admin token for writes
+	DataDir string // uploaded engines and engine logs live here
+	Log     *slog.Logger
+	Metrics *Metrics
+
+	pages *pages
+}
+
+func (s *Server) log() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// Handler builds the router. It fails if a page template does not parse, so a
+// broken template stops the start, not a request.
+func (s *Server) Handler() (http.Handler, error) {
+	p, err := loadPages()
+	if err != nil {
+		return nil, err
+	}
+	s.pages = p
+	r := chi.NewRouter()
+	r.Use(s.recoverer)
+	if s.Metrics != nil {
+		r.Use(s.Metrics.middleware)
+	}
+	r.Get("/healthz", s.healthz)
+	if s.Metrics != nil {
+		r.Handle("/metrics", s.Metrics.Handler())
+	}
+	r.Route("/api", func(r chi.Router) {
+		r.Get("/engines", s.listEngines)
+		r.With(s.admin).Post("/engines", s.createEngine)
+		r.Get("/engines/{id}", s.getEngine)
+		r.With(s.admin).Delete("/engines/{id}", s.deleteEngine)
+		r.Get("/builtins", s.listBuiltins)
+		r.Get("/tournaments", s.listTournaments)
+		r.With(s.admin).Post("/tournaments", s.createTournament)
+		r.Get("/tournaments/{id}", s.getTournament)
+		r.With(s.admin).Post("/tournaments/{id}/start", s.startTournament)
+		r.With(s.admin).Post("/tournaments/{id}/cancel", s.cancelTournament)
+		r.Get("/tournaments/{id}/standings", s.getStandings)
+		r.Get("/tournaments/{id}/crosstable", s.getCrosstable)
+		r.Get("/tournaments/{id}/games", s.listGames)
+		r.Get("/games", s.listRunningGames)
+		r.Get("/games/{id}", s.getGame)
+		r.Get("/games/{id}/log/{color}", s.getGameLog)
+		r.With(s.admin).Get("/auth", s.checkAuth)
+		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+			s.writeError(w, r, &Error{Code: CodeNotFound, Message: "no API endpoint " + r.Method + " " + r.URL.Path})
+		})
+		r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusMethodNotAllowed, map[string]*Error{"error": {Code: "method_not_allowed", Message: r.Method + " is not allowed on " + r.URL.Path}})
+		})
+	})
+	if s.Hub != nil {
+		r.Get("/ws/games/{id}", s.Hub.ServeGame)
+		r.Get("/ws/tournaments/{id}", s.Hub.ServeTournament)
+		r.Get("/ws/live", s.Hub.ServeLive)
+	}
+	s.pages.routes(r, s)
+	return r, nil
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	if err := s.DB.Ping(r.Context()); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "database unavailable"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// recoverer turns a panic in a handler into a 500 and a log line.
+func (s *Server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log().Error("panic", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v))
+				s.writeError(w, r, fmt.Errorf("panic: %v", v))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// admin lets a request through only with the admin token: in the
+// Authorization header (Bearer), or in the dashboard's cookie together with its
+// request header (a cross-site form cannot set that header).
+func (s *Server) admin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, ok := "", false
+		if h := r.Header.Get("Authorization"); h != "" {
+			token, ok = strings.CutPrefix(h, "Bearer ")
+			if !ok {
+				s.writeError(w, r, &Error{Code: CodeUnauthorized, Message: "Authorization must be 'Bearer <token>'", Field: "Authorization"})
+				return
+			}
+		} else if c, err := r.Cookie(TokenCookie); err == nil && r.Header.Get(csrfHeader) == csrfValue {
+			token, ok = c.Value, true
+		}
+		if !ok || token == "" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="taikai"`)
+			s.writeError(w, r, &Error{Code: CodeUnauthorized, Message: "this needs the admin token: Authorization: Bearer <token>", Field: "Authorization"})
+			return
+		}
+		if subtle.ConstantTimeCompare([]byte(token), []byte(s.Token)) != 1 {
+			s.writeError(w, r, &Error{Code: CodeForbidden, Message: "wrong admin token", Field: "Authorization"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) checkAuth(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]bool{"admin": true})
+}
+
+// maxJSON bounds a JSON request body.
+const maxJSON = 1 << 20
+
+// decode reads a JSON body into v, strictly: unknown fields, wrong types,
+// trailing data and bodies over 1 MiB are errors that name what is wrong.
+func decode(w http.ResponseWriter, r *http.Request, v any) error {
+	// curl -d sends application/x-www-form-urlencoded unless told otherwise: a
+	// JSON body is read as JSON whatever plain type it came with.
+	ct := r.Header.Get("Content-Type")
+	if ct != "" && !strings.HasPrefix(ct, "application/json") && !strings.HasPrefix(ct, "text/plain") && !strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
+		return &Error{Code: CodeUnsupported, Message: fmt.Sprintf("Content-Type %q: want application/json", ct), Field: "Content-Type"}
+	}
+	return decodeJSON(http.MaxBytesReader(w, r.Body, maxJSON), v)
+}
+
+func decodeJSON(body io.Reader, v any) error {
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errors.New("trailing data after the JSON object")
+	}
+	if err == nil {
+		return nil
+	}
+	var (
+		syn *json.SyntaxError
+		typ *json.UnmarshalTypeError
+		big *http.MaxBytesError
+	)
+	switch {
+	case errors.As(err, &big):
+		return &Error{Code: CodeTooLarge, Message: fmt.Sprintf("request body over %d bytes", big.Limit), Field: "body"}
+	case errors.As(err, &syn):
+		return errInvalid("body", fmt.Sprintf("malformed JSON at byte %d: %v", syn.Offset, err))
+	case errors.As(err, &typ):
+		return errInvalid(typ.Field, fmt.Sprintf("%s: want %s, got %s", typ.Field, typ.Type, typ.Value))
+	case errors.Is(err, io.EOF):
+		return errInvalid("body", "empty body: want a JSON object")
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return errInvalid(name, fmt.Sprintf("unknown field %q", name))
+	}
+	return errInvalid("body", err.Error())
+}
+
+// idParam reads a positive integer id from the route.
+func idParam(r *http.Request, name string) (int64, error) {
+	v := chi.URLParam(r, name)
+	id, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, &Error{Code: CodeNotFound, Message: fmt.Sprintf("%s %q is not an id", name, v), Field: name}
+	}
+	return id, nil
+}
+
+// timeOrNil formats a time for JSON, nil for the zero time.
+func timeOrNil(t *time.Time) *string {
+	if t == nil || t.IsZero() {
+		return nil
+	}
+	s := t.UTC().Format(time.RFC3339Nano)
+	return &s
+}
