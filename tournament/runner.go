@@ -43,6 +43,8 @@ type Played struct {
 	StartedAt  time.Time
 	EndedAt    time.Time
 	Logs       [2]string // paths of the engines' output, "" if not kept
+	Pids       [2]int    // engine process ids (0 if not started); all are reaped when Play returns
+	Exits      [2]string // how each engine process ended ("exit status 0", "signal: killed", ...)
 	Detail     string    // why an engine failed to start, for the log
 }
 
@@ -122,7 +124,19 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 		})
 	}
 	wg.Wait()
-	defer r.stop(procs)
+	defer func() {
+		r.stop(procs)
+		for i, pr := range procs {
+			if pr != nil {
+				p.Exits[i] = pr.ExitStatus()
+			}
+		}
+	}()
+	for i, pr := range procs {
+		if pr != nil {
+			p.Pids[i] = pr.Pid()
+		}
+	}
 
 	if errs[0] != nil || errs[1] != nil {
 		for _, c := range conns {

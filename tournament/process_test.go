@@ -1,0 +1,390 @@
+package tournament_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/engines/builtin"
+	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/games/othello"
+	"github.com/taikai-dev/taikai/tournament"
+)
+
+// The test binary stands in for the taikai binary (built-in engines run as
+// `<self> engine NAME`) and for scripted faulty clients (TAIKAI_FAULT).
+func TestMain(m *testing.M) {
+	builtin.RunIfEngine()
+	if mode := os.Getenv("TAIKAI_FAULT"); mode != "" {
+		os.Exit(faulty(mode))
+	}
+	// Race-built engines would otherwise sleep a second at exit.
+	os.Setenv("GORACE", "atexit_sleep_ms=0")
+	os.Exit(m.Run())
+}
+
+// faulty is a client that misbehaves in one way (PROTOCOLS.md game-end reasons).
+func faulty(mode string) int {
+	switch mode {
+	case "exit":
+		return 3
+	case "never":
+		time.Sleep(time.Minute)
+		return 0
+	}
+	c, err := net.Dial("tcp", net.JoinHostPort(os.Getenv("TAIKAI_HOST"), os.Getenv("TAIKAI_PORT")))
+	if err != nil {
+		return 1
+	}
+	defer c.Close()
+	if strings.HasPrefix(mode, "gomoku-") {
+		return faultyGomoku(c, strings.TrimPrefix(mode, "gomoku-"))
+	}
+	r := bufio.NewReader(c)
+	var (
+		me    othello.Color
+		cells [64]othello.Color
+		moves int
+		junk  int // garbage lines sent
+	)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return 0
+		}
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		switch f[0] {
+		case "START":
+			n, _ := strconv.Atoi(f[1])
+			me = othello.Color(n)
+		case "BOARD":
+			for i := range 64 {
+				n, _ := strconv.Atoi(f[i+1])
+				cells[i] = othello.Color(n)
+			}
+		case "TURN":
+			if n, _ := strconv.Atoi(f[1]); othello.Color(n) != me {
+				continue
+			}
+			moves++
+			switch {
+			case mode == "silent":
+				continue
+			case mode == "garbage":
+				// Random bytes, an overlong line and an unknown command; more on every
+				// ERROR, until the server gives up on it.
+				fmt.Fprintf(c, "PUT %s\n%s\nFOO\n", randomBytes(), strings.Repeat("z", 5000))
+				junk += 3
+				continue
+			case mode == "flood":
+				c.Write([]byte(strings.Repeat("SAY spam\n", 300)))
+				continue
+			case mode == "drop" && moves == 3:
+				return 0
+			case mode == "close" && moves == 3:
+				fmt.Fprintf(c, "CLOSE\n")
+				continue
+			}
+			b := othello.FromCells(cells, othello.ColumnMajor, me)
+			legal := othello.Squares(b.Legal())
+			s := legal[rand.IntN(len(legal))]
+			fmt.Fprintf(c, "PUT %d %d\n", s.X(), s.Y())
+		case "ERROR":
+			if mode == "garbage" && junk < 20 {
+				fmt.Fprintf(c, "%s\n", randomBytes())
+				junk++
+			}
+		case "END":
+			return 0
+		}
+	}
+}
+
+func randomBytes() []byte {
+	b := make([]byte, 40)
+	for i := range b {
+		b[i] = byte(33 + rand.IntN(90))
+	}
+	return b
+}
+
+func faultyGomoku(c net.Conn, mode string) int {
+	r := bufio.NewReader(c)
+	turns := 0
+	size, _ := strconv.Atoi(os.Getenv("TAIKAI_SIZE"))
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return 0
+		}
+		if line != "your turn\n" {
+			continue
+		}
+		turns++
+		switch {
+		case mode == "silent":
+		case mode == "garbage":
+			fmt.Fprintf(c, "hello\nput x y z\nget nothing\n%s\n", strings.Repeat("q", 5000))
+		case mode == "flood":
+			c.Write([]byte(strings.Repeat("get foo\n", 300)))
+		case mode == "end" && turns == 2:
+			fmt.Fprintf(c, "end\n")
+		case mode == "drop" && turns == 2:
+			return 0
+		default:
+			// A plain player: ask for the board, put on the first empty point.
+			fmt.Fprintf(c, "get text\n")
+			x, y := -1, -1
+			for row := range size {
+				l, err := r.ReadString('\n')
+				if err != nil {
+					return 0
+				}
+				if i := strings.IndexByte(l, '+'); i >= 0 && x < 0 {
+					x, y = i, row
+				}
+			}
+			fmt.Fprintf(c, "put %d %d\n", x, y)
+			r.ReadString('\n')
+		}
+	}
+}
+
+func self(tb testing.TB) string {
+	tb.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return exe
+}
+
+func newRunner(tb testing.TB) *tournament.Runner {
+	return &tournament.Runner{Launcher: &engines.Launcher{Self: self(tb), ExitGrace: 500 * time.Millisecond}}
+}
+
+func builtinEngine(name, proto string) engines.Engine {
+	b, _ := engines.LookupBuiltin(name)
+	if proto == "" {
+		proto = b.Protocols[0]
+	}
+	return engines.Engine{Name: name, Game: b.Game, Protocol: proto, Builtin: name}
+}
+
+func faultEngine(tb testing.TB, mode, proto string) engines.Engine {
+	game := "othello"
+	if proto == "gomoku-turn" {
+		game = "gomoku"
+	}
+	return engines.Engine{Name: "fault-" + mode, Game: game, Protocol: proto,
+		Command: []string{"env", "TAIKAI_FAULT=" + mode, self(tb)}}
+}
+
+// alive reports whether a process runs (a zombie waiting for init is dead).
+func alive(pid int) bool {
+	if pid == 0 || syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+func play(tb testing.TB, r *tournament.Runner, spec tournament.GameSpec) *tournament.Played {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p := r.Play(ctx, spec)
+	for i, pid := range p.Pids {
+		if alive(pid) {
+			tb.Errorf("game %d: %s's process %d still alive after the game", spec.ID, []string{"black", "white"}[i], pid)
+		}
+	}
+	return p
+}
+
+// Each faulty client makes its game end with the right reason within its
+// deadline; the other engine's process is cleaned up, and the next game in the
+// same process runs normally.
+func TestOthelloBoardFaultyProcesses(t *testing.T) {
+	r := newRunner(t)
+	set := tournament.Settings{Game: "othello", MoveTimeMS: 500, ConnectMS: 2000}
+	for i, tc := range []struct {
+		mode, reason, cause string
+		within              time.Duration
+	}{
+		{"never", protocol.ReasonNoConnect, "", 10 * time.Second},
+		{"exit", protocol.ReasonCrash, "", 5 * time.Second},
+		{"silent", protocol.ReasonTimeout, "", 10 * time.Second},
+		{"garbage", protocol.ReasonIllegal, protocol.CauseMaxErrors, 10 * time.Second},
+		{"flood", protocol.ReasonDisconnect, protocol.CauseFlood, 10 * time.Second},
+		{"drop", protocol.ReasonDisconnect, "", 10 * time.Second},
+		{"close", protocol.ReasonClose, "", 10 * time.Second},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			for _, faultIsBlack := range []bool{true, false} {
+				fault, other := faultEngine(t, tc.mode, "othello-board"), builtinEngine("othello-random", "")
+				spec := tournament.GameSpec{ID: int64(10*i + 1), Black: fault, White: other, Settings: set, LogDir: t.TempDir()}
+				loser := protocol.Black
+				if !faultIsBlack {
+					spec.Black, spec.White, loser = other, fault, protocol.White
+				}
+				start := time.Now()
+				p := play(t, r, spec)
+				took := time.Since(start)
+				if p.Outcome.Reason != tc.reason || p.Outcome.Cause != tc.cause || p.Outcome.Winner != loser.Opponent() {
+					log, _ := os.ReadFile(p.Logs[0])
+					t.Fatalf("fault %s as %v: outcome %+v, want %v loses by %s/%s (detail %q)\n%s", tc.mode, loser, p.Outcome, loser, tc.reason, tc.cause, p.Detail, log)
+				}
+				if took > tc.within {
+					t.Errorf("fault %s: game took %v, want under %v", tc.mode, took, tc.within)
+				}
+				// The next game in this process is normal.
+				next := play(t, r, tournament.GameSpec{ID: int64(10*i + 2), Black: builtinEngine("othello-random", ""), White: builtinEngine("othello-greedy", ""), Settings: set})
+				if next.Outcome.Reason != protocol.ReasonNormal {
+					t.Fatalf("after fault %s: next game ended %+v (%s)", tc.mode, next.Outcome, next.Detail)
+				}
+			}
+		})
+	}
+}
+
+func TestGomokuFaultyProcesses(t *testing.T) {
+	r := newRunner(t)
+	set := tournament.Settings{Game: "gomoku", MoveTimeMS: 300, ConnectMS: 2000}
+	for i, tc := range []struct {
+		mode, reason, cause string
+	}{
+		{"never", protocol.ReasonNoConnect, ""},
+		{"exit", protocol.ReasonCrash, ""},
+		{"gomoku-silent", protocol.ReasonTimeout, ""}, // stones placed for it twice, then the third timeout
+		{"gomoku-garbage", protocol.ReasonTimeout, ""},
+		{"gomoku-flood", protocol.ReasonDisconnect, protocol.CauseFlood},
+		{"gomoku-end", protocol.ReasonResign, ""},
+		{"gomoku-drop", protocol.ReasonDisconnect, ""},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			fault := faultEngine(t, tc.mode, "gomoku-turn")
+			other := builtinEngine("gomoku-random", "")
+			p := play(t, r, tournament.GameSpec{ID: int64(i + 1), Black: other, White: fault, Settings: set, Seed: 7})
+			if p.Outcome.Reason != tc.reason || p.Outcome.Cause != tc.cause || p.Outcome.Winner != protocol.Black {
+				t.Fatalf("fault %s: outcome %+v, want white loses by %s/%s (detail %q)", tc.mode, p.Outcome, tc.reason, tc.cause, p.Detail)
+			}
+			if tc.mode == "gomoku-silent" || tc.mode == "gomoku-garbage" {
+				auto := 0
+				for _, m := range p.Moves {
+					if m.Auto {
+						auto++
+					}
+				}
+				if auto != 2 || p.Violations[1]["timeout"] != 3 {
+					t.Errorf("%s: %d stones placed for it and %d timeouts, want 2 and 3", tc.mode, auto, p.Violations[1]["timeout"])
+				}
+			}
+			next := play(t, r, tournament.GameSpec{ID: int64(i + 100), Black: builtinEngine("gomoku-threat", ""), White: builtinEngine("gomoku-random", ""), Settings: set})
+			if next.Outcome.Reason != protocol.ReasonNormal {
+				t.Fatalf("after fault %s: next game ended %+v", tc.mode, next.Outcome)
+			}
+		})
+	}
+}
+
+// ciRequires skips a test that needs a tool only outside CI.
+func ciRequires(tb testing.TB, tool string) string {
+	tb.Helper()
+	path, err := exec.LookPath(tool)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("%s is required when CI=true: %v", tool, err)
+		}
+		tb.Skipf("%s not installed", tool)
+	}
+	return path
+}
+
+func clientsDir(tb testing.TB) string {
+	tb.Helper()
+	dir, err := filepath.Abs("../engines/testdata/clients")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
+
+// The classroom client, run unchanged as `java OthelloClient.java {host}` on
+// its fixed port 46000, plays every built-in engine with both colours: every
+// move it makes is legal; when it stalls (its known bug: PUT 0 0 when every
+// legal move is rated 155 or less) the game ends by timeout and is scored;
+// its process is gone afterwards.
+func TestClassroomJavaClient(t *testing.T) {
+	ciRequires(t, "java")
+	if shared, err := os.ReadFile("../../shared/clients/OthelloClient.java"); err == nil {
+		mine, _ := os.ReadFile(filepath.Join(clientsDir(t), "OthelloClient.java"))
+		if string(shared) != string(mine) {
+			t.Fatal("engines/testdata/clients/OthelloClient.java differs from shared/clients: it must be the client unchanged")
+		}
+	}
+	seed := engines.Engine{Name: "seed", Game: "othello", Protocol: "othello-board", Port: 46000,
+		Command: []string{"java", "OthelloClient.java", "{host}"}, Dir: clientsDir(t)}
+	r := newRunner(t)
+	set := tournament.Settings{Game: "othello", MoveTimeMS: 1000}
+	stalls, normal := 0, 0
+	for i, opp := range []string{"othello-random", "othello-greedy", "othello-alphabeta"} {
+		for _, javaBlack := range []bool{true, false} {
+			spec := tournament.GameSpec{ID: int64(2*i + 1), Black: seed, White: builtinEngine(opp, ""), Settings: set, LogDir: t.TempDir()}
+			j := 0
+			if !javaBlack {
+				spec.Black, spec.White, j = spec.White, spec.Black, 1
+			}
+			p := play(t, r, spec)
+			refused := 0
+			for what, n := range p.Violations[j] {
+				if what != "timeout" {
+					refused += n
+				}
+			}
+			log, _ := os.ReadFile(p.Logs[j])
+			switch p.Outcome.Reason {
+			case protocol.ReasonNormal:
+				normal++
+				if refused != 0 {
+					t.Errorf("vs %s: the client's moves were refused %d times in a normal game: %v", opp, refused, p.Violations[j])
+				}
+			case protocol.ReasonTimeout:
+				// The stall: one refused PUT 0 0, then silence until the clock ran out.
+				stalls++
+				if refused != 1 || p.Outcome.Loser != []protocol.Color{protocol.Black, protocol.White}[j] {
+					t.Errorf("vs %s: timeout game with %d refused moves (%v), loser %v", opp, refused, p.Violations[j], p.Outcome.Loser)
+				}
+				if !strings.Contains(string(log), "PUT 0 0") {
+					t.Errorf("vs %s: a timeout without the client's PUT 0 0 stall:\n%s", opp, log)
+				}
+			default:
+				t.Errorf("vs %s: game ended %+v (%s)\n%s", opp, p.Outcome, p.Detail, log)
+			}
+			if p.Nicks[j] != "6321120" {
+				t.Errorf("client's NICK %q, want 6321120", p.Nicks[j])
+			}
+			t.Logf("java as %s vs %s: %s by %s after %d plies", []string{"black", "white"}[j], opp, p.Result(), p.Outcome.Reason, len(p.Moves))
+		}
+	}
+	t.Logf("%d games ended normally, %d by the client's stall", normal, stalls)
+}
