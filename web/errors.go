@@ -41,7 +41,9 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Message }
 
-func errInvalid(field, msg string) *Error { return &Error{Code: CodeInvalid, Message: msg, Field: field} }
+func errInvalid(field, msg string) *Error {
+	return &Error{Code: CodeInvalid, Message: msg, Field: field}
+}
 
 // apiError turns any error into the API's error, keeping the field a
 // validation error names.
