@@ -191,6 +191,8 @@ func decodeJSON(body io.Reader, v any) error {
 		return &Error{Code: CodeTooLarge, Message: fmt.Sprintf("request body over %d bytes", big.Limit), Field: "body"}
 	case errors.As(err, &syn):
 		return errInvalid("body", fmt.Sprintf("malformed JSON at byte %d: %v", syn.Offset, err))
+	case errors.As(err, &typ) && typ.Field == "":
+		return errInvalid("body", fmt.Sprintf("want a JSON object, got %s", typ.Value))
 	case errors.As(err, &typ):
 		return errInvalid(typ.Field, fmt.Sprintf("%s: want %s, got %s", typ.Field, typ.Type, typ.Value))
 	case errors.Is(err, io.EOF):

@@ -1,0 +1,403 @@
+package web_test
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/storage"
+	"github.com/taikai-dev/taikai/tournament"
+	"github.com/taikai-dev/taikai/web"
+)
+
+const apiToken = "test-token"
+
+// apiServer runs the web server in-process on a real SQLite file; no games are
+// played (the tournaments it creates are not started).
+type apiServer struct {
+	*httptest.Server
+	db   *storage.DB
+	data string
+}
+
+func newAPIServer(tb testing.TB) *apiServer {
+	tb.Helper()
+	dir := tb.TempDir()
+	db, err := storage.Open(context.Background(), filepath.Join(dir, "taikai.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	hub := web.NewHub(db, nil)
+	svc := &tournament.Service{Store: db, Runner: &tournament.Runner{Launcher: &engines.Launcher{}}, Sink: hub, DataDir: data}
+	srv := &web.Server{DB: db, Service: svc, Hub: hub, Token: apiToken, DataDir: data, Metrics: web.NewMetrics()}
+	h, err := srv.Handler()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	tb.Cleanup(func() {
+		ts.Close()
+		svc.Close()
+		hub.Close()
+		db.Close()
+	})
+	return &apiServer{Server: ts, db: db, data: data}
+}
+
+type apiRequest struct {
+	method, path string
+	body         io.Reader
+	contentType  string
+	auth         string // "" for the right token, "none" for no header
+}
+
+func (s *apiServer) do(tb testing.TB, r apiRequest) (int, []byte) {
+	tb.Helper()
+	req, err := http.NewRequest(r.method, s.URL+r.path, r.body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if r.contentType != "" {
+		req.Header.Set("Content-Type", r.contentType)
+	}
+	switch r.auth {
+	case "":
+		req.Header.Set("Authorization", "Bearer "+apiToken)
+	case "none":
+	default:
+		req.Header.Set("Authorization", r.auth)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatalf("%s %s: %v", r.method, r.path, err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	return res.StatusCode, body
+}
+
+func (s *apiServer) post(tb testing.TB, path, body string) map[string]any {
+	tb.Helper()
+	code, b := s.do(tb, apiRequest{method: "POST", path: path, body: strings.NewReader(body), contentType: "application/json"})
+	if code != http.StatusCreated {
+		tb.Fatalf("POST %s %s: %d %s", path, body, code, b)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
+// multipartBody builds an upload: a meta part (if meta != "") and file parts.
+func multipartBody(tb testing.TB, meta string, files map[string][]byte, extra ...string) (io.Reader, string) {
+	tb.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	if meta != "" {
+		pw, _ := w.CreateFormField("meta")
+		pw.Write([]byte(meta))
+	}
+	for name, content := range files {
+		fw, _ := w.CreateFormFile("file", name)
+		fw.Write(content)
+	}
+	for _, name := range extra {
+		pw, _ := w.CreateFormField(name)
+		pw.Write([]byte("x"))
+	}
+	w.Close()
+	return &buf, w.FormDataContentType()
+}
+
+type zipEntry struct {
+	name string
+	mode fs.FileMode
+	body string
+}
+
+func zipOf(tb testing.TB, entries ...zipEntry) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, e := range entries {
+		h := &zip.FileHeader{Name: e.name, Method: zip.Deflate}
+		h.SetMode(e.mode)
+		w, err := zw.CreateHeader(h)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		w.Write([]byte(e.body))
+	}
+	zw.Close()
+	return buf.Bytes()
+}
+
+func tgzOf(tb testing.TB, headers ...*tar.Header) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, h := range headers {
+		body := ""
+		if h.Typeflag == tar.TypeReg {
+			body = "content of " + h.Name
+			h.Size = int64(len(body))
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			tb.Fatal(err)
+		}
+		tw.Write([]byte(body))
+	}
+	tw.Close()
+	gz.Close()
+	return buf.Bytes()
+}
+
+// TestAPIRejectsBadRequests sends bad requests to every endpoint: each gets a
+// 4xx with a JSON error naming what is wrong, none gets a 5xx, and nothing is
+// half-written.
+func TestAPIRejectsBadRequests(t *testing.T) {
+	s := newAPIServer(t)
+	a := s.post(t, "/api/engines", `{"name":"alpha","game":"othello","builtin":"othello-random"}`)
+	s.post(t, "/api/engines", `{"name":"beta","game":"othello","command":"./beta {host} {port}"}`)
+	g := s.post(t, "/api/engines", `{"name":"gamma","game":"gomoku","builtin":"gomoku-random"}`)
+	s.post(t, "/api/tournaments", fmt.Sprintf(`{"name":"t","game":"othello","engines":[%v,2]}`, a["id"]))
+	gomokuID := g["id"]
+
+	const meta = `{"name":"up","game":"othello","command":"java X.java {host}"}`
+	upload := func(meta string, files map[string][]byte, extra ...string) (io.Reader, string) {
+		return multipartBody(t, meta, files, extra...)
+	}
+	big := bytes.Repeat([]byte("a"), web.MaxUpload+1024)
+	json := "application/json"
+	type tc struct {
+		name   string
+		req    apiRequest
+		status int
+		field  string
+	}
+	cases := []tc{
+		{"no token", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{}`), auth: "none"}, 401, "Authorization"},
+		{"wrong token", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{}`), auth: "Bearer nope"}, 403, "Authorization"},
+		{"not bearer", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{}`), auth: "Basic dTpw"}, 401, "Authorization"},
+		{"bad JSON", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{"name":`)}, 400, "body"},
+		{"empty body", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(``)}, 400, "body"},
+		{"JSON array", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`[1,2]`)}, 400, "body"},
+		{"unknown field", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{"nam":"x","game":"othello"}`)}, 400, "nam"},
+		{"trailing data", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{"name":"x","game":"othello","builtin":"othello-random"} {}`)}, 400, "body"},
+		{"empty name", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{"name":" ","game":"othello","builtin":"othello-random"}`)}, 400, "name"},
+		{"name wrong type", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{"name":5,"game":"othello"}`)}, 400, "name"},
+		{"missing game", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{"name":"x","builtin":"othello-random"}`)}, 400, "game"},
+		{"unknown game", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{"name":"x","game":"chess","command":"x"}`)}, 400, "game"},
+		{"unknown protocol", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{"name":"x","game":"othello","protocol":"uci","command":"x"}`)}, 400, "protocol"},
+		{"protocol of another game", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{"name":"x","game":"othello","protocol":"gomoku-turn","command":"x"}`)}, 400, "protocol"},
+		{"empty command", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{"name":"x","game":"othello","command":""}`)}, 400, "command"},
+		{"no command", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{"name":"x","game":"othello"}`)}, 400, "command"},
+		{"command wrong type", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{"name":"x","game":"othello","command":5}`)}, 400, "command"},
+		{"unknown placeholder", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{"name":"x","game":"othello","command":"prog {hots}"}`)}, 400, "command"},
+		{"unclosed placeholder", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{"name":"x","game":"othello","command":["prog","{host"]}`)}, 400, "command"},
+		{"unterminated quote", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{"name":"x","game":"othello","command":"prog 'abc"}`)}, 400, "command"},
+		{"command and builtin", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{"name":"x","game":"othello","command":"x","builtin":"othello-random"}`)}, 400, "command"},
+		{"unknown builtin", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{"name":"x","game":"othello","builtin":"stockfish"}`)}, 400, "builtin"},
+		{"builtin of another game", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{"name":"x","game":"gomoku","builtin":"othello-random"}`)}, 400, "builtin"},
+		{"port out of range", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{"name":"x","game":"othello","command":"x","port":80}`)}, 400, "port"},
+		{"port wrong type", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{"name":"x","game":"othello","command":"x","port":"46000"}`)}, 400, "port"},
+		{"duplicate name", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`{"name":"alpha","game":"othello","builtin":"othello-greedy"}`)}, 409, "name"},
+		{"body over 1 MiB", apiRequest{method: "POST", path: "/api/engines", body: bytes.NewReader(append([]byte(`{"name":"`), bytes.Repeat([]byte("n"), 2<<20)...))}, 413, "body"},
+		{"content type xml", apiRequest{method: "POST", path: "/api/engines", body: strings.NewReader(`<engine/>`), contentType: "application/xml"}, 415, "Content-Type"},
+	}
+	uploads := []struct {
+		name   string
+		meta   string
+		files  map[string][]byte
+		extra  []string
+		status int
+		field  string
+	}{
+		{"upload without meta", "", map[string][]byte{"a.py": []byte("print(1)")}, nil, 400, "meta"},
+		{"upload meta bad JSON", `{"name":`, map[string][]byte{"a.py": []byte("x")}, nil, 400, "meta"},
+		{"upload meta unknown field", `{"name":"up","game":"othello","cmd":"x"}`, map[string][]byte{"a.py": []byte("x")}, nil, 400, "cmd"},
+		{"upload meta bad protocol", `{"name":"up","game":"gomoku","protocol":"othello-board","command":"x"}`, map[string][]byte{"a.py": []byte("x")}, nil, 400, "protocol"},
+		{"upload without file", meta, nil, nil, 400, "file"},
+		{"upload unknown part", meta, map[string][]byte{"a.py": []byte("x")}, []string{"extra"}, 400, "extra"},
+		{"zip escaping", meta, map[string][]byte{"e.zip": zipOf(t, zipEntry{"../evil.sh", 0o755, "rm -rf /"})}, nil, 400, "file"},
+		{"zip absolute path", meta, map[string][]byte{"e.zip": zipOf(t, zipEntry{"/etc/evil", 0o644, "x"})}, nil, 400, "file"},
+		{"zip with symlink", meta, map[string][]byte{"e.zip": zipOf(t, zipEntry{"ok.txt", 0o644, "x"}, zipEntry{"link", fs.ModeSymlink | 0o777, "/etc/passwd"})}, nil, 400, "file"},
+		{"empty zip", meta, map[string][]byte{"e.zip": zipOf(t)}, nil, 400, "file"},
+		{"zip of only a directory", meta, map[string][]byte{"e.zip": zipOf(t, zipEntry{"dir/", fs.ModeDir | 0o755, ""})}, nil, 400, "file"},
+		{"not a zip", meta, map[string][]byte{"e.zip": []byte("this is not a zip")}, nil, 400, "file"},
+		{"tgz with symlink", meta, map[string][]byte{"e.tar.gz": tgzOf(t, &tar.Header{Name: "ok", Typeflag: tar.TypeReg, Mode: 0o644}, &tar.Header{Name: "l", Typeflag: tar.TypeSymlink, Linkname: "/etc/shadow"})}, nil, 400, "file"},
+		{"tgz with hard link", meta, map[string][]byte{"e.tgz": tgzOf(t, &tar.Header{Name: "h", Typeflag: tar.TypeLink, Linkname: "/etc/shadow"})}, nil, 400, "file"},
+		{"tgz escaping", meta, map[string][]byte{"e.tar.gz": tgzOf(t, &tar.Header{Name: "a/../../x", Typeflag: tar.TypeReg, Mode: 0o644})}, nil, 400, "file"},
+		{"tgz device", meta, map[string][]byte{"e.tar.gz": tgzOf(t, &tar.Header{Name: "dev", Typeflag: tar.TypeChar, Mode: 0o644})}, nil, 400, "file"},
+		{"empty tgz", meta, map[string][]byte{"e.tar.gz": tgzOf(t)}, nil, 400, "file"},
+		{"not gzip", meta, map[string][]byte{"e.tgz": []byte("plain")}, nil, 400, "file"},
+		{"file name dot-dot", meta, map[string][]byte{"..": []byte("x")}, nil, 400, "file"},
+		{"upload over 64 MiB", meta, map[string][]byte{"big.bin": big}, nil, 413, "file"},
+		{"upload duplicate name", `{"name":"alpha","game":"othello","command":"x"}`, map[string][]byte{"a.py": []byte("x")}, nil, 409, "name"},
+	}
+	for _, u := range uploads {
+		body, ct := upload(u.meta, u.files, u.extra...)
+		cases = append(cases, tc{u.name, apiRequest{method: "POST", path: "/api/engines", body: body, contentType: ct}, u.status, u.field})
+	}
+	cases = append(cases, []tc{
+		{"engine id not a number", apiRequest{method: "GET", path: "/api/engines/abc"}, 404, "id"},
+		{"engine not found", apiRequest{method: "GET", path: "/api/engines/999"}, 404, ""},
+		{"delete engine not found", apiRequest{method: "DELETE", path: "/api/engines/999"}, 404, ""},
+		{"delete without token", apiRequest{method: "DELETE", path: "/api/engines/1", auth: "none"}, 401, "Authorization"},
+		{"delete engine in a pending tournament", apiRequest{method: "DELETE", path: "/api/engines/1"}, 409, ""},
+		{"tournament without token", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{}`), auth: "none"}, 401, "Authorization"},
+		{"tournament empty name", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"game":"othello","engines":[1,2]}`)}, 400, "name"},
+		{"tournament unknown game", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"go","engines":[1,2]}`)}, 400, "game"},
+		{"tournament no engines", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello"}`)}, 400, "engines"},
+		{"tournament one engine", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1]}`)}, 400, "engines"},
+		{"tournament engine twice", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,1]}`)}, 400, "engines"},
+		{"tournament unknown engine", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,77]}`)}, 400, "engines"},
+		{"tournament engine of another game", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(fmt.Sprintf(`{"name":"t","game":"othello","engines":[1,%v]}`, gomokuID))}, 400, "engines"},
+		{"tournament engines wrong type", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":"1,2"}`)}, 400, "engines"},
+		{"games_per_pair negative", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,2],"games_per_pair":-2}`)}, 400, "games_per_pair"},
+		{"games_per_pair too many", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,2],"games_per_pair":100000}`)}, 400, "games_per_pair"},
+		{"concurrency too high", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,2],"concurrency":1000}`)}, 400, "concurrency"},
+		{"move_time_ms negative", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,2],"move_time_ms":-5}`)}, 400, "move_time_ms"},
+		{"move_time_ms wrong type", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,2],"move_time_ms":"10s"}`)}, 400, "move_time_ms"},
+		{"othello with a rule", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,2],"rule":"renju"}`)}, 400, "rule"},
+		{"gomoku unknown rule", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(fmt.Sprintf(`{"name":"t","game":"gomoku","engines":[%v,3],"rule":"pente"}`, gomokuID))}, 400, "rule"},
+		{"gomoku size", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(fmt.Sprintf(`{"name":"t","game":"gomoku","engines":[%v,3],"size":30}`, gomokuID))}, 400, "size"},
+		{"on_timeout unknown", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,2],"on_timeout":"cry"}`)}, 400, "on_timeout"},
+		{"board_order unknown", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,2],"board_order":"diagonal"}`)}, 400, "board_order"},
+		{"start wrong type", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,2],"start":"yes"}`)}, 400, "start"},
+		{"start unknown tournament", apiRequest{method: "POST", path: "/api/tournaments/999/start"}, 404, ""},
+		{"cancel unknown tournament", apiRequest{method: "POST", path: "/api/tournaments/999/cancel"}, 404, ""},
+		{"start without token", apiRequest{method: "POST", path: "/api/tournaments/1/start", auth: "none"}, 401, "Authorization"},
+		{"tournament id not a number", apiRequest{method: "GET", path: "/api/tournaments/xyz"}, 404, "id"},
+		{"standings of unknown tournament", apiRequest{method: "GET", path: "/api/tournaments/999/standings"}, 404, ""},
+		{"crosstable of unknown tournament", apiRequest{method: "GET", path: "/api/tournaments/999/crosstable"}, 404, ""},
+		{"games bad status", apiRequest{method: "GET", path: "/api/tournaments/1/games?status=bogus"}, 400, "status"},
+		{"games bad limit", apiRequest{method: "GET", path: "/api/tournaments/1/games?limit=-1"}, 400, "limit"},
+		{"games bad engine", apiRequest{method: "GET", path: "/api/tournaments/1/games?engine=abc"}, 400, "engine"},
+		{"game not found", apiRequest{method: "GET", path: "/api/games/999"}, 404, ""},
+		{"game log bad color", apiRequest{method: "GET", path: "/api/games/1/log/purple"}, 404, "color"},
+		{"unknown endpoint", apiRequest{method: "GET", path: "/api/nothing"}, 404, ""},
+		{"wrong method", apiRequest{method: "PUT", path: "/api/engines"}, 405, ""},
+	}...)
+	if len(cases) < 40 {
+		t.Fatalf("only %d cases", len(cases))
+	}
+	for _, c := range cases {
+		if c.req.contentType == "" && c.req.body != nil {
+			c.req.contentType = json
+		}
+		code, body := s.do(t, c.req)
+		var e struct {
+			Error struct{ Code, Message, Field string }
+		}
+		if err := jsonUnmarshal(body, &e); err != nil || e.Error.Message == "" {
+			t.Errorf("%s: status %d, body %q is not a JSON error", c.name, code, body)
+			continue
+		}
+		if code != c.status || e.Error.Field != c.field {
+			t.Errorf("%s: got %d field %q (%s), want %d field %q", c.name, code, e.Error.Field, e.Error.Message, c.status, c.field)
+		}
+		if code >= 500 {
+			t.Errorf("%s: server error %d", c.name, code)
+		}
+	}
+	t.Logf("%d bad requests", len(cases))
+
+	// Nothing half-written: the three engines and the one tournament only, and
+	// no upload left on disk.
+	list, _ := s.db.Engines(context.Background())
+	if len(list) != 3 {
+		t.Errorf("%d engines registered after the bad requests, want 3", len(list))
+	}
+	ts, _ := s.db.Tournaments(context.Background())
+	if len(ts) != 1 {
+		t.Errorf("%d tournaments after the bad requests, want 1", len(ts))
+	}
+	left, _ := os.ReadDir(filepath.Join(s.data, "engines"))
+	for _, e := range left {
+		t.Errorf("left on disk after failed uploads: %s", e.Name())
+	}
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// TestUploadEngine registers engines from a single file, a zip and a tar.gz;
+// the files land in the engine's own directory with their execute bits.
+func TestUploadEngine(t *testing.T) {
+	s := newAPIServer(t)
+	for _, u := range []struct {
+		name  string
+		files map[string][]byte
+		want  []string
+	}{
+		{"single", map[string][]byte{"client.py": []byte("print('hi')\n")}, []string{"client.py"}},
+		{"zip", map[string][]byte{"e.zip": zipOf(t, zipEntry{"bin/run", 0o755, "#!/bin/sh\n"}, zipEntry{"README", 0o644, "x"}, zipEntry{"bin/", fs.ModeDir | 0o755, ""})}, []string{"README", "bin/run"}},
+		{"tgz", map[string][]byte{"e.tar.gz": tgzOf(t, &tar.Header{Name: "src/", Typeflag: tar.TypeDir, Mode: 0o755}, &tar.Header{Name: "src/main.c", Typeflag: tar.TypeReg, Mode: 0o644})}, []string{"src/main.c"}},
+		{"two files", map[string][]byte{"a.rb": []byte("1"), "b.rb": []byte("2")}, []string{"a.rb", "b.rb"}},
+	} {
+		body, ct := multipartBody(t, fmt.Sprintf(`{"name":"up-%s","game":"gomoku","command":"ruby a.rb {host} {port} {colorflag}"}`, u.name), u.files)
+		code, b := s.do(t, apiRequest{method: "POST", path: "/api/engines", body: body, contentType: ct})
+		if code != 201 {
+			t.Fatalf("%s: %d %s", u.name, code, b)
+		}
+		var got struct {
+			ID    int64
+			Files []string
+		}
+		json.Unmarshal(b, &got)
+		if strings.Join(got.Files, ",") != strings.Join(u.want, ",") {
+			t.Errorf("%s: files %v, want %v", u.name, got.Files, u.want)
+		}
+		e, _ := s.db.Engine(context.Background(), got.ID)
+		if !strings.HasPrefix(e.Dir, filepath.Join(s.data, "engines")+string(filepath.Separator)) {
+			t.Errorf("%s: engine dir %q is not under the data dir", u.name, e.Dir)
+		}
+		if u.name == "zip" {
+			fi, err := os.Stat(filepath.Join(e.Dir, "bin/run"))
+			if err != nil || fi.Mode()&0o100 == 0 {
+				t.Errorf("zip: bin/run lost its execute bit (%v, %v)", fi, err)
+			}
+		}
+	}
+}
+
+// The dashboard's cookie carries the token only together with its own request
+// header, so a cross-site form cannot use it.
+func TestCookieAuthNeedsHeader(t *testing.T) {
+	s := newAPIServer(t)
+	for _, tc := range []struct {
+		header string
+		want   int
+	}{{"", 401}, {"taikai", 200}} {
+		req, _ := http.NewRequest("GET", s.URL+"/api/auth", nil)
+		req.AddCookie(&http.Cookie{Name: web.TokenCookie, Value: apiToken})
+		if tc.header != "" {
+			req.Header.Set("X-Requested-With", tc.header)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != tc.want {
+			t.Errorf("cookie with header %q: %d, want %d", tc.header, res.StatusCode, tc.want)
+		}
+	}
+}
