@@ -266,3 +266,38 @@ func (db *DB) Records(ctx context.Context, tournamentID int64, ids [2]int64) ([2
 	}
 	return recs, nil
 }
+
+// Recount rebuilds a tournament's standings, pair results and finished count
+// from its games table, in one transaction. The table kept game by game must
+// always equal this; tests compare them, and an operator can repair with it.
+func (db *DB) Recount(ctx context.Context, tournamentID int64) error {
+	return db.write(ctx, func(tx *sql.Tx) error {
+		for _, q := range []string{
+			`UPDATE standings SET games = 0, wins = 0, draws = 0, losses = 0, disc_diff = 0 WHERE tournament_id = ?1`,
+			`DELETE FROM pairs WHERE tournament_id = ?1`,
+			`WITH sides AS (
+				SELECT black_id AS engine, result = 'black' AS win, result = 'draw' AS draw, result = 'white' AS loss, black_stones - white_stones AS diff
+				  FROM games WHERE tournament_id = ?1 AND status = 'finished'
+				UNION ALL
+				SELECT white_id, result = 'white', result = 'draw', result = 'black', white_stones - black_stones
+				  FROM games WHERE tournament_id = ?1 AND status = 'finished')
+			 INSERT INTO standings (tournament_id, engine_id, games, wins, draws, losses, disc_diff)
+			 SELECT ?1, engine, count(*), sum(win), sum(draw), sum(loss), sum(diff) FROM sides GROUP BY engine
+			 ON CONFLICT (tournament_id, engine_id) DO UPDATE SET games = excluded.games, wins = excluded.wins,
+			   draws = excluded.draws, losses = excluded.losses, disc_diff = excluded.disc_diff`,
+			`INSERT INTO pairs (tournament_id, a, b, a_wins, draws, b_wins)
+			 SELECT ?1, min(black_id, white_id), max(black_id, white_id),
+			   sum(CASE WHEN (result = 'black') = (black_id < white_id) AND result != 'draw' THEN 1 ELSE 0 END),
+			   sum(result = 'draw'),
+			   sum(CASE WHEN (result = 'black') != (black_id < white_id) AND result != 'draw' THEN 1 ELSE 0 END)
+			 FROM games WHERE tournament_id = ?1 AND status = 'finished'
+			 GROUP BY min(black_id, white_id), max(black_id, white_id)`,
+			`UPDATE tournaments SET finished_games = (SELECT count(*) FROM games WHERE tournament_id = ?1 AND status = 'finished') WHERE id = ?1`,
+		} {
+			if _, err := tx.ExecContext(ctx, q, tournamentID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

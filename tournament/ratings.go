@@ -90,7 +90,8 @@ func Ratings(ids []int64, pairs []PairResult) (elo, err map[int64]float64) {
 			change = math.Max(change, math.Abs(math.Log(g/gamma[i])))
 			gamma[i] = g
 		}
-		if change < 1e-9 {
+		// Stop when no rating moves by a thousandth of an Elo point.
+		if change < 0.001*math.Ln10/400 {
 			break
 		}
 	}
