@@ -116,7 +116,9 @@ func sortedStandings(tb testing.TB, db *storage.DB, id int64) ([]tournament.Stan
 		tb.Fatal(err)
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].EngineID < rows[j].EngineID })
-	sort.Slice(pairs, func(i, j int) bool { return pairs[i].A < pairs[j].A || pairs[i].A == pairs[j].A && pairs[i].B < pairs[j].B })
+	sort.Slice(pairs, func(i, j int) bool {
+		return pairs[i].A < pairs[j].A || pairs[i].A == pairs[j].A && pairs[i].B < pairs[j].B
+	})
 	return rows, pairs
 }
 

@@ -44,7 +44,7 @@ func mmReference(n int, pairs []tournament.PairResult, index map[int64]int) []fl
 		}
 		for _, pr := range pairs {
 			i, j := index[pr.A], index[pr.B]
-			g := float64(pr.AWins+pr.Draws+pr.BWins)
+			g := float64(pr.AWins + pr.Draws + pr.BWins)
 			p := 1 / (1 + math.Exp(-k*(r[i]-r[j])))
 			s := float64(pr.AWins) + float64(pr.Draws)/2
 			grad[i] += s - g*p
