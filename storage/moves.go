@@ -69,3 +69,9 @@ func decodeMoves(blob, auto []byte, size int) ([]tournament.Move, error) {
 	}
 	return moves, nil
 }
+
+// EncodedSize is the number of bytes a move list takes in the store.
+func EncodedSize(moves []tournament.Move, size int) int {
+	blob, auto := encodeMoves(moves, size)
+	return len(blob) + len(auto)
+}

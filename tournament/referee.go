@@ -10,11 +10,12 @@ import (
 
 // Move is one move of a finished or running game, as stored.
 type Move struct {
-	Color protocol.Color
-	X, Y  int  // -1 for a pass
-	Pass  bool //
-	Auto  bool // made by the server (forced pass, or a move for a seat out of time)
-	MS    int64
+	Color   protocol.Color
+	X, Y    int  // -1 for a pass
+	Pass    bool // a pass
+	Auto    bool // made by the server (forced pass, or a move for a seat out of time)
+	MS      int64
+	Elapsed time.Duration // the clock's reading, as exact as it was measured (not stored)
 }
 
 // Violations counts refused commands of one seat by kind.
@@ -33,6 +34,9 @@ type Tick struct {
 	Ply       int
 	Move      Move
 	Remaining [2]time.Duration // black, white; 0 when the side has no total clock
+	// FlagLate is, for a move the server made because the clock ran out, how long
+	// after the deadline it noticed (the benchmark's clock exactness).
+	FlagLate time.Duration
 }
 
 // Referee runs one game between two connected seats. It owns the rules and the
@@ -55,6 +59,7 @@ type Referee struct {
 	remaining  [2]time.Duration
 	passes     int // in a row
 	pending    []protocol.Played
+	flagLate   time.Duration // of the timeout being handled
 }
 
 func idx(c protocol.Color) int {
@@ -149,6 +154,7 @@ func (r *Referee) play(ctx context.Context) Outcome {
 			case ev = <-r.Seats[mi].Events():
 				from = mover
 			default:
+				r.flagLate = r.now().Sub(deadline)
 				if out, over := r.timeout(ctx, mover, deadline.Sub(turnStart)); over {
 					return out
 				}
@@ -193,6 +199,7 @@ func (r *Referee) event(ctx context.Context, from protocol.Color, ev protocol.Ev
 	case protocol.Attempt:
 		if from == mover && ev.At.After(deadline) {
 			// Read after the deadline: the clock had run out.
+			r.flagLate = r.now().Sub(deadline)
 			out, over := r.timeout(ctx, mover, deadline.Sub(turnStart))
 			if over {
 				return time.Time{}, out, true
@@ -282,14 +289,18 @@ func (r *Referee) apply(c protocol.Color, m protocol.Move, auto bool, elapsed ti
 	} else {
 		r.passes = 0
 	}
-	rec := Move{Color: c, X: m.X, Y: m.Y, Pass: m.Pass, Auto: auto, MS: elapsed.Milliseconds()}
+	rec := Move{Color: c, X: m.X, Y: m.Y, Pass: m.Pass, Auto: auto, MS: elapsed.Milliseconds(), Elapsed: elapsed}
 	if m.Pass {
 		rec.X, rec.Y = -1, -1
 	}
 	r.moves = append(r.moves, rec)
 	r.pending = append(r.pending, protocol.Played{Color: c, Move: m, Auto: auto})
 	if r.OnMove != nil {
-		r.OnMove(Tick{Ply: len(r.moves), Move: rec, Remaining: r.remaining})
+		t := Tick{Ply: len(r.moves), Move: rec, Remaining: r.remaining}
+		if auto && !m.Pass {
+			t.FlagLate = r.flagLate
+		}
+		r.OnMove(t)
 	}
 }
 

@@ -1,12 +1,582 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"math"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/games/othello"
+	"github.com/taikai-dev/taikai/storage"
+	"github.com/taikai-dev/taikai/tournament"
 )
 
+const benchUsage = `usage: taikai bench [flags]
+
+Measures the referee on this machine with the real runner, real engine
+processes and real TCP, and prints every figure beside a baseline measured in
+the same run:
+
+  per-move overhead   the referee's turnaround per move (from writing the
+                      message that gives the move to reading the answer)
+                      against a bare two-process loopback ping-pong of the
+                      same message sizes
+  game throughput     whole games per second (engine starts included) at
+                      concurrency 1 and 2, against starting the engine binary
+                      twice (the floor of one game)
+  clock exactness     at concurrency 4: engines answering 15 ms into a 20 ms
+                      clock (false timeouts), and engines that never answer
+                      (how late the flag falls after the deadline)
+  storage             finished games stored per second and bytes per stored
+                      game, against bare inserts of the same bytes
+
+Flags:
+`
+
+type benchConfig struct {
+	scale      float64
+	json       bool
+	cpuprofile string
+	dir        string
+}
+
+// BenchResult holds the figures; the JSON keys are read by other tools.
+type BenchResult struct {
+	TurnaroundP50us      float64 `json:"turnaround_p50_us"`
+	TurnaroundP99us      float64 `json:"turnaround_p99_us"`
+	BareRoundtripUS      float64 `json:"bare_roundtrip_us"`
+	BareRoundtripP99us   float64 `json:"bare_roundtrip_p99_us"`
+	TurnaroundRatio      float64 `json:"turnaround_ratio"`
+	MovesPerSec          float64 `json:"moves_per_sec"`
+	OverheadMoves        int     `json:"overhead_moves"`
+	GamesPerSec          float64 `json:"games_per_sec"`
+	GamesPerSecC2        float64 `json:"games_per_sec_c2"`
+	SpawnFloorGamesPerS  float64 `json:"spawn_floor_games_per_sec"`
+	SpawnMS              float64 `json:"spawn_ms"`
+	ThroughputRatio      float64 `json:"throughput_ratio"`
+	ThroughputRatioC2    float64 `json:"throughput_ratio_c2"`
+	FalseTimeouts        int     `json:"false_timeouts"`
+	ClockMoves           int     `json:"clock_moves"`
+	ClockMaxMS           float64 `json:"clock_max_ms"`
+	TimeoutFlagP50ms     float64 `json:"timeout_flag_p50_ms"`
+	TimeoutFlagP99ms     float64 `json:"timeout_flag_p99_ms"`
+	TimeoutFlagMaxMS     float64 `json:"timeout_flag_max_ms"`
+	TimeoutSamples       int     `json:"timeout_samples"`
+	StoredGamesPerSec    float64 `json:"stored_games_per_sec"`
+	BareInsertsPerSec    float64 `json:"bare_inserts_per_sec"`
+	StorageRatio         float64 `json:"storage_ratio"`
+	BytesPerGame         float64 `json:"bytes_per_game"`
+	MoveBytesPerGame     float64 `json:"move_bytes_per_game"`
+	MovesPerStoredGame   float64 `json:"moves_per_stored_game"`
+	Seconds              float64 `json:"seconds"`
+	Cores                int     `json:"cores"`
+}
+
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "taikai bench: not yet")
-	return 1
+	c := &benchConfig{}
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, benchUsage); fs.PrintDefaults() }
+	fs.Float64Var(&c.scale, "scale", 1, "multiply every sample count by this `factor` (0.05 for a quick check)")
+	fs.BoolVar(&c.json, "json", false, "print the figures as one JSON object")
+	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to `file` (go tool pprof)")
+	fs.StringVar(&c.dir, "dir", "", "scratch `directory` for the database and logs (default: a temporary one)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if c.scale <= 0 || c.scale > 100 {
+		fmt.Fprintln(stderr, "taikai bench: --scale: want a factor in (0, 100]")
+		return 2
+	}
+	if c.cpuprofile != "" {
+		f, err := os.Create(c.cpuprofile)
+		if err != nil {
+			fmt.Fprintln(stderr, "taikai bench:", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(stderr, "taikai bench:", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
+	b, err := newBench(c, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "taikai bench:", err)
+		return 1
+	}
+	defer b.close()
+	res, err := b.run(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, "taikai bench:", err)
+		return 1
+	}
+	if c.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(res)
+		return 0
+	}
+	res.print(stdout)
+	return 0
+}
+
+type bench struct {
+	cfg    *benchConfig
+	log    io.Writer
+	self   string
+	dir    string
+	tmp    bool
+	runner *tournament.Runner
+}
+
+func newBench(c *benchConfig, log io.Writer) (*bench, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	b := &bench{cfg: c, log: log, self: self, dir: c.dir}
+	if b.dir == "" {
+		if b.dir, err = os.MkdirTemp("", "taikai-bench-"); err != nil {
+			return nil, err
+		}
+		b.tmp = true
+	}
+	b.runner = &tournament.Runner{Launcher: &engines.Launcher{Self: self, ExitGrace: 2 * time.Second}}
+	return b, nil
+}
+
+func (b *bench) close() {
+	if b.tmp {
+		os.RemoveAll(b.dir)
+	}
+}
+
+func (b *bench) n(base int) int { return max(1, int(math.Round(float64(base)*b.cfg.scale))) }
+
+func (b *bench) step(format string, args ...any) {
+	fmt.Fprintf(b.log, "bench: "+format+"\n", args...)
+}
+
+func (b *bench) run(ctx context.Context) (*BenchResult, error) {
+	start := time.Now()
+	r := &BenchResult{Cores: numCPU()}
+	steps := []func(context.Context, *BenchResult) error{b.overhead, b.throughput, b.clock, b.storage}
+	for _, step := range steps {
+		if err := step(ctx, r); err != nil {
+			return nil, err
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	r.Seconds = round(time.Since(start).Seconds(), 1)
+	return r, nil
+}
+
+// instant is a built-in that answers as soon as it has parsed the position.
+func instant(extra ...string) engines.Engine {
+	e := engines.Engine{Name: "othello-random", Game: "othello", Protocol: "othello-board", Builtin: "othello-random"}
+	if len(extra) > 0 {
+		e.Builtin = ""
+		e.Command = append(engines.BuiltinCommand("{self}", "othello-random", "othello-board"), extra...)
+	}
+	return e
+}
+
+// withSelf fills in the binary of a command built by instant.
+func (b *bench) withSelf(e engines.Engine) engines.Engine {
+	if len(e.Command) > 0 && e.Command[0] == "{self}" {
+		e.Command = append([]string{b.self}, e.Command[1:]...)
+	}
+	return e
+}
+
+// games plays n games between two engines, concurrency at a time, and returns
+// the records and the wall time.
+func (b *bench) games(ctx context.Context, n, concurrency int, black, white engines.Engine, set tournament.Settings, onMove func(tournament.Tick)) ([]*tournament.Played, time.Duration, error) {
+	black, white = b.withSelf(black), b.withSelf(white)
+	out := make([]*tournament.Played, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range concurrency {
+		wg.Go(func() {
+			for i := range next {
+				out[i] = b.runner.Play(ctx, tournament.GameSpec{ID: int64(i + 1), Black: black, White: white, Settings: set, Seed: uint64(i), OnMove: onMove})
+			}
+		})
+	}
+	for i := range n {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+		}
+	}
+	close(next)
+	wg.Wait()
+	took := time.Since(start)
+	for _, p := range out {
+		if p == nil {
+			return nil, 0, ctx.Err()
+		}
+		if r := p.Outcome.Reason; r == protocol.ReasonCrash || r == protocol.ReasonNoConnect || r == protocol.ReasonAborted {
+			return nil, 0, fmt.Errorf("benchmark game failed: %s (%s)", r, p.Detail)
+		}
+	}
+	return out, took, nil
+}
+
+// overhead: per-move turnaround of the referee against a bare ping-pong.
+func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
+	b.step("per-move overhead: bare loopback ping-pong")
+	bare, err := b.pingPong(ctx, b.n(2000))
+	if err != nil {
+		return fmt.Errorf("ping-pong: %w", err)
+	}
+	b.step("per-move overhead: referee games between two instant engines")
+	played, took, err := b.games(ctx, b.n(30), 1, instant(), instant(), tournament.Settings{Game: "othello", MoveTimeMS: 5000}, nil)
+	if err != nil {
+		return err
+	}
+	var turns []time.Duration
+	for _, p := range played {
+		for _, m := range p.Moves {
+			if !m.Auto {
+				turns = append(turns, m.Elapsed)
+			}
+		}
+	}
+	r.OverheadMoves = len(turns)
+	r.TurnaroundP50us = us(quantile(turns, 0.5))
+	r.TurnaroundP99us = us(quantile(turns, 0.99))
+	r.BareRoundtripUS = us(quantile(bare, 0.5))
+	r.BareRoundtripP99us = us(quantile(bare, 0.99))
+	r.TurnaroundRatio = round(r.TurnaroundP50us/r.BareRoundtripUS, 2)
+	r.MovesPerSec = round(float64(len(turns))/took.Seconds(), 0)
+	return nil
+}
+
+// pingPong measures the round trip of a BOARD+TURN message to a child process
+// that answers each line with a PUT line: the floor of a referee's turnaround.
+func (b *bench) pingPong(ctx context.Context, n int) ([]time.Duration, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	cmd := exec.CommandContext(ctx, b.self, "engine", "echo", "--host", "127.0.0.1", "--port", strconv.Itoa(port))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	}()
+	ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
+	c, err := ln.Accept()
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	c.(*net.TCPConn).SetNoDelay(true)
+	// The same bytes the referee writes to give a move: BOARD of the start
+	// position and TURN in one write.
+	board := othello.New()
+	msg := []byte("BOARD")
+	for _, cell := range board.Cells(othello.ColumnMajor) {
+		msg = append(msg, ' ')
+		msg = strconv.AppendInt(msg, int64(cell), 10)
+	}
+	msg = append(msg, "\nTURN 1\n"...)
+	rd := bufio.NewReader(c)
+	out := make([]time.Duration, 0, n)
+	for i := 0; i < n+50; i++ {
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		t0 := time.Now()
+		if _, err := c.Write(msg); err != nil {
+			return nil, err
+		}
+		// The echo answers each line; the second answer is the one to TURN.
+		for range 2 {
+			if _, err := rd.ReadSlice('\n'); err != nil {
+				return nil, err
+			}
+		}
+		if i >= 50 { // warm-up
+			out = append(out, time.Since(t0))
+		}
+	}
+	return out, nil
+}
+
+// throughput: whole games per second against the cost of two engine starts.
+func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
+	b.step("game throughput: starting the engine binary (the floor)")
+	spawn, err := b.spawnCost(ctx, b.n(40))
+	if err != nil {
+		return fmt.Errorf("spawn: %w", err)
+	}
+	r.SpawnMS = round(float64(spawn.Microseconds())/1000, 2)
+	r.SpawnFloorGamesPerS = round(1/(2*spawn.Seconds()), 1)
+	set := tournament.Settings{Game: "othello", MoveTimeMS: 5000}
+	for _, c := range []int{1, 2} {
+		b.step("game throughput: whole games at concurrency %d", c)
+		n := b.n(40) * c
+		_, took, err := b.games(ctx, n, c, instant(), instant(), set, nil)
+		if err != nil {
+			return err
+		}
+		gps := round(float64(n)/took.Seconds(), 1)
+		if c == 1 {
+			r.GamesPerSec = gps
+			r.ThroughputRatio = round(r.SpawnFloorGamesPerS/gps, 2)
+		} else {
+			r.GamesPerSecC2 = gps
+			r.ThroughputRatioC2 = round(r.SpawnFloorGamesPerS/gps, 2)
+		}
+	}
+	return nil
+}
+
+// spawnCost is the median time to start the engine binary, have it connect,
+// and see it exit after the connection closes.
+func (b *bench) spawnCost(ctx context.Context, n int) (time.Duration, error) {
+	l := &engines.Launcher{Self: b.self, ExitGrace: 2 * time.Second}
+	var costs []time.Duration
+	for range n {
+		t0 := time.Now()
+		p, c, err := l.Start(ctx, engines.Launch{Engine: instant(), Color: "black"})
+		if err != nil {
+			return 0, err
+		}
+		c.Close()
+		p.Stop(2 * time.Second)
+		costs = append(costs, time.Since(t0))
+	}
+	return quantile(costs, 0.5), nil
+}
+
+// clock: (a) engines answering 15 ms into a 20 ms clock at concurrency 4 must
+// never be flagged; (b) engines that never answer are flagged how late?
+func (b *bench) clock(ctx context.Context, r *BenchResult) error {
+	b.step("clock exactness: 15 ms answers under a 20 ms clock, concurrency 4")
+	slow := instant("--delay", "15ms")
+	var mu sync.Mutex
+	moves, games := 0, 0
+	var longest time.Duration
+	for moves < b.n(1000) {
+		played, _, err := b.games(ctx, 4, 4, slow, slow, tournament.Settings{Game: "othello", MoveTimeMS: 20}, nil)
+		if err != nil {
+			return err
+		}
+		for _, p := range played {
+			games++
+			r.FalseTimeouts += p.Violations[0]["timeout"] + p.Violations[1]["timeout"]
+			for _, m := range p.Moves {
+				if !m.Auto {
+					moves++
+					longest = max(longest, m.Elapsed)
+				}
+			}
+		}
+	}
+	r.ClockMoves = moves
+	r.ClockMaxMS = round(float64(longest.Microseconds())/1000, 2)
+
+	b.step("clock exactness: engines that never answer, concurrency 4")
+	silent := instant("--silent")
+	var late []time.Duration
+	onMove := func(t tournament.Tick) {
+		if t.Move.Auto && !t.Move.Pass {
+			mu.Lock()
+			late = append(late, t.FlagLate)
+			mu.Unlock()
+		}
+	}
+	set := tournament.Settings{Game: "othello", MoveTimeMS: 20, OnTimeout: tournament.OnTimeoutRandom, MaxTimeouts: 1000}
+	for len(late) < b.n(500) {
+		if _, _, err := b.games(ctx, 4, 4, silent, silent, set, onMove); err != nil {
+			return err
+		}
+	}
+	r.TimeoutSamples = len(late)
+	r.TimeoutFlagP50ms = round(float64(quantile(late, 0.5).Microseconds())/1000, 3)
+	r.TimeoutFlagP99ms = round(float64(quantile(late, 0.99).Microseconds())/1000, 3)
+	r.TimeoutFlagMaxMS = round(float64(quantile(late, 1).Microseconds())/1000, 3)
+	return nil
+}
+
+// storage: finished games stored per second and bytes per game, against bare
+// inserts of the same move bytes in the same database mode.
+func (b *bench) storage(ctx context.Context, r *BenchResult) error {
+	b.step("storage: finished games")
+	path := filepath.Join(b.dir, "bench.db")
+	os.Remove(path)
+	db, err := storage.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	t := &tournament.Tournament{Name: "bench", Settings: tournament.Settings{Game: "othello", MoveTimeMS: 10000}, GamesPerPair: 1000, Seed: 1}
+	for i := range 2 {
+		e := engines.Engine{Name: fmt.Sprintf("bench-%d", i), Game: "othello", Protocol: "othello-board", Builtin: "othello-random"}
+		if err := db.CreateEngine(ctx, &e); err != nil {
+			return err
+		}
+		t.Engines = append(t.Engines, e.ID)
+	}
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	if err := db.CreateTournament(ctx, t); err != nil {
+		return err
+	}
+	if err := db.SetTournamentStatus(ctx, t.ID, tournament.StatusRunning); err != nil {
+		return err
+	}
+	n := b.n(1000)
+	rng := rand.New(rand.NewPCG(1, 2))
+	records := make([]*tournament.Played, n)
+	plies, moveBytes := 0, 0
+	for i := range records {
+		records[i] = benchGame(rng, t)
+		plies += len(records[i].Moves)
+		moveBytes += storage.EncodedSize(records[i].Moves, 8)
+	}
+	if err := db.Checkpoint(ctx); err != nil {
+		return err
+	}
+	before := fileSize(path)
+	start := time.Now()
+	for i, p := range records {
+		pr := t.Schedule().Game(int64(i))
+		id, err := db.StartGame(ctx, t, pr, t.Engines[pr.Black], t.Engines[pr.White], 0)
+		if err != nil {
+			return err
+		}
+		p.Spec.ID, p.Spec.Index = id, int64(i)
+		if err := db.FinishGame(ctx, p); err != nil {
+			return err
+		}
+	}
+	took := time.Since(start)
+	if err := db.Checkpoint(ctx); err != nil {
+		return err
+	}
+	r.StoredGamesPerSec = round(float64(n)/took.Seconds(), 0)
+	r.BytesPerGame = round(float64(fileSize(path)-before)/float64(n), 1)
+	r.MovesPerStoredGame = round(float64(plies)/float64(n), 1)
+	r.MoveBytesPerGame = round(float64(moveBytes)/float64(n), 1)
+
+	b.step("storage: bare inserts of the same bytes (the baseline)")
+	bare, err := storage.BareInserts(ctx, filepath.Join(b.dir, "bare.db"), n, int(r.MoveBytesPerGame))
+	if err != nil {
+		return err
+	}
+	r.BareInsertsPerSec = round(bare, 0)
+	r.StorageRatio = round(r.BareInsertsPerSec/r.StoredGamesPerSec, 2)
+	return nil
+}
+
+// benchGame is a realistic finished game: random legal Othello moves taking
+// 100 ms to 5 s each, as engines at classroom time controls do.
+func benchGame(rng *rand.Rand, t *tournament.Tournament) *tournament.Played {
+	var moves []tournament.Move
+	bd := othello.New()
+	for !bd.Over() {
+		m := tournament.Move{Color: protocol.Color(bd.Turn()), X: -1, Y: -1, Pass: true, MS: int64(100 + rng.IntN(4900))}
+		s := othello.Pass
+		if legal := othello.Squares(bd.Legal()); len(legal) > 0 {
+			s = legal[rng.IntN(len(legal))]
+			m.X, m.Y, m.Pass = s.X(), s.Y(), false
+		}
+		bd.Play(s)
+		moves = append(moves, m)
+	}
+	nb, nw := bd.Count()
+	w := protocol.None
+	if nb > nw {
+		w = protocol.Black
+	} else if nw > nb {
+		w = protocol.White
+	}
+	return &tournament.Played{
+		Spec:    tournament.GameSpec{TournamentID: t.ID, Settings: t.Settings, Black: engines.Engine{ID: t.Engines[0]}, White: engines.Engine{ID: t.Engines[1]}},
+		Moves:   moves,
+		Stones:  [2]int{nb, nw},
+		Outcome: tournament.Outcome{Winner: w, Reason: protocol.ReasonNormal},
+		EndedAt: time.Now(),
+	}
+}
+
+func numCPU() int { return runtime.NumCPU() }
+
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+func quantile(d []time.Duration, q float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[min(max(i, 0), len(s)-1)]
+}
+
+func us(d time.Duration) float64 { return round(float64(d.Nanoseconds())/1000, 1) }
+
+func round(x float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(x*p) / p
+}
+
+func (r *BenchResult) print(w io.Writer) {
+	fmt.Fprintf(w, "taikai bench (%d cores, %.1fs)\n\n", r.Cores, r.Seconds)
+	fmt.Fprintf(w, "per-move overhead (%d moves, %.0f moves/s)\n", r.OverheadMoves, r.MovesPerSec)
+	fmt.Fprintf(w, "  referee turnaround      p50 %8.1f us   p99 %8.1f us\n", r.TurnaroundP50us, r.TurnaroundP99us)
+	fmt.Fprintf(w, "  bare ping-pong          p50 %8.1f us   p99 %8.1f us\n", r.BareRoundtripUS, r.BareRoundtripP99us)
+	fmt.Fprintf(w, "  ratio (target <= 1.5)   %.2f\n\n", r.TurnaroundRatio)
+	fmt.Fprintf(w, "game throughput\n")
+	fmt.Fprintf(w, "  concurrency 1           %8.1f games/s\n", r.GamesPerSec)
+	fmt.Fprintf(w, "  concurrency 2           %8.1f games/s\n", r.GamesPerSecC2)
+	fmt.Fprintf(w, "  spawn floor             %8.1f games/s (engine start %.2f ms, two per game)\n", r.SpawnFloorGamesPerS, r.SpawnMS)
+	fmt.Fprintf(w, "  ratio floor/achieved    %.2f at c1, %.2f at c2 (target <= 2)\n\n", r.ThroughputRatio, r.ThroughputRatioC2)
+	fmt.Fprintf(w, "clock exactness (concurrency 4)\n")
+	fmt.Fprintf(w, "  15 ms answers, 20 ms clock: %d false timeouts in %d moves (slowest %.2f ms)\n", r.FalseTimeouts, r.ClockMoves, r.ClockMaxMS)
+	fmt.Fprintf(w, "  silent engines flagged after the deadline: p50 %.3f ms, p99 %.3f ms, max %.3f ms (%d flags; target p99 <= 5 ms)\n\n",
+		r.TimeoutFlagP50ms, r.TimeoutFlagP99ms, r.TimeoutFlagMaxMS, r.TimeoutSamples)
+	fmt.Fprintf(w, "storage (synchronous=FULL: every game on disk before the next)\n")
+	fmt.Fprintf(w, "  finished games          %8.0f games/s (%.0f bare inserts/s of the same bytes, ratio %.2f)\n", r.StoredGamesPerSec, r.BareInsertsPerSec, r.StorageRatio)
+	fmt.Fprintf(w, "  bytes per game          %8.1f (of which moves %.1f, %.1f plies; target < 300)\n", r.BytesPerGame, r.MoveBytesPerGame, r.MovesPerStoredGame)
 }

@@ -1,0 +1,376 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"mime/multipart"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/taikai-dev/taikai/games/othello"
+)
+
+type apiGame struct {
+	ID    *int64
+	Index int64
+	Black struct {
+		EngineID int64 `json:"engine_id"`
+		Name     string
+	}
+	White struct {
+		EngineID int64 `json:"engine_id"`
+		Name     string
+	}
+	Status string
+	Result *string
+	Reason *string
+	Moves  []struct {
+		Ply   int
+		Color string
+		X, Y  *int
+		Text  string
+		MS    int64
+		Auto  bool
+	}
+	Stones map[string]int
+}
+
+type apiStanding struct {
+	EngineID int64 `json:"engine_id"`
+	Name     string
+	Games    int64
+	Wins     int64
+	Draws    int64
+	Losses   int64
+	Points   float64
+}
+
+// checkOthelloGame replays a stored game with the rules: every move legal,
+// passes only when forced, and the result consistent with the reason and the
+// final board.
+func checkOthelloGame(t *testing.T, g apiGame) {
+	t.Helper()
+	b := othello.New()
+	for _, m := range g.Moves {
+		if m.Color != othello.Color(b.Turn()).String() {
+			t.Fatalf("game %d ply %d: %s moved, %v to move", *g.ID, m.Ply, m.Color, b.Turn())
+		}
+		s := othello.Pass
+		if m.X != nil {
+			s = othello.At(*m.X, *m.Y)
+			if s.String() != m.Text {
+				t.Errorf("game %d ply %d: text %q for %v", *g.ID, m.Ply, m.Text, s)
+			}
+		}
+		if _, err := b.Play(s); err != nil {
+			t.Fatalf("game %d ply %d: %v is illegal: %v", *g.ID, m.Ply, s, err)
+		}
+	}
+	nb, nw := b.Count()
+	if g.Stones["black"] != nb || g.Stones["white"] != nw {
+		t.Errorf("game %d: stored stones %v, replay %d-%d", *g.ID, g.Stones, nb, nw)
+	}
+	result, reason := *g.Result, *g.Reason
+	switch reason {
+	case "normal":
+		if !b.Over() || result != map[othello.Color]string{othello.Black: "black", othello.White: "white", othello.Empty: "draw"}[b.Winner()] {
+			t.Errorf("game %d: normal end with result %s, board over=%v %d-%d", *g.ID, result, b.Over(), nb, nw)
+		}
+	case "timeout":
+		// The side to move ran out of time and lost.
+		if b.Over() || result == othello.Color(b.Turn()).String() || result == "draw" {
+			t.Errorf("game %d: timeout with result %s, %v to move (over=%v)", *g.ID, result, b.Turn(), b.Over())
+		}
+	case "illegal", "disconnect", "close":
+		if b.Over() || result == "draw" {
+			t.Errorf("game %d: %s with result %s (over=%v)", *g.ID, reason, result, b.Over())
+		}
+	default:
+		t.Errorf("game %d: unexpected reason %s", *g.ID, reason)
+	}
+}
+
+// recount tallies standings from the games list.
+func recount(games []apiGame) map[int64]*apiStanding {
+	out := map[int64]*apiStanding{}
+	get := func(id int64) *apiStanding {
+		if out[id] == nil {
+			out[id] = &apiStanding{EngineID: id}
+		}
+		return out[id]
+	}
+	for _, g := range games {
+		if g.Status != "finished" {
+			continue
+		}
+		b, w := get(g.Black.EngineID), get(g.White.EngineID)
+		b.Games++
+		w.Games++
+		switch *g.Result {
+		case "black":
+			b.Wins++
+			w.Losses++
+			b.Points++
+		case "white":
+			w.Wins++
+			b.Losses++
+			w.Points++
+		default:
+			b.Draws++
+			w.Draws++
+			b.Points += 0.5
+			w.Points += 0.5
+		}
+	}
+	return out
+}
+
+func checkStandings(t *testing.T, s *serverProcess, tid int64, games []apiGame) {
+	t.Helper()
+	var st struct{ Standings []apiStanding }
+	s.call(t, "GET", fmt.Sprintf("/api/tournaments/%d/standings", tid), nil, "", &st)
+	want := recount(games)
+	if len(st.Standings) != len(want) {
+		t.Fatalf("%d standings rows, %d engines played", len(st.Standings), len(want))
+	}
+	for i, r := range st.Standings {
+		w := want[r.EngineID]
+		if w == nil || r.Games != w.Games || r.Wins != w.Wins || r.Draws != w.Draws || r.Losses != w.Losses || r.Points != w.Points {
+			t.Errorf("standings of %s: %+v, recount %+v", r.Name, r, w)
+		}
+		if i > 0 && r.Points > st.Standings[i-1].Points {
+			t.Errorf("standings not best first: %+v", st.Standings)
+		}
+	}
+}
+
+func finishedGames(t *testing.T, s *serverProcess, tid int64) []apiGame {
+	t.Helper()
+	var list struct{ Games []apiGame }
+	s.call(t, "GET", fmt.Sprintf("/api/tournaments/%d/games?limit=5000", tid), nil, "", &list)
+	return list.Games
+}
+
+// TestEndToEnd runs the real binary and drives it through the API alone: it
+// uploads the classroom Java client as a file (fixed port 46000), registers two
+// built-ins and an engine given as a command, runs a double round robin to the
+// end, and checks every game, the standings and the crosstable.
+func TestEndToEnd(t *testing.T) {
+	ciRequires(t, "java")
+	bin := taikaiBinary(t)
+	dir := t.TempDir()
+	s := startServer(t, bin, filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data"))
+
+	// Upload the client unchanged, as a file.
+	src, err := os.ReadFile("../../engines/testdata/clients/OthelloClient.java")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	meta, _ := mw.CreateFormField("meta")
+	meta.Write([]byte(`{"name":"seed-000","game":"othello","protocol":"othello-board","command":"java OthelloClient.java {host}","port":46000}`))
+	fw, _ := mw.CreateFormFile("file", "OthelloClient.java")
+	fw.Write(src)
+	mw.Close()
+	var java struct {
+		ID    int64
+		Files []string
+	}
+	s.call(t, "POST", "/api/engines", &body, mw.FormDataContentType(), &java)
+	if len(java.Files) != 1 || java.Files[0] != "OthelloClient.java" {
+		t.Fatalf("uploaded files %v", java.Files)
+	}
+	greedy := s.postJSON(t, "/api/engines", `{"name":"greedy","game":"othello","builtin":"othello-greedy"}`)
+	random := s.postJSON(t, "/api/engines", `{"name":"random","game":"othello","builtin":"othello-random","protocol":"othello-move"}`)
+	cmdEngine := s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":"alphabeta-cmd","game":"othello","command":[%q,"engine","othello-alphabeta","--host","{host}","--port","{port}","--time-ms","{time_ms}"]}`, bin))
+
+	tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(
+		`{"name":"e2e","game":"othello","engines":[%d,%d,%d,%d],"games_per_pair":2,"move_time_ms":400,"concurrency":2,"start":true}`,
+		java.ID, greedy, random, cmdEngine))
+	tr := s.waitFinished(t, tid, 5*time.Minute)
+	if tr.TotalGames != 12 || tr.FinishedGames != 12 {
+		t.Fatalf("tournament %+v, want 12 of 12 games", tr)
+	}
+	games := finishedGames(t, s, tid)
+	seen := map[int64]bool{}
+	for _, g := range games {
+		if g.Status != "finished" {
+			t.Errorf("game %v at index %d: %s", g.ID, g.Index, g.Status)
+			continue
+		}
+		if seen[g.Index] {
+			t.Errorf("index %d played twice", g.Index)
+		}
+		seen[g.Index] = true
+		var full apiGame
+		s.call(t, "GET", fmt.Sprintf("/api/games/%d", *g.ID), nil, "", &full)
+		checkOthelloGame(t, full)
+		if code := s.call(t, "GET", fmt.Sprintf("/api/games/%d/log/black", *g.ID), nil, "", nil); code != 200 {
+			t.Errorf("game %d: black's log: %d", *g.ID, code)
+		}
+	}
+	checkStandings(t, s, tid, games)
+
+	// The crosstable agrees with the games.
+	var ct struct {
+		Engines []struct {
+			EngineID int64 `json:"engine_id"`
+		}
+		Cells [][]*struct{ Games, Wins, Draws, Losses int64 }
+	}
+	s.call(t, "GET", fmt.Sprintf("/api/tournaments/%d/crosstable", tid), nil, "", &ct)
+	for i, row := range ct.Cells {
+		for j, c := range row {
+			if i == j {
+				if c != nil {
+					t.Errorf("crosstable diagonal %d is %+v", i, c)
+				}
+				continue
+			}
+			a, b := ct.Engines[i].EngineID, ct.Engines[j].EngineID
+			var w, d, l int64
+			for _, g := range games {
+				switch {
+				case g.Black.EngineID == a && g.White.EngineID == b:
+					w, d, l = tally(*g.Result, "black", w, d, l)
+				case g.White.EngineID == a && g.Black.EngineID == b:
+					w, d, l = tally(*g.Result, "white", w, d, l)
+				}
+			}
+			if c == nil || c.Wins != w || c.Draws != d || c.Losses != l || c.Games != 2 {
+				t.Errorf("crosstable %d vs %d: %+v, games say %d/%d/%d", a, b, c, w, d, l)
+			}
+		}
+	}
+	s.stop(t, syscall.SIGTERM)
+	if code := s.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("server exit %d after SIGTERM:\n%s", code, s.logs())
+	}
+}
+
+func tally(result, as string, w, d, l int64) (int64, int64, int64) {
+	switch result {
+	case as:
+		return w + 1, d, l
+	case "draw":
+		return w, d + 1, l
+	}
+	return w, d, l + 1
+}
+
+// TestCrashRestart SIGKILLs the server in the middle of a tournament several
+// times at random moments. After each restart the tournament goes on; at the
+// end every schedule index has exactly one finished game, no game id is
+// duplicated, and the standings equal a recount of the games.
+func TestCrashRestart(t *testing.T) {
+	bin := taikaiBinary(t)
+	dir := t.TempDir()
+	db, data := filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data")
+	s := startServer(t, bin, db, data)
+	var ids []int64
+	for _, b := range []string{"othello-random", "othello-greedy", "othello-alphabeta"} {
+		ids = append(ids, s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":%q,"game":"othello","builtin":%q}`, b, b)))
+	}
+	tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(
+		`{"name":"crash","game":"othello","engines":[%d,%d,%d],"games_per_pair":20,"move_time_ms":40,"concurrency":2,"start":true}`, ids[0], ids[1], ids[2]))
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	kills := 0
+	for kills < 4 {
+		time.Sleep(time.Duration(200+rng.IntN(800)) * time.Millisecond)
+		var tr tournamentJSON
+		s.call(t, "GET", fmt.Sprintf("/api/tournaments/%d", tid), nil, "", &tr)
+		if tr.Status == "finished" {
+			break
+		}
+		pid := s.cmd.Process.Pid
+		s.stop(t, syscall.SIGKILL)
+		kills++
+		t.Logf("kill %d at %d/%d finished games", kills, tr.FinishedGames, tr.TotalGames)
+		waitNoEngines(t, bin, pid)
+		s = startServer(t, bin, db, data)
+	}
+	if kills < 4 {
+		t.Fatalf("the tournament finished after %d kills; make it longer", kills)
+	}
+	tr := s.waitFinished(t, tid, 5*time.Minute)
+	games := finishedGames(t, s, tid)
+	finished := map[int64]int{}
+	idSeen := map[int64]bool{}
+	aborted := 0
+	for _, g := range games {
+		if g.ID == nil {
+			t.Errorf("index %d never played", g.Index)
+			continue
+		}
+		if idSeen[*g.ID] {
+			t.Errorf("game id %d listed twice", *g.ID)
+		}
+		idSeen[*g.ID] = true
+		switch g.Status {
+		case "finished":
+			finished[g.Index]++
+		case "aborted":
+			aborted++
+		default:
+			t.Errorf("game %d: status %s after the tournament finished", *g.ID, g.Status)
+		}
+	}
+	for k := range tr.TotalGames {
+		if finished[k] != 1 {
+			t.Errorf("schedule index %d has %d finished games, want 1", k, finished[k])
+		}
+	}
+	if int64(len(finished)) != tr.TotalGames || tr.FinishedGames != tr.TotalGames {
+		t.Errorf("%d indexes finished, finished_games %d, schedule %d", len(finished), tr.FinishedGames, tr.TotalGames)
+	}
+	checkStandings(t, s, tid, games)
+	t.Logf("%d kills; %d games interrupted and played again", kills, aborted)
+}
+
+// waitNoEngines checks that the engines of a killed server died with it.
+func waitNoEngines(t *testing.T, bin string, serverPid int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		left := enginesOf(bin)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("engine processes outlived the killed server %d: %v", serverPid, left)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// enginesOf lists live `<bin> engine ...` processes.
+func enginesOf(bin string) []int {
+	var pids []int
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(cmdline), "\x00")
+		if len(args) > 1 && args[0] == bin && args[1] == "engine" {
+			stat, _ := os.ReadFile(filepath.Join("/proc", p.Name(), "stat"))
+			if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+				continue
+			}
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}

@@ -1,0 +1,307 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines/builtin"
+	"github.com/taikai-dev/taikai/storage"
+)
+
+// The test binary stands in for taikai when the match command launches
+// built-in engines (`<self> engine NAME ...`).
+func TestMain(m *testing.M) {
+	builtin.RunIfEngine()
+	os.Setenv("GORACE", "atexit_sleep_ms=0")
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binPath string
+	binErr  error
+)
+
+// taikaiBinary builds the real binary once for the tests that run it.
+func taikaiBinary(tb testing.TB) string {
+	tb.Helper()
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "taikai-bin-"); binErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "taikai")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		tb.Fatal(binErr)
+	}
+	return binPath
+}
+
+func ciRequires(tb testing.TB, tool string) {
+	tb.Helper()
+	if _, err := exec.LookPath(tool); err != nil {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("%s is required when CI=true: %v", tool, err)
+		}
+		tb.Skipf("%s not installed", tool)
+	}
+}
+
+// TestMatchStores200Games is the acceptance run of `taikai match`: random
+// against greedy, 200 games at 10 ms a move, two at a time, all stored.
+func TestMatchStores200Games(t *testing.T) {
+	dbPath := filepath.Join(t.TempDir(), "m.db")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"match", "--games", "200", "--move-time", "10ms", "--concurrency", "2", "--db", dbPath, "othello-random", "othello-greedy"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	db, err := storage.Open(context.Background(), dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ts, err := db.TournamentsWithStatus(context.Background(), "finished")
+	if err != nil || len(ts) != 1 {
+		t.Fatalf("finished tournaments %v, %v; want the match", ts, err)
+	}
+	counts, _ := db.CountGames(context.Background(), ts[0].ID)
+	if counts["finished"] != 200 || ts[0].FinishedGames != 200 {
+		t.Errorf("stored %v, finished_games %d; want 200 finished", counts, ts[0].FinishedGames)
+	}
+	rows, _, _ := db.Standings(context.Background(), ts[0].ID)
+	for _, r := range rows {
+		if r.Games != 200 {
+			t.Errorf("%s played %d games, want 200", r.Name, r.Games)
+		}
+	}
+	if !strings.Contains(stdout.String(), "Elo difference") || !strings.Contains(stderr.String(), "200/200") {
+		t.Errorf("no result table or progress:\n%s\n%s", stdout.String(), stderr.String())
+	}
+	t.Logf("%s", stdout.String())
+}
+
+func TestMatchJSON(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"match", "--game", "gomoku", "--size", "9", "--games", "4", "--move-time", "200ms", "--json", "gomoku-threat", "gomoku-random"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var out struct {
+		Games []struct {
+			Black, White, Result, Reason string
+			Moves                        []struct {
+				Color string
+				X, Y  *int
+				Text  string
+				MS    *int64
+			}
+		}
+		Standings []struct {
+			Name                string
+			Wins, Draws, Losses int
+			Points              float64
+		}
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, stdout.String())
+	}
+	if len(out.Games) != 4 || len(out.Standings) != 2 {
+		t.Fatalf("%d games, %d standings", len(out.Games), len(out.Standings))
+	}
+	for i, g := range out.Games {
+		wantBlack := []string{"gomoku-threat", "gomoku-random"}[i%2]
+		if g.Black != wantBlack || g.Reason == "" || len(g.Moves) == 0 || g.Moves[0].Color != "black" || g.Moves[0].MS == nil || g.Moves[0].X == nil {
+			t.Errorf("game %d: %+v", i, g)
+		}
+	}
+	if out.Standings[0].Wins+out.Standings[0].Draws+out.Standings[0].Losses != 4 {
+		t.Errorf("standings %+v", out.Standings)
+	}
+}
+
+func TestMatchBadArguments(t *testing.T) {
+	for _, args := range [][]string{
+		{"match", "othello-random"},
+		{"match", "--games", "0", "othello-random", "othello-greedy"},
+		{"match", "--game", "gomoku", "othello-random", "gomoku-random"},
+		{"match", "name=x cmd='unterminated", "othello-random"},
+		{"match", "name=x cmd=prog protocol=uci", "othello-random"},
+		{"match", "--rule", "pente", "--game", "gomoku", "gomoku-random", "gomoku-threat"},
+		{"match", "--concurrency", "0", "othello-random", "othello-greedy"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "taikai match:") {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and a message", args, code, stderr.String())
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"serve", "-h"}, {"match", "-h"}, {"engine", "-h"}, {"bench", "-h"}} {
+		var stdout, stderr bytes.Buffer
+		if code := run(args, &stdout, &stderr); code != 0 || stdout.Len()+stderr.Len() == 0 {
+			t.Errorf("%q: exit %d, no help text", args, code)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"frobnicate"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "unknown command") {
+		t.Errorf("unknown command: exit %d %q", code, stderr.String())
+	}
+}
+
+// serverProcess is a running `taikai serve` binary.
+type serverProcess struct {
+	cmd  *exec.Cmd
+	url  string
+	done chan struct{}
+	mu   sync.Mutex
+	log  bytes.Buffer
+}
+
+// startServer runs the real binary and waits until it serves.
+func startServer(tb testing.TB, bin, db, data string, extra ...string) *serverProcess {
+	tb.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--data", data}, extra...)...)
+	cmd.Env = append(os.Environ(), "TAIKAI_ADMIN_TOKEN=e2e-token")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	s := &serverProcess{cmd: cmd, done: make(chan struct{})}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			s.mu.Lock()
+			s.log.WriteString(line + "\n")
+			s.mu.Unlock()
+			if i := strings.Index(line, "addr=http://"); i >= 0 && strings.Contains(line, "taikai serving") {
+				addr <- strings.Fields(line[i+len("addr="):])[0]
+			}
+		}
+	}()
+	go func() {
+		cmd.Wait()
+		close(s.done)
+	}()
+	tb.Cleanup(func() { s.stop(tb, syscall.SIGKILL) })
+	select {
+	case s.url = <-addr:
+	case <-s.done:
+		tb.Fatalf("server exited at start:\n%s", s.logs())
+	case <-time.After(30 * time.Second):
+		tb.Fatalf("server did not start in 30s:\n%s", s.logs())
+	}
+	return s
+}
+
+func (s *serverProcess) logs() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.log.String()
+}
+
+// stop signals the server and waits for it to exit.
+func (s *serverProcess) stop(tb testing.TB, sig syscall.Signal) {
+	select {
+	case <-s.done:
+		return
+	default:
+	}
+	s.cmd.Process.Signal(sig)
+	select {
+	case <-s.done:
+	case <-time.After(30 * time.Second):
+		s.cmd.Process.Kill()
+		tb.Errorf("server did not exit within 30s of %v", sig)
+		<-s.done
+	}
+}
+
+func (s *serverProcess) call(tb testing.TB, method, path string, body io.Reader, contentType string, out any) int {
+	tb.Helper()
+	req, err := http.NewRequest(method, s.url+path, body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer e2e-token")
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		tb.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode >= 300 && out != nil {
+		tb.Fatalf("%s %s: %d %s", method, path, res.StatusCode, b)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			tb.Fatalf("%s %s: %v: %s", method, path, err, b)
+		}
+	}
+	return res.StatusCode
+}
+
+func (s *serverProcess) postJSON(tb testing.TB, path, body string) int64 {
+	tb.Helper()
+	var out struct{ ID int64 }
+	s.call(tb, "POST", path, strings.NewReader(body), "application/json", &out)
+	return out.ID
+}
+
+// waitFinished polls a tournament until it is finished.
+func (s *serverProcess) waitFinished(tb testing.TB, id int64, within time.Duration) tournamentJSON {
+	tb.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		var t tournamentJSON
+		s.call(tb, "GET", fmt.Sprintf("/api/tournaments/%d", id), nil, "", &t)
+		if t.Status == "finished" {
+			return t
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("tournament %d not finished after %v: %+v\n%s", id, within, t, s.logs())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+type tournamentJSON struct {
+	ID            int64
+	Status        string
+	TotalGames    int64 `json:"total_games"`
+	FinishedGames int64 `json:"finished_games"`
+}
