@@ -60,34 +60,34 @@ type benchConfig struct {
 
 // BenchResult holds the figures; the JSON keys are read by other tools.
 type BenchResult struct {
-	TurnaroundP50us      float64 `json:"turnaround_p50_us"`
-	TurnaroundP99us      float64 `json:"turnaround_p99_us"`
-	BareRoundtripUS      float64 `json:"bare_roundtrip_us"`
-	BareRoundtripP99us   float64 `json:"bare_roundtrip_p99_us"`
-	TurnaroundRatio      float64 `json:"turnaround_ratio"`
-	MovesPerSec          float64 `json:"moves_per_sec"`
-	OverheadMoves        int     `json:"overhead_moves"`
-	GamesPerSec          float64 `json:"games_per_sec"`
-	GamesPerSecC2        float64 `json:"games_per_sec_c2"`
-	SpawnFloorGamesPerS  float64 `json:"spawn_floor_games_per_sec"`
-	SpawnMS              float64 `json:"spawn_ms"`
-	ThroughputRatio      float64 `json:"throughput_ratio"`
-	ThroughputRatioC2    float64 `json:"throughput_ratio_c2"`
-	FalseTimeouts        int     `json:"false_timeouts"`
-	ClockMoves           int     `json:"clock_moves"`
-	ClockMaxMS           float64 `json:"clock_max_ms"`
-	TimeoutFlagP50ms     float64 `json:"timeout_flag_p50_ms"`
-	TimeoutFlagP99ms     float64 `json:"timeout_flag_p99_ms"`
-	TimeoutFlagMaxMS     float64 `json:"timeout_flag_max_ms"`
-	TimeoutSamples       int     `json:"timeout_samples"`
-	StoredGamesPerSec    float64 `json:"stored_games_per_sec"`
-	BareInsertsPerSec    float64 `json:"bare_inserts_per_sec"`
-	StorageRatio         float64 `json:"storage_ratio"`
-	BytesPerGame         float64 `json:"bytes_per_game"`
-	MoveBytesPerGame     float64 `json:"move_bytes_per_game"`
-	MovesPerStoredGame   float64 `json:"moves_per_stored_game"`
-	Seconds              float64 `json:"seconds"`
-	Cores                int     `json:"cores"`
+	TurnaroundP50us     float64 `json:"turnaround_p50_us"`
+	TurnaroundP99us     float64 `json:"turnaround_p99_us"`
+	BareRoundtripUS     float64 `json:"bare_roundtrip_us"`
+	BareRoundtripP99us  float64 `json:"bare_roundtrip_p99_us"`
+	TurnaroundRatio     float64 `json:"turnaround_ratio"`
+	MovesPerSec         float64 `json:"moves_per_sec"`
+	OverheadMoves       int     `json:"overhead_moves"`
+	GamesPerSec         float64 `json:"games_per_sec"`
+	GamesPerSecC2       float64 `json:"games_per_sec_c2"`
+	SpawnFloorGamesPerS float64 `json:"spawn_floor_games_per_sec"`
+	SpawnMS             float64 `json:"spawn_ms"`
+	ThroughputRatio     float64 `json:"throughput_ratio"`
+	ThroughputRatioC2   float64 `json:"throughput_ratio_c2"`
+	FalseTimeouts       int     `json:"false_timeouts"`
+	ClockMoves          int     `json:"clock_moves"`
+	ClockMaxMS          float64 `json:"clock_max_ms"`
+	TimeoutFlagP50ms    float64 `json:"timeout_flag_p50_ms"`
+	TimeoutFlagP99ms    float64 `json:"timeout_flag_p99_ms"`
+	TimeoutFlagMaxMS    float64 `json:"timeout_flag_max_ms"`
+	TimeoutSamples      int     `json:"timeout_samples"`
+	StoredGamesPerSec   float64 `json:"stored_games_per_sec"`
+	BareInsertsPerSec   float64 `json:"bare_inserts_per_sec"`
+	StorageRatio        float64 `json:"storage_ratio"`
+	BytesPerGame        float64 `json:"bytes_per_game"`
+	MoveBytesPerGame    float64 `json:"move_bytes_per_game"`
+	MovesPerStoredGame  float64 `json:"moves_per_stored_game"`
+	Seconds             float64 `json:"seconds"`
+	Cores               int     `json:"cores"`
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
