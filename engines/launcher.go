@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -232,7 +233,7 @@ func (l *Launcher) spawn(la Launch, port int) (*Process, error) {
 	// holds the pipe open.
 	cmd.WaitDelay = 2 * time.Second
 	v := l.vars(la, port)
-	cmd.Env = append(os.Environ(), l.Env...)
+	cmd.Env = append(engineEnviron(), l.Env...)
 	cmd.Env = append(cmd.Env,
 		"TAIKAI_HOST="+v["host"], "TAIKAI_PORT="+v["port"], "TAIKAI_COLOR="+v["color"],
 		"TAIKAI_GAME_ID="+v["game_id"], "TAIKAI_GAME="+la.Engine.Game, "TAIKAI_RULE="+v["rule"],
@@ -310,6 +311,19 @@ func accept(ctx context.Context, ln net.Listener, proc *Process, deadline time.T
 		}
 		return nil, ctx.Err()
 	}
+}
+
+// engineEnviron is the server's environment without the server's own
+// settings: an engine must never see the admin token (uploaded engines are
+// other people's code), and TAIKAI_* names are the launch contract's.
+func engineEnviron() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "TAIKAI_") {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 // Exited is closed when the process has exited.

@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 
 func helper(mode string, args []string) int {
 	fmt.Printf("args=%q\n", args)
-	for _, k := range []string{"TAIKAI_HOST", "TAIKAI_PORT", "TAIKAI_COLOR", "TAIKAI_GAME_ID", "TAIKAI_RULE", "TAIKAI_SIZE", "TAIKAI_TIME_MS"} {
+	for _, k := range []string{"TAIKAI_HOST", "TAIKAI_PORT", "TAIKAI_COLOR", "TAIKAI_GAME_ID", "TAIKAI_RULE", "TAIKAI_SIZE", "TAIKAI_TIME_MS", "TAIKAI_ADMIN_TOKEN"} {
 		fmt.Printf("%s=%s\n", k, os.Getenv(k))
 	}
 	switch mode {
@@ -123,6 +123,7 @@ func alive(pid int) bool {
 }
 
 func TestLaunchPlaceholdersAndEnv(t *testing.T) {
+	t.Setenv("TAIKAI_ADMIN_TOKEN", "server-secret")
 	l := launcher(t)
 	logPath := filepath.Join(t.TempDir(), "logs", "7-white.log")
 	p, c, err := l.Start(context.Background(), engines.Launch{
@@ -145,6 +146,9 @@ func TestLaunchPlaceholdersAndEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := c.LocalAddr().(*net.TCPAddr).Port
+	if strings.Contains(string(log), "server-secret") {
+		t.Errorf("the engine saw the server's admin token:\n%s", log)
+	}
 	for _, want := range []string{
 		fmt.Sprintf(`args=["127.0.0.1" "%d" "white" "-w" "-1" "helper-connect" "1500" "7"]`, port),
 		"TAIKAI_HOST=127.0.0.1", fmt.Sprintf("TAIKAI_PORT=%d", port), "TAIKAI_COLOR=white",
