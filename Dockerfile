@@ -1,0 +1,91 @@
+# taikai: the tournament server and the runtimes the engines it launches need.
+#
+#   docker compose up -d            (see docker-compose.yml and README.md)
+#   docker build -t taikai:latest . && docker run -p 8080:8080 -v taikai-data:/data taikai:latest
+#
+# deploy/deploy_test.go checks this file statically (stages, COPY sources, build
+# command, packages, user, healthcheck, entrypoint) and builds the binary the
+# same way, so keep the two in step.
+
+# ---- build stage: the cgo binary (github.com/mattn/go-sqlite3 needs gcc, which
+# this image has).
+FROM golang:1.26-bookworm AS build
+WORKDIR /src
+
+# Module downloads first, in their own layer: it is rebuilt only when
+# go.mod/go.sum change.
+COPY go.mod go.sum ./
+RUN go mod download
+# Compiling SQLite's C amalgamation is the slowest part of the build; do it here,
+# with the same flags as the real build, so that the Go build cache in this
+# layer keeps it across source changes (no BuildKit cache mount needed).
+RUN CGO_ENABLED=1 go build -trimpath github.com/mattn/go-sqlite3
+
+COPY . .
+RUN CGO_ENABLED=1 go build -trimpath -ldflags "-s -w" -o /out/taikai ./cmd/taikai
+
+# ---- runtime stage: same Debian release as the builder, so the same glibc the
+# binary was linked against.
+FROM debian:bookworm-slim AS runtime
+
+# Runtimes for the engines taikai launches (classroom clients in Java, Python,
+# Ruby and C/C++), plus:
+#   tini     PID 1: reaps engine grandchildren orphaned when an engine's process
+#            group is killed (they would stay zombies under a plain PID 1) and
+#            forwards SIGTERM/SIGINT to taikai.
+#   curl     the HEALTHCHECK below (exec form, no shell): taikai has no
+#            health-probe subcommand, and curl -f fails on any non-2xx status.
+#   sqlite3  the CLI, for consistent online backups of the WAL database
+#            (README: "Deploy with docker compose").
+# Java: the JDK (openjdk-17-jdk-headless), not just the JRE. The classroom
+# client runs as `java OthelloClient.java`, the single-file source launcher,
+# which needs the jdk.compiler module. In Debian that module is already inside
+# openjdk-17-jre-headless's lib/modules image, so the JRE alone would run it;
+# but uploaded engines made of several .java files need `javac` (and `jar`),
+# which only the JDK package ships, and CI tests the clients with the same JDK
+# package. It costs about 77 MB more than the JRE.
+# /usr/share/man/man1: update-alternatives in some OpenJDK postinst scripts
+# fails on -slim images without it.
+RUN mkdir -p /usr/share/man/man1 \
+ && apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      ca-certificates \
+      openjdk-17-jdk-headless \
+      python3 \
+      ruby \
+      gcc \
+      g++ \
+      make \
+      libc6-dev \
+      tini \
+      curl \
+      sqlite3 \
+ && rm -rf /var/lib/apt/lists/*
+
+# A fixed uid/gid so that volume ownership stays the same across rebuilds. /data
+# is created and owned here, before VOLUME, so that a new named volume starts
+# out owned by taikai (Docker copies the image's /data into it).
+RUN groupadd --gid 10001 taikai \
+ && useradd --uid 10001 --gid 10001 --create-home --home-dir /home/taikai \
+      --shell /usr/sbin/nologin taikai \
+ && install -d -o taikai -g taikai -m 0750 /data
+
+COPY --from=build /out/taikai /usr/local/bin/taikai
+
+# Listen on all interfaces inside the container; only this port is published.
+# The engines' game ports (per game, and fixed ones such as 46000) are on
+# 127.0.0.1 inside the container and are never exposed.
+ENV TAIKAI_ADDR=0.0.0.0:8080 \
+    TAIKAI_DB=/data/taikai.db \
+    TAIKAI_DATA=/data
+
+USER taikai
+WORKDIR /data
+VOLUME /data
+EXPOSE 8080
+
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["curl", "-fsS", "-o", "/dev/null", "--max-time", "4", "http://127.0.0.1:8080/healthz"]
+
+ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/taikai"]
+CMD ["serve"]
