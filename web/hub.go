@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -66,7 +67,7 @@ type liveGame struct {
 // viewer is one websocket connection.
 type viewer struct {
 	conn   *websocket.Conn
-	send   chan []byte
+	send   chan *websocket.PreparedMessage
 	topics []string
 	closed bool // send was closed (by run only)
 }
@@ -181,7 +182,7 @@ func (h *Hub) handle(x any) {
 		set[x.v] = struct{}{}
 		x.v.topics = append(x.v.topics, x.topic)
 		if first != nil {
-			h.deliver(x.v, first)
+			h.deliver(x.v, prepare(first))
 		}
 		x.ok <- true
 	case unsubscribe:
@@ -203,7 +204,7 @@ func tournamentTopic(id int64) string { return "tournament:" + strconv.FormatInt
 const liveTopic = "live"
 
 // deliver queues a message for a viewer, dropping the viewer if it is behind.
-func (h *Hub) deliver(v *viewer, msg []byte) {
+func (h *Hub) deliver(v *viewer, msg *websocket.PreparedMessage) {
 	if v.closed {
 		return
 	}
@@ -215,10 +216,25 @@ func (h *Hub) deliver(v *viewer, msg []byte) {
 	}
 }
 
+// broadcast sends a message to a topic's viewers. It is framed once for all of
+// them (a prepared message), not once per viewer.
 func (h *Hub) broadcast(topic string, msg []byte) {
-	for v := range h.topics[topic] {
-		h.deliver(v, msg)
+	set := h.topics[topic]
+	if len(set) == 0 {
+		return
 	}
+	pm := prepare(msg)
+	for v := range set {
+		h.deliver(v, pm)
+	}
+}
+
+func prepare(msg []byte) *websocket.PreparedMessage {
+	pm, err := websocket.NewPreparedMessage(websocket.TextMessage, msg)
+	if err != nil {
+		panic(err) // only compression can fail, and it is off
+	}
+	return pm
 }
 
 // drop unsubscribes a viewer and closes its queue; its writer then closes the
@@ -552,7 +568,12 @@ func (h *Hub) serve(w http.ResponseWriter, r *http.Request, topic string, first 
 	if q <= 0 {
 		q = DefaultSendQueue
 	}
-	v := &viewer{conn: conn, send: make(chan []byte, q)}
+	// A small kernel send buffer: a viewer that stops reading fills it, then its
+	// queue, and is dropped, instead of hiding megabytes in the socket.
+	if tc, ok := conn.NetConn().(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(64 << 10)
+	}
+	v := &viewer{conn: conn, send: make(chan *websocket.PreparedMessage, q)}
 	ok := make(chan bool, 1)
 	h.enqueue(subscribe{v: v, topic: topic, first: first, ok: ok})
 	var subscribed bool
@@ -613,7 +634,7 @@ func (h *Hub) write(v *viewer, first []byte, done chan struct{}) {
 				_ = v.conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "resync"))
 				return
 			}
-			if err := v.conn.WriteMessage(websocket.TextMessage, msg); err != nil {
+			if err := v.conn.WritePreparedMessage(msg); err != nil {
 				return
 			}
 		case <-ping.C:

@@ -1,0 +1,292 @@
+package web_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/gorilla/websocket"
+
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/games/othello"
+	"github.com/taikai-dev/taikai/storage"
+	"github.com/taikai-dev/taikai/tournament"
+	"github.com/taikai-dev/taikai/web"
+)
+
+// liveGame is a hub serving one running game (stored as running, announced
+// with game_started), as a referee would leave it; the test publishes its moves.
+type liveGame struct {
+	hub  *web.Hub
+	url  string
+	game *tournament.Game
+	tid  int64
+	b    othello.Board
+	ply  int
+}
+
+func newLiveGame(tb testing.TB, queue int) *liveGame {
+	tb.Helper()
+	ctx := context.Background()
+	db, err := storage.Open(ctx, filepath.Join(tb.TempDir(), "hub.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tr := &tournament.Tournament{Name: "fan-out", Settings: tournament.Settings{Game: "othello"}, Seed: 1}
+	for _, n := range []string{"a", "b"} {
+		e := engines.Engine{Name: n, Game: "othello", Protocol: "othello-board", Builtin: "othello-random"}
+		if err := db.CreateEngine(ctx, &e); err != nil {
+			tb.Fatal(err)
+		}
+		tr.Engines = append(tr.Engines, e.ID)
+	}
+	if err := tr.Validate(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := db.CreateTournament(ctx, tr); err != nil {
+		tb.Fatal(err)
+	}
+	p := tr.Schedule().Game(0)
+	id, err := db.StartGame(ctx, tr, p, tr.Engines[p.Black], tr.Engines[p.White], 1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	hub := web.NewHub(db, nil)
+	hub.SendQueue = queue
+	r := chi.NewRouter()
+	r.Get("/ws/games/{id}", hub.ServeGame)
+	ts := httptest.NewServer(r)
+	tb.Cleanup(func() {
+		hub.Close()
+		ts.Close()
+		db.Close()
+	})
+	g := &tournament.Game{ID: id, TournamentID: tr.ID, Game: "othello", Size: 8, Status: tournament.GameRunning,
+		Black: tournament.Player{EngineID: tr.Engines[0], Name: "a"}, White: tournament.Player{EngineID: tr.Engines[1], Name: "b"}}
+	hub.Publish(tournament.Event{Type: tournament.EventGameStarted, TournamentID: tr.ID, GameID: id, Game: g})
+	return &liveGame{hub: hub, url: "ws" + strings.TrimPrefix(ts.URL, "http") + fmt.Sprintf("/ws/games/%d", id), game: g, tid: tr.ID, b: othello.New()}
+}
+
+// move publishes the next move of a game of first legal moves, as the referee
+// does when it accepts one, and returns when Publish returned.
+func (g *liveGame) move() (ply int, took time.Duration) {
+	s := othello.Pass
+	if legal := othello.Squares(g.b.Legal()); len(legal) > 0 {
+		s = legal[0]
+	}
+	if g.b.Over() {
+		g.b = othello.New() // a long benchmark wraps around; viewers only count plies
+		s = othello.Squares(g.b.Legal())[0]
+	}
+	m := tournament.Move{Color: protocol.Color(g.b.Turn()), X: s.X(), Y: s.Y(), Pass: s == othello.Pass}
+	if m.Pass {
+		m.X, m.Y = -1, -1
+	}
+	g.b.Play(s)
+	g.ply++
+	start := time.Now()
+	g.hub.Publish(tournament.Event{Type: tournament.EventMove, TournamentID: g.tid, GameID: g.game.ID, Tick: &tournament.Tick{Ply: g.ply, Move: m}})
+	return g.ply, time.Since(start)
+}
+
+// viewer is a websocket client that records when each ply arrived.
+type viewer struct {
+	conn    *websocket.Conn
+	mu      sync.Mutex
+	plies   []int
+	arrived []time.Time
+	done    chan struct{}
+	err     error
+}
+
+func dialViewer(tb testing.TB, url string) *viewer {
+	tb.Helper()
+	d := websocket.Dialer{HandshakeTimeout: 10 * time.Second}
+	conn, _, err := d.Dial(url, nil)
+	if err != nil {
+		tb.Fatalf("dial %s: %v", url, err)
+	}
+	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	_, snap, err := conn.ReadMessage()
+	if err != nil || !strings.Contains(string(snap), `"type":"snapshot"`) {
+		tb.Fatalf("first message %q, %v; want the snapshot", snap, err)
+	}
+	v := &viewer{conn: conn, done: make(chan struct{})}
+	go v.read()
+	return v
+}
+
+func (v *viewer) read() {
+	defer close(v.done)
+	for {
+		v.conn.SetReadDeadline(time.Now().Add(60 * time.Second))
+		_, msg, err := v.conn.ReadMessage()
+		now := time.Now()
+		if err != nil {
+			v.err = err
+			return
+		}
+		var m struct {
+			Type string
+			Ply  int
+		}
+		if json.Unmarshal(msg, &m) == nil && m.Type == "move" {
+			v.mu.Lock()
+			v.plies = append(v.plies, m.Ply)
+			v.arrived = append(v.arrived, now)
+			v.mu.Unlock()
+		}
+	}
+}
+
+func (v *viewer) count() int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return len(v.plies)
+}
+
+// waitAll waits until every viewer has n moves.
+func waitAll(tb testing.TB, vs []*viewer, n int, within time.Duration) {
+	tb.Helper()
+	deadline := time.Now().Add(within)
+	for _, v := range vs {
+		for v.count() < n {
+			if time.Now().After(deadline) {
+				tb.Fatalf("a viewer has %d of %d moves after %v (err %v)", v.count(), n, within, v.err)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// stalled opens a websocket the way a browser tab that froze would: it
+// completes the handshake and never reads again.
+func stalled(tb testing.TB, url string) net.Conn {
+	tb.Helper()
+	u := strings.TrimPrefix(url, "ws://")
+	host, path, _ := strings.Cut(u, "/")
+	c, err := net.Dial("tcp", host)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tc := c.(*net.TCPConn)
+	tc.SetReadBuffer(4096) // a small window fills fast
+	fmt.Fprintf(c, "GET /%s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", path, host)
+	r := bufio.NewReader(c)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	status, err := r.ReadString('\n')
+	if err != nil || !strings.Contains(status, "101") {
+		tb.Fatalf("handshake: %q %v", status, err)
+	}
+	return c
+}
+
+// A viewer that stops reading is dropped; the others get every move in order
+// and publishing (the referee's side) never waits.
+func TestStalledViewerIsDropped(t *testing.T) {
+	g := newLiveGame(t, 64)
+	frozen := stalled(t, g.url)
+	defer frozen.Close()
+	var live []*viewer
+	for range 3 {
+		live = append(live, dialViewer(t, g.url))
+	}
+	// Enough moves to fill the frozen viewer's socket buffers and its queue.
+	const moves = 2000
+	var slowest time.Duration
+	for range moves {
+		_, took := g.move()
+		slowest = max(slowest, took)
+		time.Sleep(time.Millisecond) // a very fast game, but one viewers can follow
+	}
+	waitAll(t, live, moves, 30*time.Second)
+	for i, v := range live {
+		v.mu.Lock()
+		for k, p := range v.plies {
+			if p != k+1 {
+				t.Fatalf("viewer %d: move %d has ply %d: out of order or lost", i, k, p)
+			}
+		}
+		v.mu.Unlock()
+	}
+	// The frozen viewer was dropped: once we read what the kernel buffered, the
+	// server has closed the connection.
+	frozen.SetReadDeadline(time.Now().Add(10 * time.Second))
+	buf := make([]byte, 64<<10)
+	n := 0
+	for {
+		k, err := frozen.Read(buf)
+		n += k
+		if err != nil {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				t.Fatalf("the stalled viewer is still connected after %d bytes", n)
+			}
+			break
+		}
+	}
+	// Publishing is an append to a queue: the referee never waits for viewers.
+	if slowest > 50*time.Millisecond {
+		t.Errorf("a Publish took %v with a stalled viewer attached", slowest)
+	}
+	t.Logf("stalled viewer dropped after %d bytes; slowest Publish %v", n, slowest)
+}
+
+// BenchmarkFanOut1000 has 1,000 websocket viewers on one live game and
+// reports the delay from the referee publishing a move to each viewer receiving
+// it (p50, p99), with one stalled viewer attached that must not delay the rest.
+func BenchmarkFanOut1000(b *testing.B) {
+	g := newLiveGame(b, web.DefaultSendQueue)
+	frozen := stalled(b, g.url)
+	defer frozen.Close()
+	viewers := make([]*viewer, 1000)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 50)
+	for i := range viewers {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			viewers[i] = dialViewer(b, g.url)
+		})
+	}
+	wg.Wait()
+	var published []time.Time
+	b.ResetTimer()
+	for b.Loop() {
+		// A move every 20 ms: a blitz game, faster than people watch.
+		g.move()
+		published = append(published, time.Now())
+		time.Sleep(20 * time.Millisecond)
+	}
+	b.StopTimer()
+	waitAll(b, viewers, len(published), 60*time.Second)
+	var delays []time.Duration
+	for _, v := range viewers {
+		v.mu.Lock()
+		for k, at := range v.arrived {
+			if v.plies[k] != k+1 {
+				b.Fatalf("move %d arrived as ply %d", k+1, v.plies[k])
+			}
+			delays = append(delays, at.Sub(published[k]))
+		}
+		v.mu.Unlock()
+		v.conn.Close()
+	}
+	slices.Sort(delays)
+	q := func(p float64) float64 {
+		return float64(delays[min(int(p*float64(len(delays))), len(delays)-1)].Microseconds()) / 1000
+	}
+	b.ReportMetric(q(0.5), "p50-ms")
+	b.ReportMetric(q(0.99), "p99-ms")
+	b.ReportMetric(float64(len(delays)), "deliveries")
+}
