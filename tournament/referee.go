@@ -335,8 +335,10 @@ func (r *Referee) advance(ctx context.Context) (time.Time, Outcome, bool) {
 	if over {
 		turn = protocol.None
 	}
-	// The next mover first: its clock starts once its update is written.
-	order := [2]protocol.Color{turn, turn.Opponent()}
+	// The next mover last: its clock starts once its update is written, and
+	// nothing else the referee does (the other seat's write, that engine waking
+	// up) falls inside the time the mover is charged for.
+	order := [2]protocol.Color{turn.Opponent(), turn}
 	if turn == protocol.None {
 		order = [2]protocol.Color{protocol.Black, protocol.White}
 	}
@@ -344,7 +346,7 @@ func (r *Referee) advance(ctx context.Context) (time.Time, Outcome, bool) {
 	for k, c := range order {
 		i := idx(c)
 		err := r.Seats[i].Update(ctx, protocol.Update{Moves: r.pending, Board: r.rules, Turn: turn, Remaining: r.remaining[i]})
-		if k == 0 {
+		if k == 1 {
 			start = r.now()
 		}
 		if err != nil && !over {
