@@ -82,8 +82,13 @@ func (c *Conn) ReadLine() ([]byte, time.Time, error) {
 	if c.flooded(now) {
 		return nil, now, ErrFlood
 	}
-	line = line[:len(line)-1]
-	return trimCR(line), now, nil
+	line = trimCR(line[:len(line)-1])
+	if len(line) > MaxLine {
+		// The buffer holds a maximal line and its "\r\n", so a line one byte too
+		// long can still arrive whole.
+		return nil, now, ErrLineTooLong
+	}
+	return line, now, nil
 }
 
 func trimCR(b []byte) []byte {

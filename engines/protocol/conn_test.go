@@ -1,0 +1,90 @@
+package protocol_test
+
+import (
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines/protocol"
+)
+
+func pair(tb testing.TB) (client net.Conn, server *protocol.Conn) {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := ln.Accept()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close(); s.Close() })
+	s.SetReadDeadline(time.Now().Add(10 * time.Second))
+	return c, protocol.NewConn(s)
+}
+
+// The common line rules of PROTOCOLS.md: \r ignored, 4096 bytes is a line and
+// 4097 is too long (and discarded up to the newline), more than 64 KiB without
+// a newline or more than 200 lines in a second is a flood.
+func TestLineLimits(t *testing.T) {
+	c, s := pair(t)
+	go c.Write([]byte("PUT 3 2\r\n" + strings.Repeat("a", 4096) + "\n" + strings.Repeat("b", 4097) + "\nNEXT\nlast"))
+	for _, want := range []struct {
+		line string
+		err  error
+	}{{"PUT 3 2", nil}, {strings.Repeat("a", 4096), nil}, {"", protocol.ErrLineTooLong}, {"NEXT", nil}} {
+		line, _, err := s.ReadLine()
+		if string(line) != want.line || !errors.Is(err, want.err) && err != want.err {
+			t.Fatalf("got %.20q (%d bytes), %v; want %.20q, %v", line, len(line), err, want.line, want.err)
+		}
+	}
+	c.Close()
+	if line, _, err := s.ReadLine(); string(line) != "last" || err != nil {
+		t.Errorf("a last line without newline: %q %v", line, err)
+	}
+}
+
+func TestNoNewlineIsFlood(t *testing.T) {
+	c, s := pair(t)
+	go c.Write([]byte(strings.Repeat("z", 65<<10)))
+	if _, _, err := s.ReadLine(); !errors.Is(err, protocol.ErrFlood) {
+		t.Errorf("65 KiB without newline: %v, want ErrFlood", err)
+	}
+}
+
+func TestFlood(t *testing.T) {
+	c, s := pair(t)
+	go c.Write([]byte(strings.Repeat("SAY x\n", 201)))
+	for i := range 201 {
+		_, _, err := s.ReadLine()
+		if i < 200 && err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		if i == 200 && !errors.Is(err, protocol.ErrFlood) {
+			t.Fatalf("line 201 in under a second: %v, want ErrFlood", err)
+		}
+	}
+}
+
+// 200 lines a second for a while is allowed.
+func TestNoFloodAtTheLimit(t *testing.T) {
+	c, s := pair(t)
+	go func() {
+		for range 5 {
+			c.Write([]byte(strings.Repeat("SAY x\n", 150)))
+			time.Sleep(1100 * time.Millisecond)
+		}
+	}()
+	for i := range 750 {
+		if _, _, err := s.ReadLine(); err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package othellomove_test
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/engines/protocol/othellomove"
+)
+
+type board struct{}
+
+func (board) Size() int        { return 8 }
+func (board) At(x, y int) int8 { return 0 }
+
+// The adapter alone against an in-process TCP client: one connection plays two
+// games in a row, as the reference server's connections did (START after END),
+// and BYE comes only with the last.
+func TestTwoGamesOnOneConnection(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seat := othellomove.New(server, protocol.Black)
+	defer seat.Close()
+	r := bufio.NewReader(client)
+	expect := func(want string) {
+		t.Helper()
+		client.SetReadDeadline(time.Now().Add(5 * time.Second))
+		got, err := r.ReadString('\n')
+		if err != nil || got != want+"\n" {
+			t.Fatalf("got %q (%v), want %q", got, err, want)
+		}
+	}
+	next := func() protocol.Event {
+		t.Helper()
+		select {
+		case ev := <-seat.Events():
+			return ev
+		case <-time.After(5 * time.Second):
+			t.Fatal("no event")
+		}
+		return protocol.Event{}
+	}
+	ctx := context.Background()
+	client.Write([]byte("OPEN twice\n"))
+	for game := range 2 {
+		seat.Begin(ctx, protocol.Start{Color: protocol.Black, Opponent: "white engine", Board: board{}, Turn: protocol.Black, Remaining: 60 * time.Second})
+		expect("START BLACK white_engine 60000")
+		client.Write([]byte("MOVE f5\n"))
+		ev := next()
+		if ev.Kind != protocol.Attempt || ev.Move != (protocol.Move{X: 5, Y: 4}) {
+			t.Fatalf("game %d: event %+v, want the attempt f5", game, ev)
+		}
+		seat.Update(ctx, protocol.Update{Moves: []protocol.Played{{Color: protocol.Black, Move: ev.Move}}, Board: board{}, Turn: protocol.White, Remaining: 59500 * time.Millisecond})
+		expect("ACK 59500")
+		seat.Update(ctx, protocol.Update{Moves: []protocol.Played{{Color: protocol.White, Move: protocol.Move{X: 3, Y: 5}}}, Board: board{}, Turn: protocol.Black, Remaining: 59500 * time.Millisecond})
+		expect("MOVE D6")
+		res := protocol.Result{Outcome: protocol.Win, Reason: protocol.ReasonResign, Own: 4, Opp: 1, Records: []protocol.Record{{Name: "me", Score: 3, Wins: game + 1}, {Name: "you", Score: -3, Losses: game + 1}}}
+		if game == 0 {
+			seat.EndGame(ctx, res)
+			expect("END WIN 4 1 GIVEUP")
+		} else {
+			seat.End(ctx, res)
+			expect("END WIN 4 1 GIVEUP")
+			expect("BYE me 3 2 0 you -3 0 2")
+		}
+	}
+	if seat.Nick() != "twice" {
+		t.Errorf("OPEN name %q", seat.Nick())
+	}
+	// Out of a game, a stray line is only counted, not a loss.
+	client.Write([]byte("HELLO\n"))
+	if ev := next(); ev.Kind != protocol.Violation || !strings.Contains(ev.What, "invalid") {
+		t.Errorf("between games: %+v, want a counted violation", ev)
+	}
+}

@@ -1,0 +1,75 @@
+package tournament_test
+
+import (
+	"testing"
+
+	"github.com/taikai-dev/taikai/tournament"
+)
+
+// Every pair meets games_per_pair times with colours alternating; within a
+// round nobody plays twice; at any point in the schedule the number of games
+// played differs by little between engines.
+func TestRoundRobinSchedule(t *testing.T) {
+	for _, n := range []int{2, 3, 4, 5, 8, 11} {
+		for _, legs := range []int{1, 2, 3, 4} {
+			s := tournament.RoundRobin{N: n, Legs: legs}
+			total := s.Total()
+			if want := int64(legs * n * (n - 1) / 2); total != want {
+				t.Fatalf("n=%d legs=%d: total %d, want %d", n, legs, total, want)
+			}
+			meet := map[[2]int]int{}
+			black := map[[2]int]int{} // games of pair (a<b) with a as black
+			played := make([]int, n)
+			inRound := map[int64]map[int]bool{}
+			for k := range total {
+				p := s.Game(k)
+				if p.Black == p.White || p.Black < 0 || p.White < 0 || p.Black >= n || p.White >= n {
+					t.Fatalf("n=%d legs=%d game %d: bad pairing %+v", n, legs, k, p)
+				}
+				a, b := min(p.Black, p.White), max(p.Black, p.White)
+				meet[[2]int{a, b}]++
+				if p.Black == a {
+					black[[2]int{a, b}]++
+				}
+				if inRound[p.Round] == nil {
+					inRound[p.Round] = map[int]bool{}
+				}
+				if inRound[p.Round][p.Black] || inRound[p.Round][p.White] {
+					t.Fatalf("n=%d legs=%d: an engine plays twice in round %d", n, legs, p.Round)
+				}
+				inRound[p.Round][p.Black], inRound[p.Round][p.White] = true, true
+				played[p.Black]++
+				played[p.White]++
+				lo, hi := played[0], played[0]
+				for _, x := range played {
+					lo, hi = min(lo, x), max(hi, x)
+				}
+				// Within one round some have played and some not yet: at most two apart
+				// (an odd field adds the bye).
+				if hi-lo > 2 {
+					t.Fatalf("n=%d legs=%d after game %d: games played range %d..%d", n, legs, k, lo, hi)
+				}
+			}
+			for a := range n {
+				for b := a + 1; b < n; b++ {
+					if meet[[2]int{a, b}] != legs {
+						t.Errorf("n=%d legs=%d: pair %d-%d meets %d times", n, legs, a, b, meet[[2]int{a, b}])
+					}
+					if legs%2 == 0 && black[[2]int{a, b}] != legs/2 {
+						t.Errorf("n=%d legs=%d: pair %d-%d: %d of %d games with %d as black", n, legs, a, b, black[[2]int{a, b}], legs, a)
+					}
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkScheduleGame(b *testing.B) {
+	s := tournament.RoundRobin{N: 1000, Legs: 2}
+	var sink int
+	for i := int64(0); b.Loop(); i++ {
+		p := s.Game(i % s.Total())
+		sink += p.Black
+	}
+	_ = sink
+}
