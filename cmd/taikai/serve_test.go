@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// --demo starts a round robin per game at once; /metrics counts the games and
+// labels HTTP requests by route pattern; SIGTERM aborts the running games
+// cleanly, and after a restart they are played again.
+func TestDemoMetricsAndGracefulRestart(t *testing.T) {
+	bin := taikaiBinary(t)
+	dir := t.TempDir()
+	db, data := filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data")
+	s := startServer(t, bin, db, data, "--demo")
+	var list struct {
+		Tournaments []struct {
+			ID            int64
+			Name, Status  string
+			FinishedGames int64 `json:"finished_games"`
+		}
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		s.call(t, "GET", "/api/tournaments", nil, "", &list)
+		done := int64(0)
+		for _, tr := range list.Tournaments {
+			done += tr.FinishedGames
+		}
+		if len(list.Tournaments) == 2 && done >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("demo: %+v after 60s\n%s", list, s.logs())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	names := map[string]bool{}
+	for _, tr := range list.Tournaments {
+		names[tr.Name] = tr.Status == "running"
+		s.call(t, "GET", fmt.Sprintf("/api/tournaments/%d", tr.ID), nil, "", &struct{}{})
+	}
+	if !names["Demo: othello"] || !names["Demo: gomoku"] {
+		t.Fatalf("demo tournaments %v, want one running per game", names)
+	}
+	res, err := http.Get(s.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	for _, want := range []string{
+		`taikai_games_total{game=`, `taikai_games_running`, `taikai_moves_total`, `taikai_timeouts_total`,
+		`taikai_http_requests_total{code="200",method="GET",route="/api/tournaments/{id}"}`,
+	} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if strings.Contains(string(metrics), `route="/api/tournaments/1"`) {
+		t.Errorf("/metrics labels a raw path")
+	}
+
+	// SIGTERM: games in progress are aborted and stored as such.
+	s.stop(t, syscall.SIGTERM)
+	if code := s.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("exit %d after SIGTERM\n%s", code, s.logs())
+	}
+	if !strings.Contains(s.logs(), "aborting running games") {
+		t.Errorf("no shutdown log line:\n%s", s.logs())
+	}
+	// Restarting with --demo again does not start more demo tournaments, and the
+	// aborted games are played again.
+	s = startServer(t, bin, db, data, "--demo")
+	s.call(t, "GET", "/api/tournaments", nil, "", &list)
+	if len(list.Tournaments) != 2 {
+		t.Errorf("%d tournaments after a restart with --demo, want still 2", len(list.Tournaments))
+	}
+	aborted := 0
+	for _, tr := range list.Tournaments {
+		var games struct {
+			Games []struct {
+				ID     *int64
+				Index  int64
+				Status string
+			}
+		}
+		s.call(t, "GET", fmt.Sprintf("/api/tournaments/%d/games?status=aborted", tr.ID), nil, "", &games)
+		aborted += len(games.Games)
+	}
+	if aborted == 0 {
+		t.Errorf("no aborted game after SIGTERM during demo play")
+	}
+	t.Logf("%d games were aborted by SIGTERM and will be replayed", aborted)
+}
+
+// Deleting an engine hides it but keeps its games and standings, and frees its
+// name.
+func TestDeleteEngineKeepsHistory(t *testing.T) {
+	bin := taikaiBinary(t)
+	dir := t.TempDir()
+	s := startServer(t, bin, filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data"))
+	a := s.postJSON(t, "/api/engines", `{"name":"a","game":"gomoku","builtin":"gomoku-threat"}`)
+	b := s.postJSON(t, "/api/engines", `{"name":"b","game":"gomoku","builtin":"gomoku-random"}`)
+	tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"g","game":"gomoku","rule":"renju","size":11,"engines":[%d,%d],"move_time_ms":300,"start":true}`, a, b))
+	s.waitFinished(t, tid, 2*time.Minute)
+	if code := s.call(t, "DELETE", fmt.Sprintf("/api/engines/%d", b), nil, "", nil); code != http.StatusNoContent {
+		t.Fatalf("DELETE: %d", code)
+	}
+	var engines struct{ Engines []struct{ Name string } }
+	s.call(t, "GET", "/api/engines", nil, "", &engines)
+	if len(engines.Engines) != 1 || engines.Engines[0].Name != "a" {
+		t.Errorf("engines after delete: %+v", engines)
+	}
+	var st struct{ Standings []apiStanding }
+	s.call(t, "GET", fmt.Sprintf("/api/tournaments/%d/standings", tid), nil, "", &st)
+	if len(st.Standings) != 2 {
+		t.Errorf("standings after delete: %+v", st)
+	}
+	games := finishedGames(t, s, tid)
+	if len(games) != 2 || games[0].Black.Name == "" {
+		t.Errorf("games after delete: %+v", games)
+	}
+	s.postJSON(t, "/api/engines", `{"name":"b","game":"gomoku","builtin":"gomoku-random"}`)
+}
+
+// A tiny `taikai bench` run prints every figure the tools read.
+func TestBenchTiny(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"bench", "--scale", "0.02", "--json"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	var got map[string]float64
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, stdout.String())
+	}
+	for _, k := range []string{"turnaround_p50_us", "turnaround_p99_us", "bare_roundtrip_us", "turnaround_ratio",
+		"games_per_sec", "games_per_sec_c2", "spawn_floor_games_per_sec", "throughput_ratio", "false_timeouts",
+		"timeout_flag_p99_ms", "stored_games_per_sec", "bytes_per_game"} {
+		v, ok := got[k]
+		if !ok {
+			t.Errorf("no %s in %s", k, stdout.String())
+			continue
+		}
+		if k != "false_timeouts" && v <= 0 {
+			t.Errorf("%s = %v", k, v)
+		}
+	}
+}
