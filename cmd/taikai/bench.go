@@ -249,25 +249,38 @@ func (b *bench) games(ctx context.Context, n, concurrency int, black, white engi
 	return out, took, nil
 }
 
-// overhead: per-move turnaround of the referee against a bare ping-pong.
+// overhead: per-move turnaround of the referee against a bare ping-pong. The
+// two are measured in alternation, a game then a burst of pings, so that both
+// see the same machine: a noisy neighbour moves both, not their ratio.
 func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
-	b.step("per-move overhead: bare loopback ping-pong")
-	bare, err := b.pingPong(ctx, b.n(2000))
+	b.step("per-move overhead: referee games between two instant engines, alternating with a bare loopback ping-pong")
+	pp, err := b.startPingPong(ctx)
 	if err != nil {
 		return fmt.Errorf("ping-pong: %w", err)
 	}
-	b.step("per-move overhead: referee games between two instant engines")
-	played, took, err := b.games(ctx, b.n(30), 1, instant(), instant(), tournament.Settings{Game: "othello", MoveTimeMS: 5000}, nil)
-	if err != nil {
-		return err
-	}
-	var turns []time.Duration
-	for _, p := range played {
-		for _, m := range p.Moves {
+	defer pp.close()
+	var (
+		turns, bare []time.Duration
+		took        time.Duration
+	)
+	set := tournament.Settings{Game: "othello", MoveTimeMS: 5000}
+	for range b.n(30) {
+		played, d, err := b.games(ctx, 1, 1, instant(), instant(), set, nil)
+		if err != nil {
+			return err
+		}
+		took += d
+		for _, m := range played[0].Moves {
 			if !m.Auto {
 				turns = append(turns, m.Elapsed)
 			}
 		}
+		// As many round trips as the game had moves.
+		got, err := pp.measure(len(played[0].Moves))
+		if err != nil {
+			return fmt.Errorf("ping-pong: %w", err)
+		}
+		bare = append(bare, got...)
 	}
 	r.OverheadMoves = len(turns)
 	r.TurnaroundP50us = us(quantile(turns, 0.5))
@@ -279,9 +292,16 @@ func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
 	return nil
 }
 
-// pingPong measures the round trip of a BOARD+TURN message to a child process
-// that answers each line with a PUT line: the floor of a referee's turnaround.
-func (b *bench) pingPong(ctx context.Context, n int) ([]time.Duration, error) {
+// pingPong is a child process that answers each line with a PUT line: the
+// floor of a referee's turnaround, with the same message sizes.
+type pingPong struct {
+	cmd *exec.Cmd
+	c   net.Conn
+	rd  *bufio.Reader
+	msg []byte
+}
+
+func (b *bench) startPingPong(ctx context.Context) (*pingPong, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -293,92 +313,112 @@ func (b *bench) pingPong(ctx context.Context, n int) ([]time.Duration, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	defer func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-	}()
+	pp := &pingPong{cmd: cmd}
 	ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
 	c, err := ln.Accept()
 	if err != nil {
+		pp.close()
 		return nil, err
 	}
-	defer c.Close()
 	c.(*net.TCPConn).SetNoDelay(true)
-	// The same bytes the referee writes to give a move: BOARD of the start
-	// position and TURN in one write.
+	pp.c, pp.rd = c, bufio.NewReader(c)
+	// The bytes the referee writes to give a move: BOARD of the start position
+	// and TURN, in one write.
 	board := othello.New()
-	msg := []byte("BOARD")
+	pp.msg = []byte("BOARD")
 	for _, cell := range board.Cells(othello.ColumnMajor) {
-		msg = append(msg, ' ')
-		msg = strconv.AppendInt(msg, int64(cell), 10)
+		pp.msg = append(pp.msg, ' ')
+		pp.msg = strconv.AppendInt(pp.msg, int64(cell), 10)
 	}
-	msg = append(msg, "\nTURN 1\n"...)
-	rd := bufio.NewReader(c)
+	pp.msg = append(pp.msg, "\nTURN 1\n"...)
+	if _, err := pp.measure(50); err != nil { // warm-up
+		pp.close()
+		return nil, err
+	}
+	return pp, nil
+}
+
+// measure times n round trips.
+func (pp *pingPong) measure(n int) ([]time.Duration, error) {
 	out := make([]time.Duration, 0, n)
-	for i := 0; i < n+50; i++ {
-		c.SetDeadline(time.Now().Add(5 * time.Second))
+	for range n {
+		pp.c.SetDeadline(time.Now().Add(5 * time.Second))
 		t0 := time.Now()
-		if _, err := c.Write(msg); err != nil {
+		if _, err := pp.c.Write(pp.msg); err != nil {
 			return nil, err
 		}
 		// The echo answers each line; the second answer is the one to TURN.
 		for range 2 {
-			if _, err := rd.ReadSlice('\n'); err != nil {
+			if _, err := pp.rd.ReadSlice('\n'); err != nil {
 				return nil, err
 			}
 		}
-		if i >= 50 { // warm-up
-			out = append(out, time.Since(t0))
-		}
+		out = append(out, time.Since(t0))
 	}
 	return out, nil
 }
 
-// throughput: whole games per second against the cost of two engine starts.
-func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
-	b.step("game throughput: starting the engine binary (the floor)")
-	spawn, err := b.spawnCost(ctx, b.n(40))
-	if err != nil {
-		return fmt.Errorf("spawn: %w", err)
+func (pp *pingPong) close() {
+	if pp.c != nil {
+		pp.c.Close()
 	}
+	_ = syscall.Kill(-pp.cmd.Process.Pid, syscall.SIGKILL)
+	_ = pp.cmd.Wait()
+}
+
+// throughput: whole games per second against the cost of two engine starts,
+// measured in alternation like the turnaround.
+func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
+	b.step("game throughput: whole games at concurrency 1 and 2, alternating with engine starts (the floor)")
+	set := tournament.Settings{Game: "othello", MoveTimeMS: 5000}
+	var (
+		spawns      []time.Duration
+		took        [2]time.Duration
+		count       [2]int
+		rounds      = b.n(20)
+		gamesPerRun = [2]int{2, 4}
+	)
+	for range rounds {
+		for ci, c := range []int{1, 2} {
+			_, d, err := b.games(ctx, gamesPerRun[ci], c, instant(), instant(), set, nil)
+			if err != nil {
+				return err
+			}
+			took[ci] += d
+			count[ci] += gamesPerRun[ci]
+		}
+		sp, err := b.spawnCost(ctx, 2)
+		if err != nil {
+			return fmt.Errorf("spawn: %w", err)
+		}
+		spawns = append(spawns, sp...)
+	}
+	spawn := quantile(spawns, 0.5)
 	r.SpawnMS = round(float64(spawn.Microseconds())/1000, 2)
 	r.SpawnFloorGamesPerS = round(1/(2*spawn.Seconds()), 1)
-	set := tournament.Settings{Game: "othello", MoveTimeMS: 5000}
-	for _, c := range []int{1, 2} {
-		b.step("game throughput: whole games at concurrency %d", c)
-		n := b.n(40) * c
-		_, took, err := b.games(ctx, n, c, instant(), instant(), set, nil)
-		if err != nil {
-			return err
-		}
-		gps := round(float64(n)/took.Seconds(), 1)
-		if c == 1 {
-			r.GamesPerSec = gps
-			r.ThroughputRatio = round(r.SpawnFloorGamesPerS/gps, 2)
-		} else {
-			r.GamesPerSecC2 = gps
-			r.ThroughputRatioC2 = round(r.SpawnFloorGamesPerS/gps, 2)
-		}
-	}
+	r.GamesPerSec = round(float64(count[0])/took[0].Seconds(), 1)
+	r.GamesPerSecC2 = round(float64(count[1])/took[1].Seconds(), 1)
+	r.ThroughputRatio = round(r.SpawnFloorGamesPerS/r.GamesPerSec, 2)
+	r.ThroughputRatioC2 = round(r.SpawnFloorGamesPerS/r.GamesPerSecC2, 2)
 	return nil
 }
 
-// spawnCost is the median time to start the engine binary, have it connect,
-// and see it exit after the connection closes.
-func (b *bench) spawnCost(ctx context.Context, n int) (time.Duration, error) {
+// spawnCost times n starts of the engine binary: start it, have it connect,
+// close the connection, and see it exit.
+func (b *bench) spawnCost(ctx context.Context, n int) ([]time.Duration, error) {
 	l := &engines.Launcher{Self: b.self, ExitGrace: 2 * time.Second}
 	var costs []time.Duration
 	for range n {
 		t0 := time.Now()
 		p, c, err := l.Start(ctx, engines.Launch{Engine: instant(), Color: "black"})
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		c.Close()
 		p.Stop(2 * time.Second)
 		costs = append(costs, time.Since(t0))
 	}
-	return quantile(costs, 0.5), nil
+	return costs, nil
 }
 
 // clock: (a) engines answering 15 ms into a 20 ms clock at concurrency 4 must
