@@ -221,12 +221,14 @@ func (s *Service) prepare(ctx context.Context, t *Tournament, p Pairing, cache m
 		}
 		players[i] = e
 	}
-	seed := t.Seed ^ (uint64(p.Index)+1)*0x9e3779b97f4a7c15
-	id, err := s.Store.StartGame(ctx, t, p, players[0].ID, players[1].ID, seed)
+	// Everything that can fail comes before the game is stored as running: a
+	// running row nobody plays would wait for the next restart.
+	records, err := s.Store.Records(ctx, t.ID, [2]int64{players[0].ID, players[1].ID})
 	if err != nil {
 		return GameSpec{}, err
 	}
-	records, err := s.Store.Records(ctx, t.ID, [2]int64{players[0].ID, players[1].ID})
+	seed := t.Seed ^ (uint64(p.Index)+1)*0x9e3779b97f4a7c15
+	id, err := s.Store.StartGame(ctx, t, p, players[0].ID, players[1].ID, seed)
 	if err != nil {
 		return GameSpec{}, err
 	}
