@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -23,24 +24,25 @@ import (
 // ---- engines ----
 
 type engineJSON struct {
-	ID          int64     `json:"id"`
-	Name        string    `json:"name"`
-	Game        string    `json:"game"`
-	Protocol    string    `json:"protocol"`
-	Command     []string  `json:"command"`
-	CommandLine string    `json:"command_line"`
-	Port        int       `json:"port,omitempty"`
-	Builtin     string    `json:"builtin,omitempty"`
-	Uploaded    bool      `json:"uploaded"`
-	Files       []string  `json:"files,omitempty"`
-	CreatedAt   time.Time `json:"created_at"`
+	ID          int64      `json:"id"`
+	Name        string     `json:"name"`
+	Game        string     `json:"game"`
+	Protocol    string     `json:"protocol"`
+	Command     []string   `json:"command"`
+	CommandLine string     `json:"command_line"`
+	Port        int        `json:"port,omitempty"`
+	Builtin     string     `json:"builtin,omitempty"`
+	Uploaded    bool       `json:"uploaded"`
+	Files       []string   `json:"files,omitempty"`
+	CreatedAt   time.Time  `json:"created_at"`
+	DeletedAt   *time.Time `json:"deleted_at,omitempty"` // deleted engines keep their games
 }
 
 func (s *Server) engineJSON(e storage.EngineRow) engineJSON {
 	j := engineJSON{
 		ID: e.ID, Name: e.Name, Game: e.Game, Protocol: e.Protocol, Command: e.Command,
 		CommandLine: engines.QuoteCommand(e.Command), Port: e.Port, Builtin: e.Builtin,
-		Uploaded: e.Dir != "", CreatedAt: e.CreatedAt,
+		Uploaded: e.Dir != "", CreatedAt: e.CreatedAt, DeletedAt: e.DeletedAt,
 	}
 	if e.Builtin != "" {
 		j.CommandLine = "taikai engine " + e.Builtin
@@ -220,13 +222,19 @@ func (s *Server) tournamentJSON(r *http.Request, t *tournament.Tournament, names
 	for _, id := range t.Engines {
 		j.Engines = append(j.Engines, playerJSON{EngineID: id, Name: names[id]})
 	}
-	if t.Status == tournament.StatusRunning && t.StartedAt != nil && t.FinishedGames > 0 {
-		// The rate so far, over the games left; rough but honest.
-		per := time.Since(*t.StartedAt).Seconds() / float64(t.FinishedGames)
-		eta := per * float64(t.TotalGames-t.FinishedGames)
-		j.ETASeconds = &eta
-	}
+	j.ETASeconds = eta(t)
 	return j
+}
+
+// eta estimates the seconds a running tournament has left from its rate so
+// far; nil before its first game ends.
+func eta(t *tournament.Tournament) *float64 {
+	if t.Status != tournament.StatusRunning || t.StartedAt == nil || t.FinishedGames == 0 {
+		return nil
+	}
+	per := time.Since(*t.StartedAt).Seconds() / float64(t.FinishedGames)
+	e := math.Round(per * float64(t.TotalGames-t.FinishedGames))
+	return &e
 }
 
 // engineNames maps the ids of registered (and deleted) engines to names.
@@ -253,7 +261,12 @@ func (s *Server) listTournaments(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]tournamentJSON, len(list))
 	for i, t := range list {
-		out[i] = s.tournamentJSON(r, t, nil)
+		names, err := s.engineNames(r, t.Engines)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		out[i] = s.tournamentJSON(r, t, names)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"tournaments": out})
 }
@@ -540,7 +553,13 @@ func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for _, g := range list {
-			out = append(out, toGameJSON(g))
+			j := toGameJSON(g)
+			if g.Status == tournament.GameRunning && s.Hub != nil {
+				if moves, ok := s.Hub.LiveMoves(g.ID); ok {
+					j.Plies = len(moves)
+				}
+			}
+			out = append(out, j)
 		}
 	}
 	// Games not started yet come from the schedule, not the database.

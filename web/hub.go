@@ -289,7 +289,7 @@ func (h *Hub) event(ev tournament.Event) {
 		g.header.Plies = len(g.moves)
 		g.remaining = [2]int64{ev.Tick.Remaining[0].Milliseconds(), ev.Tick.Remaining[1].Milliseconds()}
 		h.smu.Unlock()
-		if len(h.topics[gameTopic(ev.GameID)]) == 0 && len(h.topics[liveTopic]) == 0 {
+		if len(h.topics[gameTopic(ev.GameID)]) == 0 && len(h.topics[liveTopic]) == 0 && len(h.topics[tournamentTopic(ev.TournamentID)]) == 0 {
 			return // nobody watches: do not even encode
 		}
 		msg := mustJSON(moveMessage{
@@ -298,6 +298,7 @@ func (h *Hub) event(ev tournament.Event) {
 			Remaining: remainingJSON(g.remaining), Sent: time.Now().UnixMicro(),
 		})
 		h.broadcast(gameTopic(ev.GameID), msg)
+		h.broadcast(tournamentTopic(ev.TournamentID), msg)
 		h.broadcast(liveTopic, msg)
 	case tournament.EventGameEnded:
 		h.smu.Lock()
@@ -354,7 +355,7 @@ func tournamentSummary(t *tournament.Tournament) map[string]any {
 	}
 	return map[string]any{
 		"id": t.ID, "name": t.Name, "game": t.Settings.Game, "status": t.Status,
-		"total_games": t.TotalGames, "finished_games": t.FinishedGames,
+		"total_games": t.TotalGames, "finished_games": t.FinishedGames, "eta_seconds": eta(t),
 	}
 }
 
@@ -491,8 +492,9 @@ func (h *Hub) ServeGame(w http.ResponseWriter, r *http.Request) {
 		}
 		frames, rep := framesOf(g)
 		snap := gameSnapshot(g, g.Moves, frames, nil, false, rep.five())
+		d := gameDetail(g)
 		end := mustJSON(map[string]any{"type": "end", "game_id": g.ID, "game": toGameJSON(g), "result": g.Result, "reason": g.Reason,
-			"five": rep.five(), "stones": map[string]int{"black": g.Stones[0], "white": g.Stones[1]}})
+			"five": rep.five(), "stones": d.Stones, "violations": d.Violations, "logs": d.Logs})
 		return [][]byte{snap, end}
 	})
 }

@@ -1,27 +1,363 @@
 package web
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"embed"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"html/template"
+	"io/fs"
+	"mime"
 	"net/http"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/tournament"
 )
 
-// pages are the dashboard's server-rendered pages.
+// assets are the dashboard's templates and static files, built into the binary.
+//
+//go:embed templates/*.html static
+var assets embed.FS
+
+// pageNames are the templates under templates/ that are whole pages; each is
+// parsed together with layout.html and must define "title" and "content".
+var pageNames = []string{"index", "tournament", "game", "engines", "error"}
+
+// pages are the dashboard's server-rendered pages and the static files they use.
 type pages struct {
-	t *template.Template
+	views      map[string]*template.Template
+	static     map[string]*asset // by file name
+	scriptHash string            // CSP source of the inline import map
 }
 
-func loadPages() (*pages, error) {
-	t, err := template.New("index").Parse(`<!doctype html><title>taikai</title><h1>taikai</h1>`)
+// asset is a static file served under a URL that changes with its content, so
+// browsers may keep it for a year.
+type asset struct {
+	name  string
+	hash  string // hex sha256 prefix
+	body  []byte
+	ctype string
+}
+
+func (a *asset) url() string { return "/static/" + a.hash + "/" + a.name }
+
+// loadPages parses every template at start: a broken one fails the start.
+func loadPages() (*pages, error) { return parsePages(assets) }
+
+// parsePages reads templates/ and static/ from fsys.
+func parsePages(fsys fs.FS) (*pages, error) {
+	p := &pages{views: map[string]*template.Template{}, static: map[string]*asset{}}
+	err := fs.WalkDir(fsys, "static", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		body, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(body)
+		rel := strings.TrimPrefix(name, "static/")
+		if strings.Contains(rel, "/") {
+			// The route /static/{hash}/{name} serves one level only.
+			return fmt.Errorf("%s: static files live directly in static/", name)
+		}
+		ctype := mime.TypeByExtension(path.Ext(rel))
+		switch path.Ext(rel) {
+		case ".js":
+			ctype = "text/javascript; charset=utf-8"
+		case ".css":
+			ctype = "text/css; charset=utf-8"
+		case ".svg":
+			ctype = "image/svg+xml"
+		}
+		if ctype == "" {
+			ctype = "application/octet-stream"
+		}
+		p.static[rel] = &asset{name: rel, hash: hex.EncodeToString(sum[:])[:16], body: body, ctype: ctype}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("static files: %w", err)
+	}
+	importMap, err := p.importMap()
 	if err != nil {
 		return nil, err
 	}
-	return &pages{t: t}, nil
+	// The import map is the only inline script that runs; it is allowed by hash.
+	sum := sha256.Sum256([]byte(importMap))
+	p.scriptHash = "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	funcs := template.FuncMap{
+		"static": func(name string) (string, error) {
+			a, ok := p.static[name]
+			if !ok {
+				return "", fmt.Errorf("no static file %q", name)
+			}
+			return a.url(), nil
+		},
+		// importmap lets modules import each other by bare names ("taikai/board.js")
+		// that resolve to the checksummed URLs.
+		"importmap": func() template.HTML {
+			return template.HTML(`<script type="importmap">` + importMap + `</script>`)
+		},
+		"reasonLabel": reasonLabel,
+		"add1":        func(n int64) int64 { return n + 1 },
+	}
+	layout, err := fs.ReadFile(fsys, "templates/layout.html")
+	if err != nil {
+		return nil, fmt.Errorf("templates: %w", err)
+	}
+	base, err := template.New("layout.html").Funcs(funcs).Parse(string(layout))
+	if err != nil {
+		return nil, fmt.Errorf("templates: %w", err)
+	}
+	for _, name := range pageNames {
+		file := "templates/" + name + ".html"
+		src, err := fs.ReadFile(fsys, file)
+		if err != nil {
+			return nil, fmt.Errorf("templates: %w", err)
+		}
+		t, err := base.Clone()
+		if err == nil {
+			t, err = t.Parse(string(src))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("templates: %w", err)
+		}
+		for _, need := range []string{"layout", "title", "content"} {
+			if t.Lookup(need) == nil {
+				return nil, fmt.Errorf("templates: %s does not define %q", file, need)
+			}
+		}
+		p.views[name] = t
+	}
+	return p, nil
+}
+
+// importMap maps "taikai/<file>.js" to each module's checksummed URL.
+func (p *pages) importMap() (string, error) {
+	imports := map[string]string{}
+	names := make([]string, 0, len(p.static))
+	for name := range p.static {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if strings.HasSuffix(name, ".js") {
+			imports["taikai/"+name] = p.static[name].url()
+		}
+	}
+	b, err := json.Marshal(map[string]any{"imports": imports})
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// view is what every page template gets.
+type view struct {
+	Title  string
+	Page   string
+	Admin  bool
+	TV     bool
+	Status int
+
+	Tournament *tournamentJSON
+	Game       *gameJSON
+	Settings   *tournament.Settings
+	Logs       bool
+	Reasons    []string
+	Rules      []string
+	Message    string
+}
+
+// reasons a game can end for, in the order the games filter lists them.
+var reasons = []string{
+	protocol.ReasonNormal, protocol.ReasonTimeout, protocol.ReasonIllegal, protocol.ReasonDisconnect,
+	protocol.ReasonClose, protocol.ReasonResign, protocol.ReasonNoConnect, protocol.ReasonCrash, protocol.ReasonAborted,
+}
+
+var gomokuRules = []string{"seed", "freestyle", "standard", "renju"}
+
+// reasonLabel says why a game ended in words.
+func reasonLabel(reason string) string {
+	switch reason {
+	case protocol.ReasonNormal:
+		return "game over"
+	case protocol.ReasonTimeout:
+		return "time out"
+	case protocol.ReasonIllegal:
+		return "illegal move"
+	case protocol.ReasonDisconnect:
+		return "disconnected"
+	case protocol.ReasonClose:
+		return "connection closed"
+	case protocol.ReasonResign:
+		return "resigned"
+	case protocol.ReasonNoConnect:
+		return "did not connect"
+	case protocol.ReasonCrash:
+		return "crashed"
+	case protocol.ReasonAborted:
+		return "aborted"
+	}
+	return reason
 }
 
 func (p *pages) routes(r chi.Router, s *Server) {
 	r.Get("/", func(w http.ResponseWriter, r *http.Request) {
-		_ = p.t.Execute(w, nil)
+		p.render(w, r, s, "index", &view{Title: "Overview", Rules: gomokuRules})
 	})
+	r.Get("/engines", func(w http.ResponseWriter, r *http.Request) {
+		p.render(w, r, s, "engines", &view{Title: "Engines"})
+	})
+	r.Get("/tournaments/{id}", func(w http.ResponseWriter, r *http.Request) {
+		id, err := idParam(r, "id")
+		if err != nil {
+			p.notFound(w, r, s, "There is no tournament "+strconv.Quote(chi.URLParam(r, "id"))+".")
+			return
+		}
+		t, err := s.DB.Tournament(r.Context(), id)
+		if err != nil {
+			p.fail(w, r, s, err, fmt.Sprintf("There is no tournament %d.", id))
+			return
+		}
+		names, err := s.engineNames(r, t.Engines)
+		if err != nil {
+			p.fail(w, r, s, err, "")
+			return
+		}
+		tj := s.tournamentJSON(r, t, names)
+		p.render(w, r, s, "tournament", &view{Title: t.Name, Tournament: &tj, Reasons: reasons})
+	})
+	r.Get("/games/{id}", func(w http.ResponseWriter, r *http.Request) {
+		id, err := idParam(r, "id")
+		if err != nil {
+			p.notFound(w, r, s, "There is no game "+strconv.Quote(chi.URLParam(r, "id"))+".")
+			return
+		}
+		g, err := s.DB.Game(r.Context(), id)
+		if err != nil {
+			p.fail(w, r, s, err, fmt.Sprintf("There is no game %d.", id))
+			return
+		}
+		v := &view{Title: fmt.Sprintf("Game %d: %s vs %s", g.ID, g.Black.Name, g.White.Name), Logs: g.Logs != ""}
+		gj := toGameJSON(g)
+		v.Game = &gj
+		if t, err := s.DB.Tournament(r.Context(), g.TournamentID); err == nil {
+			tj := s.tournamentJSON(r, t, nil)
+			v.Tournament, v.Settings = &tj, &t.Settings
+		}
+		p.render(w, r, s, "game", v)
+	})
+	r.Get("/static/{hash}/{name}", p.serveStatic)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		p.notFound(w, r, s, "There is no page at "+r.URL.Path+".")
+	})
+}
+
+// fail shows the not-found page for a missing row and a 500 page otherwise.
+func (p *pages) fail(w http.ResponseWriter, r *http.Request, s *Server, err error, missing string) {
+	if errors.Is(err, tournament.ErrNotFound) && missing != "" {
+		p.notFound(w, r, s, missing)
+		return
+	}
+	s.log().Error("page", "path", r.URL.Path, "err", err)
+	p.render(w, r, s, "error", &view{Title: "Error", Status: http.StatusInternalServerError, Message: "Something went wrong on the server; it has been logged."})
+}
+
+func (p *pages) notFound(w http.ResponseWriter, r *http.Request, s *Server, msg string) {
+	p.render(w, r, s, "error", &view{Title: "Not found", Status: http.StatusNotFound, Message: msg})
+}
+
+// render executes a page into a buffer first, so that a failing template gives
+// a clean 500 rather than half a page.
+func (p *pages) render(w http.ResponseWriter, r *http.Request, s *Server, name string, v *view) {
+	v.Page = name
+	v.Admin = s.isAdmin(r)
+	v.TV = r.URL.Query().Get("tv") == "1"
+	if v.Status == 0 {
+		v.Status = http.StatusOK
+	}
+	var buf bytes.Buffer
+	if err := p.views[name].ExecuteTemplate(&buf, "layout", v); err != nil {
+		s.log().Error("render page", "page", name, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Content-Security-Policy", p.csp(r))
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	w.WriteHeader(v.Status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// csp is the pages' Content-Security-Policy: nothing from another host, no
+// inline code but the import map. The websocket origin is named as well as
+// 'self', which older browsers do not apply to ws: and wss:.
+func (p *pages) csp(r *http.Request) string {
+	connect := "'self'"
+	if validHost(r.Host) {
+		connect += " ws://" + r.Host + " wss://" + r.Host
+	}
+	return "default-src 'self'; script-src 'self' " + p.scriptHash + "; style-src 'self'; img-src 'self' data:; " +
+		"connect-src " + connect + "; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+}
+
+// validHost accepts a Host header made of the characters of names, IPv4 and
+// IPv6 addresses and ports, so that it cannot change the policy it goes into.
+func validHost(host string) bool {
+	if host == "" || len(host) > 255 {
+		return false
+	}
+	for _, c := range host {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune(".-:[]", c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// isAdmin tells whether the browser holds the admin token in its cookie; it
+// only decides what the page shows, every write is checked by admin.
+func (s *Server) isAdmin(r *http.Request) bool {
+	c, err := r.Cookie(TokenCookie)
+	return err == nil && s.Token != "" && subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.Token)) == 1
+}
+
+// serveStatic serves a static file whose URL names its checksum; any other
+// checksum is not found, so a cached URL never serves other content.
+func (p *pages) serveStatic(w http.ResponseWriter, r *http.Request) {
+	a, ok := p.static[chi.URLParam(r, "name")]
+	if !ok || a.hash != chi.URLParam(r, "hash") {
+		http.Error(w, "not found", http.StatusNotFound)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", a.ctype)
+	h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	h.Set("ETag", `"`+a.hash+`"`)
+	h.Set("X-Content-Type-Options", "nosniff")
+	if match := r.Header.Get("If-None-Match"); match != "" && strings.Contains(match, `"`+a.hash+`"`) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(len(a.body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(a.body)
+	}
 }

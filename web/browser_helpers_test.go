@@ -1,0 +1,657 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/engines/builtin"
+	"github.com/taikai-dev/taikai/games/othello"
+	"github.com/taikai-dev/taikai/storage"
+	"github.com/taikai-dev/taikai/tournament"
+	"github.com/taikai-dev/taikai/web"
+)
+
+// TestMain lets the test binary stand in for the taikai binary: the launcher
+// runs built-in engines as `<Self> engine NAME ...`.
+func TestMain(m *testing.M) {
+	builtin.RunIfEngine()
+	// Race-built engine processes would otherwise sleep a second at exit.
+	race := "atexit_sleep_ms=0"
+	if v := os.Getenv("GORACE"); v != "" {
+		race = v + " " + race
+	}
+	os.Setenv("GORACE", race)
+	os.Exit(m.Run())
+}
+
+const browserToken = "browser-test-token"
+
+// site is a real taikai server on loopback: SQLite in a temp dir, the hub, the
+// metrics, and the tournament service that launches real engine processes.
+type site struct {
+	URL   string
+	DB    *storage.DB
+	token string
+
+	mu      sync.Mutex
+	sockets []net.Conn     // upgraded (websocket) connections
+	wsOpens map[string]int // websocket requests by path
+}
+
+// wsOpened counts the websocket requests made to path.
+func (s *site) wsOpened(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.wsOpens[path]
+}
+
+// dropSockets cuts every websocket connection, as the hub does to a viewer
+// that falls behind, and returns how many it cut.
+func (s *site) dropSockets() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.sockets)
+	for _, c := range s.sockets {
+		c.Close()
+	}
+	s.sockets = nil
+	return n
+}
+
+// sinkFanout publishes tournament events to several sinks, as `taikai serve` does.
+type sinkFanout []tournament.Sink
+
+func (f sinkFanout) Publish(ev tournament.Event) {
+	for _, s := range f {
+		s.Publish(ev)
+	}
+}
+
+// startSite builds the server the way cmd/taikai/serve.go does.
+func startSite(tb testing.TB) *site {
+	tb.Helper()
+	ctx := context.Background()
+	dir := tb.TempDir()
+	data := filepath.Join(dir, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	db, err := storage.Open(ctx, filepath.Join(dir, "taikai.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	lw := &lockedWriter{tb: tb}
+	log := slog.New(slog.NewTextHandler(lw, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	metrics := web.NewMetrics()
+	hub := web.NewHub(db, log)
+	svc := &tournament.Service{
+		Store:   db,
+		Runner:  &tournament.Runner{Launcher: &engines.Launcher{Self: self, Log: log}, DataDir: data, Log: log},
+		Sink:    sinkFanout{hub, metrics},
+		DataDir: data,
+		Log:     log,
+	}
+	srv := &web.Server{DB: db, Service: svc, Hub: hub, Token: browserToken, DataDir: data, Log: log, Metrics: metrics}
+	handler, err := srv.Handler()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	st := &site{token: browserToken, wsOpens: map[string]int{}}
+	count := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/ws/") {
+			st.mu.Lock()
+			st.wsOpens[r.URL.Path]++
+			st.mu.Unlock()
+		}
+		handler.ServeHTTP(w, r)
+	})
+	hs := &http.Server{Handler: count, ReadHeaderTimeout: 10 * time.Second,
+		ConnState: func(c net.Conn, state http.ConnState) {
+			if state == http.StateHijacked {
+				st.mu.Lock()
+				st.sockets = append(st.sockets, c)
+				st.mu.Unlock()
+			}
+		}}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = hs.Serve(ln)
+	}()
+	tb.Cleanup(func() {
+		svc.Close() // cancels running games; every engine process is reaped
+		hub.Close()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := hs.Shutdown(sctx); err != nil {
+			hs.Close()
+		}
+		<-served
+		db.Close()
+		lw.mu.Lock()
+		lw.done = true
+		lw.mu.Unlock()
+	})
+	st.URL, st.DB = "http://"+ln.Addr().String(), db
+	return st
+}
+
+// lockedWriter sends server logs to the test log until the test is over.
+type lockedWriter struct {
+	mu   sync.Mutex
+	tb   testing.TB
+	done bool
+}
+
+func (w *lockedWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.done {
+		w.tb.Log(strings.TrimSpace(string(b)))
+	}
+	return len(b), nil
+}
+
+// call does an API request with the admin token and decodes the JSON answer
+// into out (if not nil); it returns the status.
+func (s *site) call(tb testing.TB, method, path string, body, out any) int {
+	tb.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, s.URL+path, rd)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return s.do(tb, req, out)
+}
+
+func (s *site) do(tb testing.TB, req *http.Request, out any) int {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	res, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		tb.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if out != nil && len(b) > 0 {
+		if err := json.Unmarshal(b, out); err != nil {
+			tb.Fatalf("%s %s: %v in %s", req.Method, req.URL.Path, err, b)
+		}
+	}
+	return res.StatusCode
+}
+
+// mustCall is call that expects a 2xx status.
+func (s *site) mustCall(tb testing.TB, method, path string, body, out any) {
+	tb.Helper()
+	var raw json.RawMessage
+	code := s.call(tb, method, path, body, &raw)
+	if code/100 != 2 {
+		tb.Fatalf("%s %s: status %d: %s", method, path, code, raw)
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// upload posts an engine as multipart/form-data with the meta part and files.
+func (s *site) upload(tb testing.TB, meta any, files map[string]string, out any) int {
+	tb.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	b, _ := json.Marshal(meta)
+	if err := mw.WriteField("meta", string(b)); err != nil {
+		tb.Fatal(err)
+	}
+	for name, content := range files {
+		w, err := mw.CreateFormFile("file", name)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		io.WriteString(w, content)
+	}
+	mw.Close()
+	req, err := http.NewRequest(http.MethodPost, s.URL+"/api/engines", &buf)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	return s.do(tb, req, out)
+}
+
+// errorAnswer is the API's error body.
+type errorAnswer struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+		Field   string `json:"field"`
+	} `json:"error"`
+}
+
+// Shapes of the API answers the tests read.
+type (
+	engineAnswer struct {
+		ID       int64    `json:"id"`
+		Name     string   `json:"name"`
+		Game     string   `json:"game"`
+		Protocol string   `json:"protocol"`
+		Uploaded bool     `json:"uploaded"`
+		Files    []string `json:"files"`
+	}
+	tournamentAnswer struct {
+		ID            int64  `json:"id"`
+		Name          string `json:"name"`
+		Status        string `json:"status"`
+		TotalGames    int64  `json:"total_games"`
+		FinishedGames int64  `json:"finished_games"`
+	}
+	standingAnswer struct {
+		EngineID int64   `json:"engine_id"`
+		Name     string  `json:"name"`
+		Games    int64   `json:"games"`
+		Wins     int64   `json:"wins"`
+		Draws    int64   `json:"draws"`
+		Losses   int64   `json:"losses"`
+		Points   float64 `json:"points"`
+		ScorePct float64 `json:"score_pct"`
+	}
+	playerAnswer struct {
+		EngineID int64  `json:"engine_id"`
+		Name     string `json:"name"`
+	}
+	moveAnswer struct {
+		Ply   int    `json:"ply"`
+		Color string `json:"color"`
+		X     *int   `json:"x"`
+		Y     *int   `json:"y"`
+		Text  string `json:"text"`
+		MS    int64  `json:"ms"`
+	}
+	gameAnswer struct {
+		ID           int64        `json:"id"`
+		TournamentID int64        `json:"tournament_id"`
+		Game         string       `json:"game"`
+		Size         int          `json:"size"`
+		Black        playerAnswer `json:"black"`
+		White        playerAnswer `json:"white"`
+		Status       string       `json:"status"`
+		Result       *string      `json:"result"`
+		Reason       *string      `json:"reason"`
+		Plies        int          `json:"plies"`
+		Moves        []moveAnswer `json:"moves"`
+	}
+)
+
+// waitAPI polls an API condition until it holds or the deadline passes.
+func waitAPI(tb testing.TB, what string, timeout time.Duration, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("waited %v for %s", timeout, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// othelloFrames replays a game's moves with the rules package: frames[k] is the
+// board after ply k, as rows of '.', 'x' and 'o'.
+func othelloFrames(tb testing.TB, moves []moveAnswer) [][]string {
+	tb.Helper()
+	b := othello.New()
+	rows := func() []string {
+		out := make([]string, 8)
+		for y := range 8 {
+			var sb strings.Builder
+			for x := range 8 {
+				switch b.At(x, y) {
+				case othello.Black:
+					sb.WriteByte('x')
+				case othello.White:
+					sb.WriteByte('o')
+				default:
+					sb.WriteByte('.')
+				}
+			}
+			out[y] = sb.String()
+		}
+		return out
+	}
+	frames := [][]string{rows()}
+	for _, m := range moves {
+		sq := othello.Pass
+		if m.X != nil {
+			sq = othello.At(*m.X, *m.Y)
+		}
+		if _, err := b.Play(sq); err != nil {
+			tb.Fatalf("ply %d %s: %v", m.Ply, m.Text, err)
+		}
+		frames = append(frames, rows())
+	}
+	return frames
+}
+
+// ---- browser ----
+
+// chromiumPath finds the browser; tests skip without one, except on CI.
+func chromiumPath(tb testing.TB) string {
+	tb.Helper()
+	for _, p := range []string{os.Getenv("TAIKAI_CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser"} {
+		if p == "" {
+			continue
+		}
+		if _, err := exec.LookPath(p); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		tb.Fatal("chromium not found (install it: apt-get install -y chromium); browser tests do not skip on CI")
+	}
+	tb.Skip("chromium not found: skipping browser tests (apt-get install -y chromium)")
+	return ""
+}
+
+// browser is one headless Chromium tab and what its pages reported.
+type browser struct {
+	ctx  context.Context
+	site *site
+
+	mu     sync.Mutex
+	errors []string // JavaScript exceptions, console.error calls, error log entries
+}
+
+func startBrowser(tb testing.TB, s *site) *browser {
+	tb.Helper()
+	path := chromiumPath(tb)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-default-apps", true),
+		chromedp.Flag("disable-background-timer-throttling", true),
+		chromedp.Flag("disable-renderer-backgrounding", true),
+		chromedp.Flag("force-color-profile", "srgb"),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(tb.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(allocCtx)
+	tb.Cleanup(func() {
+		cancelTab()
+		cancelAlloc() // kills the browser and waits for it
+	})
+	// The first run starts the browser; it must not have a deadline of its own.
+	start := make(chan error, 1)
+	go func() { start <- chromedp.Do(ctx) }()
+	select {
+	case err := <-start:
+		if err != nil {
+			tb.Fatalf("start chromium: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		tb.Fatal("chromium did not start in 30s")
+	}
+	b := &browser{ctx: ctx, site: s}
+	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
+		tb.Fatal(err)
+	}
+	err := chromedp.Listen(ctx, func(ev any) {
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			d := ev.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil && d.Exception.Description != "" {
+				msg += " " + d.Exception.Description
+			}
+			b.report(fmt.Sprintf("exception: %s (%s:%d)", msg, d.URL, d.LineNumber+1))
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type != runtime.ConsoleAPICalledTypeError && ev.Type != runtime.ConsoleAPICalledTypeAssert {
+				return
+			}
+			var parts []string
+			for _, a := range ev.Args {
+				if a.Description != "" {
+					parts = append(parts, a.Description)
+				} else {
+					parts = append(parts, string(a.Value))
+				}
+			}
+			b.report("console." + string(ev.Type) + ": " + strings.Join(parts, " "))
+		case *cdplog.EventEntryAdded:
+			if ev.Entry.Level == cdplog.EntryLevelError {
+				b.report(fmt.Sprintf("log %s: %s (%s)", ev.Entry.Source, ev.Entry.Text, ev.Entry.URL))
+			}
+		}
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+func (b *browser) report(msg string) {
+	b.mu.Lock()
+	b.errors = append(b.errors, msg)
+	b.mu.Unlock()
+}
+
+// takeErrors returns and forgets what the pages reported, leaving out the
+// entries allow says are expected.
+func (b *browser) takeErrors(allow func(string) bool) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for _, e := range b.errors {
+		if allow == nil || !allow(e) {
+			out = append(out, e)
+		}
+	}
+	b.errors = nil
+	return out
+}
+
+// noErrors fails the test if a page reported a JavaScript error.
+func (b *browser) noErrors(tb testing.TB, page string, allow func(string) bool) {
+	tb.Helper()
+	for _, e := range b.takeErrors(allow) {
+		tb.Errorf("%s: %s", page, e)
+	}
+}
+
+// run runs browser steps with a deadline.
+func (b *browser) run(tb testing.TB, what string, timeout time.Duration, steps ...chromedp.Action[chromedp.Void]) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, timeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		tb.Fatalf("%s: %v", what, err)
+	}
+}
+
+// open navigates to a dashboard path and waits for the load event.
+func (b *browser) open(tb testing.TB, path string) {
+	tb.Helper()
+	b.run(tb, "open "+path, 15*time.Second, chromedp.Navigate(b.site.URL+path))
+}
+
+// evalJS evaluates a JavaScript expression into T.
+func evalJS[T any](tb testing.TB, b *browser, expr string) T {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		tb.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// waitJS waits until a JavaScript expression is truthy. It polls, so that a
+// navigation while waiting (a form that redirects) only costs a retry.
+func (b *browser) waitJS(tb testing.TB, what, expr string, timeout time.Duration) {
+	tb.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("!!("+expr+")"))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			if err != nil {
+				tb.Fatalf("waited %v for %s (%s): %v", timeout, what, expr, err)
+			}
+			tb.Fatalf("waited %v for %s (%s)", timeout, what, expr)
+		}
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-b.ctx.Done():
+			tb.Fatalf("wait for %s: %v", what, b.ctx.Err())
+		}
+	}
+}
+
+// setValue sets a form field's value as typing would, and tells the page.
+func (b *browser) setValue(tb testing.TB, sel, value string) {
+	tb.Helper()
+	evalJS[chromedp.Void](tb, b, fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.value = %q; e.dispatchEvent(new Event('input', {bubbles: true})); e.dispatchEvent(new Event('change', {bubbles: true})); })()`, sel, value))
+}
+
+// artifacts is where screenshots go: $TAIKAI_TEST_ARTIFACTS, or test-artifacts
+// at the repository's root.
+func artifacts(tb testing.TB) string {
+	tb.Helper()
+	dir := os.Getenv("TAIKAI_TEST_ARTIFACTS")
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		dir = filepath.Join(filepath.Dir(wd), "test-artifacts")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
+
+// screenshot writes a full-page PNG of the current page as name.png.
+func (b *browser) screenshot(tb testing.TB, name string) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	// A full-page capture makes the viewport as tall as the page, which would
+	// change sizes given in vh (the game page's board): pin the page's width
+	// to what the real viewport gives first.
+	pin := `(() => {
+		window.scrollTo(0, 0);
+		for (const m of document.querySelectorAll('.main')) m.style.maxWidth = m.getBoundingClientRect().width + 'px';
+	})()`
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](pin)); err != nil {
+		tb.Fatal(err)
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		tb.Fatalf("screenshot %s: %v", name, err)
+	}
+	path := filepath.Join(artifacts(tb), name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Logf("screenshot: %s", path)
+}
+
+// boardRows reads the game page's SVG board back into rows of '.', 'x', 'o',
+// from the data-x, data-y and data-color of its stones.
+func (b *browser) boardRows(tb testing.TB, size int) []string {
+	tb.Helper()
+	return evalJS[[]string](tb, b, fmt.Sprintf(`(() => {
+		const n = %d;
+		const rows = Array.from({length: n}, () => Array(n).fill('.'));
+		for (const s of document.querySelectorAll('#board .stone')) {
+			rows[+s.dataset.y][+s.dataset.x] = s.dataset.color === 'black' ? 'x' : 'o';
+		}
+		return rows.map((r) => r.join(''));
+	})()`, size))
+}
+
+// gameView is what the game page shows: the ply, the board and the result.
+type gameView struct {
+	Ply    int      `json:"ply"`
+	Rows   []string `json:"rows"`
+	Result string   `json:"result"`
+}
+
+// view reads the game page in one go, so that a move arriving meanwhile cannot
+// mix two positions.
+func (b *browser) view(tb testing.TB, size int) gameView {
+	tb.Helper()
+	return evalJS[gameView](tb, b, fmt.Sprintf(`(() => {
+		const n = %d;
+		const rows = Array.from({length: n}, () => Array(n).fill('.'));
+		for (const s of document.querySelectorAll('#board .stone')) {
+			rows[+s.dataset.y][+s.dataset.x] = s.dataset.color === 'black' ? 'x' : 'o';
+		}
+		return {
+			ply: +document.querySelector('#ply').textContent,
+			rows: rows.map((r) => r.join('')),
+			result: document.querySelector('#result').textContent.trim(),
+		};
+	})()`, size))
+}

@@ -1,0 +1,634 @@
+package web_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// TestBrowser drives the dashboard in headless Chromium against a real server
+// playing real games between built-in engines. The steps share one server and
+// one browser, and run in order: later steps use the games of earlier ones.
+func TestBrowser(t *testing.T) {
+	chromiumPath(t) // skip early (or fail on CI) without a browser
+	start := time.Now()
+	s := startSite(t)
+	b := startBrowser(t, s)
+
+	ids := map[string]int64{}
+	for _, name := range []string{"othello-random", "othello-greedy", "othello-alphabeta", "gomoku-random", "gomoku-threat"} {
+		var e engineAnswer
+		s.mustCall(t, "POST", "/api/engines", map[string]any{"name": name, "game": strings.SplitN(name, "-", 2)[0], "builtin": name}, &e)
+		ids[name] = e.ID
+	}
+	var final, rr, gomoku tournamentAnswer
+	// Games of a few seconds each: alpha-beta thinks for part of its 300 ms
+	// per move, so the game page sees moves arrive. Six of them, so that one
+	// is still being played for the overview and the reconnection steps.
+	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
+		"name": "Live final", "game": "othello", "engines": []int64{ids["othello-alphabeta"], ids["othello-greedy"]},
+		"games_per_pair": 6, "move_time_ms": 300, "concurrency": 1, "start": true,
+	}, &final)
+	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
+		"name": "Class round robin", "game": "othello",
+		"engines":        []int64{ids["othello-random"], ids["othello-greedy"], ids["othello-alphabeta"]},
+		"games_per_pair": 2, "move_time_ms": 40, "concurrency": 2, "start": true,
+	}, &rr)
+	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
+		"name": "Gomoku cup", "game": "gomoku", "engines": []int64{ids["gomoku-threat"], ids["gomoku-random"]},
+		"games_per_pair": 1, "move_time_ms": 200, "start": true,
+	}, &gomoku)
+
+	var liveID int64
+	t.Run("LiveGame", func(t *testing.T) {
+		liveID = liveGameOf(t, s, b, final.ID)
+		// The board follows the moves as they arrive: each view matches the
+		// position the API's moves give at the ply shown.
+		seen := -1
+		for range 3 {
+			b.waitJS(t, fmt.Sprintf("a move after ply %d", seen), fmt.Sprintf(`+document.querySelector('#ply').textContent > %d || document.querySelector('#result').textContent !== ''`, seen), 15*time.Second)
+			v := b.view(t, 8)
+			if v.Result != "" {
+				var g gameAnswer
+				s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", liveID), nil, &g)
+				t.Fatalf("the game ended at ply %d before the page saw it move (status %s, result %v, reason %v)", g.Plies, g.Status, strOr(g.Result), strOr(g.Reason))
+			}
+			var g gameAnswer
+			s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", liveID), nil, &g)
+			if len(g.Moves) < v.Ply {
+				t.Fatalf("the page shows ply %d, the API has %d moves", v.Ply, len(g.Moves))
+			}
+			frames := othelloFrames(t, g.Moves[:v.Ply])
+			if want := frames[v.Ply]; !slices.Equal(v.Rows, want) {
+				t.Errorf("live board at ply %d\n%s\nwant\n%s", v.Ply, strings.Join(v.Rows, "\n"), strings.Join(want, "\n"))
+			}
+			seen = v.Ply
+		}
+		if got := evalJS[int](t, b, `document.querySelectorAll('#board .last-move').length`); got != 1 && got != 0 {
+			t.Errorf("%d last-move markers, want at most 1", got)
+		}
+		if !evalJS[bool](t, b, `!!document.querySelector('#result') && document.querySelector('#result').textContent === '' || document.querySelector('#live-badge').hidden`) {
+			t.Errorf("a result is shown while the game is live")
+		}
+		if evalJS[string](t, b, `document.querySelector('.player.to-move .clock')?.textContent ?? ''`) == "" && evalJS[bool](t, b, `!document.querySelector('#live-badge').hidden`) {
+			t.Errorf("no running clock for the side to move while live")
+		}
+		b.screenshot(t, "game-live")
+		b.waitJS(t, "the result", `document.querySelector('#result').textContent.trim() !== ''`, 45*time.Second)
+
+		var g gameAnswer
+		s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", liveID), nil, &g)
+		if g.Status != "finished" || g.Result == nil {
+			t.Fatalf("the game ended in the page but the API says status %q result %v", g.Status, g.Result)
+		}
+		want := map[string]string{"black": "Black wins", "white": "White wins", "draw": "Draw"}[*g.Result]
+		if got := evalJS[string](t, b, `document.querySelector('#result .result-main').textContent`); got != want {
+			t.Errorf("result %q, want %q (API result %q)", got, want, *g.Result)
+		}
+		if got := evalJS[int](t, b, `+document.querySelector('#ply').textContent`); got != len(g.Moves) {
+			t.Errorf("ply %d at the end, want %d", got, len(g.Moves))
+		}
+		frames := othelloFrames(t, g.Moves)
+		if got, want := b.boardRows(t, 8), frames[len(frames)-1]; !slices.Equal(got, want) {
+			t.Errorf("final board\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if !evalJS[bool](t, b, `document.querySelector('#live-badge').hidden`) {
+			t.Errorf("still marked live after the end")
+		}
+		b.noErrors(t, "live game page", nil)
+	})
+
+	t.Run("Overview", func(t *testing.T) {
+		b.open(t, "/")
+		b.waitJS(t, "three tournaments", `document.querySelectorAll('#tournaments tbody tr').length === 3`, 10*time.Second)
+		b.waitJS(t, "a live board", `[...document.querySelectorAll('#live-games .game-card')].some((c) => c.querySelector('.stone'))`, 20*time.Second)
+		hrefs := evalJS[[]string](t, b, `[...document.querySelectorAll('#live-games .game-card')].map((a) => a.getAttribute('href'))`)
+		for _, h := range hrefs {
+			if !strings.HasPrefix(h, "/games/") {
+				t.Errorf("a live card links to %q, want /games/{id}", h)
+			}
+		}
+		if got := evalJS[int](t, b, `document.querySelectorAll('#tournaments .progress').length`); got != 3 {
+			t.Errorf("%d progress bars, want 3", got)
+		}
+		b.screenshot(t, "overview")
+		b.noErrors(t, "overview", nil)
+
+		b.run(t, "big screen", 10*time.Second, chromedp.EmulateViewport(1920, 1080))
+		b.open(t, "/?tv=1")
+		b.waitJS(t, "tournaments in tv mode", `document.querySelectorAll('#tournaments tbody tr').length === 3`, 10*time.Second)
+		b.waitJS(t, "tv mode", `document.body.classList.contains('tv')`, 5*time.Second)
+		if got := evalJS[string](t, b, `document.querySelector('#tournaments tbody a').getAttribute('href')`); !strings.Contains(got, "tv=1") {
+			t.Errorf("tv mode link %q does not keep tv=1", got)
+		}
+		b.screenshot(t, "overview-tv")
+		b.noErrors(t, "overview ?tv=1", nil)
+		b.run(t, "desktop", 10*time.Second, chromedp.EmulateViewport(1280, 900))
+	})
+
+	t.Run("Reconnect", func(t *testing.T) {
+		// The overview reconnects by itself when its socket is cut.
+		b.open(t, "/")
+		b.waitJS(t, "the live socket", `document.querySelector('#live-status').dataset.state === 'open'`, 10*time.Second)
+		opened := s.wsOpened("/ws/live")
+		if s.dropSockets() == 0 {
+			t.Fatal("no websocket to cut")
+		}
+		b.waitJS(t, "the overview to reconnect", `document.querySelector('#live-status').dataset.state === 'open'`, 10*time.Second)
+		waitAPI(t, "a new /ws/live connection", 10*time.Second, func() bool { return s.wsOpened("/ws/live") > opened })
+
+		// A game page reconnects, resyncs from the new snapshot and follows on.
+		id := liveGameOf(t, s, b, final.ID)
+		path := fmt.Sprintf("/ws/games/%d", id)
+		opened = s.wsOpened(path)
+		s.dropSockets()
+		waitAPI(t, "the game page to reconnect", 10*time.Second, func() bool { return s.wsOpened(path) > opened })
+		b.waitJS(t, "the result after reconnecting", `document.querySelector('#result').textContent !== ''`, 45*time.Second)
+		var g gameAnswer
+		s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", id), nil, &g)
+		frames := othelloFrames(t, g.Moves)
+		if v := b.view(t, 8); v.Ply != len(g.Moves) || !slices.Equal(v.Rows, frames[len(g.Moves)]) {
+			t.Errorf("after reconnecting: ply %d board\n%s\nwant ply %d\n%s", v.Ply, strings.Join(v.Rows, "\n"), len(g.Moves), strings.Join(frames[len(g.Moves)], "\n"))
+		}
+		if got := evalJS[int](t, b, `document.querySelectorAll('#moves li').length`); got != len(g.Moves) {
+			t.Errorf("%d moves listed after reconnecting, want %d", got, len(g.Moves))
+		}
+		// After the end, the page stays closed: no new connection comes within
+		// a few backoff periods.
+		opened = s.wsOpened(path)
+		s.dropSockets()
+		deadline := time.Now().Add(2 * time.Second)
+		for time.Now().Before(deadline) {
+			if s.wsOpened(path) > opened {
+				t.Fatal("the game page reconnected after the end")
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		b.noErrors(t, "reconnections", nil)
+	})
+
+	t.Run("TournamentLive", func(t *testing.T) {
+		b.open(t, fmt.Sprintf("/tournaments/%d", final.ID))
+		b.waitJS(t, "standings", `document.querySelectorAll('#standings tbody tr').length === 2`, 10*time.Second)
+		b.screenshot(t, "tournament-live")
+		b.noErrors(t, "tournament page (live)", nil)
+	})
+
+	t.Run("Standings", func(t *testing.T) {
+		waitAPI(t, "the round robin to finish", 60*time.Second, func() bool {
+			var tj tournamentAnswer
+			s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d", rr.ID), nil, &tj)
+			return tj.Status == "finished"
+		})
+		var st struct{ Standings []standingAnswer }
+		s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d/standings", rr.ID), nil, &st)
+		b.open(t, fmt.Sprintf("/tournaments/%d", rr.ID))
+		b.waitJS(t, "standings and chart", `document.querySelectorAll('#standings tbody tr').length === 3 && document.querySelectorAll('#chart polyline').length === 3 && document.querySelectorAll('#games tbody tr').length === 6`, 10*time.Second)
+		rows := evalJS[[][]string](t, b, `[...document.querySelectorAll('#standings tbody tr')].map((tr) => [tr.dataset.engineId, ...[...tr.cells].map((td) => td.textContent.trim())])`)
+		if len(rows) != len(st.Standings) {
+			t.Fatalf("%d standings rows, API has %d", len(rows), len(st.Standings))
+		}
+		for i, w := range st.Standings {
+			want := []string{strconv.FormatInt(w.EngineID, 10), w.Name, strconv.FormatInt(w.Games, 10), strconv.FormatInt(w.Wins, 10),
+				strconv.FormatInt(w.Draws, 10), strconv.FormatInt(w.Losses, 10), pointsText(w.Points), fmt.Sprintf("%.1f%%", w.ScorePct)}
+			got := append([]string{rows[i][0]}, rows[i][2:9]...)
+			if !slices.Equal(got, want) {
+				t.Errorf("standings row %d = %q, want %q (API %+v)", i, got, want, w)
+			}
+		}
+		if got := evalJS[int](t, b, `document.querySelectorAll('#crosstable tbody td.cell').length`); got != 6 {
+			t.Errorf("%d crosstable cells with games, want 6", got)
+		}
+		if got := evalJS[string](t, b, `document.querySelector('#progress-text').textContent`); got != "6 / 6 games" {
+			t.Errorf("progress %q, want 6 / 6 games", got)
+		}
+		b.screenshot(t, "tournament")
+
+		// Filters ask the games API; the table shows what it answers.
+		for _, f := range []struct{ sel, value, query string }{
+			{"#filter-engine", strconv.FormatInt(ids["othello-random"], 10), "engine=" + strconv.FormatInt(ids["othello-random"], 10)},
+			{"#filter-result", "black", "result=black"},
+			{"#filter-reason", "normal", "reason=normal"},
+		} {
+			var gl struct{ Games []gameAnswer }
+			s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d/games?%s", rr.ID, f.query), nil, &gl)
+			setSelect(t, b, f.sel, f.value)
+			ids := make([]string, len(gl.Games))
+			for i, g := range gl.Games {
+				ids[i] = strconv.FormatInt(g.ID, 10)
+			}
+			b.waitJS(t, "games filtered by "+f.query, fmt.Sprintf(`JSON.stringify([...document.querySelectorAll('#games tbody tr')].map((tr) => tr.dataset.gameId)) === %q`, "[\""+strings.Join(ids, "\",\"")+"\"]"), 5*time.Second)
+			if len(ids) == 0 {
+				b.waitJS(t, "the empty note", `!document.querySelector('#games-empty').hidden`, 5*time.Second)
+			}
+			setSelect(t, b, f.sel, "")
+		}
+		b.noErrors(t, "tournament page", nil)
+	})
+
+	t.Run("Replay", func(t *testing.T) {
+		if liveID == 0 {
+			t.Skip("no game from LiveGame")
+		}
+		var g gameAnswer
+		s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", liveID), nil, &g)
+		frames := othelloFrames(t, g.Moves)
+		n := len(g.Moves)
+		b.open(t, fmt.Sprintf("/games/%d", liveID))
+		b.waitJS(t, "the replay at its end", fmt.Sprintf(`document.querySelector('#result').textContent !== '' && +document.querySelector('#ply').textContent === %d`, n), 10*time.Second)
+		check := func(how string, want int) {
+			t.Helper()
+			b.waitJS(t, fmt.Sprintf("ply %d after %s", want, how), fmt.Sprintf(`+document.querySelector('#ply').textContent === %d`, want), 5*time.Second)
+			if got := b.boardRows(t, 8); !slices.Equal(got, frames[want]) {
+				t.Errorf("after %s, ply %d: board\n%s\nwant\n%s", how, want, strings.Join(got, "\n"), strings.Join(frames[want], "\n"))
+			}
+			last := evalJS[[]int](t, b, `[...document.querySelectorAll('#board .last-move')].map((m) => [+m.dataset.x, +m.dataset.y]).flat()`)
+			switch m := (moveAnswer{}); {
+			case want == 0:
+				if len(last) != 0 {
+					t.Errorf("after %s: a last-move mark at the start", how)
+				}
+			default:
+				m = g.Moves[want-1]
+				if m.X == nil {
+					if len(last) != 0 {
+						t.Errorf("after %s: a last-move mark on a pass", how)
+					}
+				} else if !slices.Equal(last, []int{*m.X, *m.Y}) {
+					t.Errorf("after %s: last-move mark at %v, want %d,%d", how, last, *m.X, *m.Y)
+				}
+				// The discs the move turned over are highlighted.
+				flips := 0
+				for y := range 8 {
+					for x := range 8 {
+						if frames[want-1][y][x] != '.' && frames[want-1][y][x] != frames[want][y][x] {
+							flips++
+						}
+					}
+				}
+				if got := evalJS[int](t, b, `document.querySelectorAll('#board .flipped').length`); got != flips {
+					t.Errorf("after %s: %d flipped marks, want %d", how, got, flips)
+				}
+			}
+		}
+		check("loading", n)
+		b.run(t, "first", 5*time.Second, chromedp.Click(chromedp.CSS("#first")))
+		check("first", 0)
+		for i := 1; i <= 3; i++ {
+			b.run(t, "next", 5*time.Second, chromedp.Click(chromedp.CSS("#next")))
+			check("next", i)
+		}
+		b.run(t, "prev", 5*time.Second, chromedp.Click(chromedp.CSS("#prev")))
+		check("prev", 2)
+		b.run(t, "→ →", 5*time.Second, chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowRight))
+		check("→ →", 4)
+		b.run(t, "←", 5*time.Second, chromedp.KeyEvent(kb.ArrowLeft))
+		check("←", 3)
+		b.run(t, "End", 5*time.Second, chromedp.KeyEvent(kb.End))
+		check("End", n)
+		b.run(t, "Home", 5*time.Second, chromedp.KeyEvent(kb.Home))
+		check("Home", 0)
+		b.run(t, "last", 5*time.Second, chromedp.Click(chromedp.CSS("#last")))
+		check("last", n)
+		evalJS[chromedp.Void](t, b, fmt.Sprintf(`(() => { const r = document.querySelector('#seek'); r.value = %d; r.dispatchEvent(new Event('input', {bubbles: true})); })()`, n/2))
+		check("the slider", n/2)
+		b.run(t, "a move in the list", 5*time.Second, chromedp.Click(chromedp.CSS(`#moves button[data-ply="7"]`)))
+		check("a move in the list", 7)
+		if got := evalJS[int](t, b, `document.querySelectorAll('#moves li').length`); got != n {
+			t.Errorf("%d moves listed, want %d", got, n)
+		}
+		b.run(t, "a move in the list", 5*time.Second, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#moves button[data-ply="%d"]`, n-8))))
+		check("a move in the list", n-8)
+		b.screenshot(t, "game-replay")
+		b.noErrors(t, "replay", nil)
+
+		b.run(t, "big screen", 10*time.Second, chromedp.EmulateViewport(1920, 1080))
+		b.open(t, fmt.Sprintf("/games/%d?tv=1", liveID))
+		b.waitJS(t, "the replay in tv mode", `document.querySelector('#result').textContent !== ''`, 10*time.Second)
+		b.screenshot(t, "game-tv")
+
+		b.run(t, "phone", 10*time.Second, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
+		b.open(t, fmt.Sprintf("/games/%d", liveID))
+		b.waitJS(t, "the replay on a phone", `document.querySelector('#result').textContent !== ''`, 10*time.Second)
+		if w := evalJS[int](t, b, `document.documentElement.scrollWidth`); w > 390 {
+			t.Errorf("the game page is %d px wide on a 390 px phone", w)
+		}
+		b.screenshot(t, "game-phone")
+		b.open(t, fmt.Sprintf("/tournaments/%d", rr.ID))
+		b.waitJS(t, "standings on a phone", `document.querySelectorAll('#standings tbody tr').length === 3`, 10*time.Second)
+		if w := evalJS[int](t, b, `document.documentElement.scrollWidth`); w > 390 {
+			t.Errorf("the tournament page is %d px wide on a 390 px phone", w)
+		}
+		b.screenshot(t, "tournament-phone")
+		b.noErrors(t, "phone pages", nil)
+		b.run(t, "desktop", 10*time.Second, chromedp.EmulateViewport(1280, 900))
+	})
+
+	t.Run("Gomoku", func(t *testing.T) {
+		var gl struct{ Games []gameAnswer }
+		waitAPI(t, "a finished gomoku game", 60*time.Second, func() bool {
+			s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d/games?status=finished", gomoku.ID), nil, &gl)
+			return len(gl.Games) > 0
+		})
+		var g gameAnswer
+		s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", gl.Games[0].ID), nil, &g)
+		b.open(t, fmt.Sprintf("/games/%d", g.ID))
+		b.waitJS(t, "the gomoku result", `document.querySelector('#result').textContent !== ''`, 10*time.Second)
+		// Gomoku never removes a stone: every move is on the board in its colour.
+		want := make([]string, g.Size)
+		for y := range want {
+			want[y] = strings.Repeat(".", g.Size)
+		}
+		for _, m := range g.Moves {
+			if m.X == nil {
+				continue
+			}
+			c := byte('x')
+			if m.Color == "white" {
+				c = 'o'
+			}
+			row := []byte(want[*m.Y])
+			row[*m.X] = c
+			want[*m.Y] = string(row)
+		}
+		if got := b.boardRows(t, g.Size); !slices.Equal(got, want) {
+			t.Errorf("gomoku board\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if g.Reason != nil && *g.Reason == "normal" && *g.Result != "draw" {
+			if got := evalJS[int](t, b, `document.querySelectorAll('#board .five').length`); got < 5 {
+				t.Errorf("%d stones marked as the winning five", got)
+			}
+		}
+		b.screenshot(t, "game-gomoku")
+		b.noErrors(t, "gomoku game page", nil)
+	})
+
+	t.Run("Engines", func(t *testing.T) {
+		b.open(t, "/engines")
+		b.waitJS(t, "the engine list", `document.querySelectorAll('#engines tbody tr').length === 5`, 10*time.Second)
+		if evalJS[bool](t, b, `document.body.classList.contains('admin') || document.querySelector('#engine-form').offsetParent !== null`) {
+			t.Fatal("the form shows before signing in")
+		}
+		// Sign in: a wrong token first.
+		b.run(t, "sign in", 10*time.Second,
+			chromedp.Click(chromedp.CSS("#sign-in")),
+			chromedp.WaitVisible(chromedp.CSS("#token-input")),
+			chromedp.SendKeys(chromedp.CSS("#token-input"), "not-the-token"),
+			chromedp.Click(chromedp.CSS(`#token-form button[type=submit]`)))
+		b.waitJS(t, "the wrong-token message", `document.querySelector('.field-error[data-field=token]').textContent !== ''`, 5*time.Second)
+		evalJS[chromedp.Void](t, b, `document.querySelector('#token-input').value = ''`)
+		b.run(t, "sign in", 10*time.Second,
+			chromedp.SendKeys(chromedp.CSS("#token-input"), browserToken),
+			chromedp.Click(chromedp.CSS(`#token-form button[type=submit]`)))
+		b.waitJS(t, "admin mode", `document.body.classList.contains('admin') && !document.querySelector('#token-dialog').open && document.querySelector('#engine-form').offsetParent !== null`, 5*time.Second)
+		if strings.Contains(evalJS[string](t, b, `location.href`), browserToken) {
+			t.Error("the token is in the URL")
+		}
+		if !strings.Contains(evalJS[string](t, b, `document.cookie`), "taikai_token="+browserToken) {
+			t.Error("the token is not in the taikai_token cookie")
+		}
+		// The wrong token was answered 403, which the browser logs.
+		b.noErrors(t, "engines page (sign in)", func(e string) bool { return strings.Contains(e, "/api/auth") && strings.Contains(e, "403") })
+
+		cmd := "python3 client.py {host} {port}"
+		submitError := func(name, command, field string, files ...string) {
+			t.Helper()
+			var ae errorAnswer
+			meta := map[string]any{"name": name, "game": "othello", "protocol": "othello-board", "command": command}
+			var code int
+			if len(files) > 0 {
+				contents := map[string]string{}
+				for _, f := range files {
+					body, _ := os.ReadFile(f)
+					contents[filepath.Base(f)] = string(body)
+				}
+				code = s.upload(t, meta, contents, &ae)
+			} else {
+				code = s.call(t, "POST", "/api/engines", meta, &ae)
+			}
+			if code != 400 || ae.Error.Field != field {
+				t.Fatalf("the API answered %d %+v, want a 400 naming %s", code, ae.Error, field)
+			}
+			fillEngineForm(t, b, name, command, files)
+			b.waitJS(t, "the error next to "+field, fmt.Sprintf(`document.querySelector('#engine-form .field-error[data-field=%q]').textContent === %q`, field, ae.Error.Message), 10*time.Second)
+			others := evalJS[int](t, b, fmt.Sprintf(`[...document.querySelectorAll('#engine-form .field-error')].filter((e) => e.dataset.field !== %q && e.textContent !== '').length`, field))
+			if others != 0 {
+				t.Errorf("%d other fields show errors", others)
+			}
+			if !evalJS[bool](t, b, fmt.Sprintf(`document.querySelector('#engine-form .field-error[data-field=%q]').closest('.field').querySelector('[aria-invalid=true]') !== null`, field)) {
+				t.Errorf("the %s input is not marked invalid", field)
+			}
+		}
+		submitError("", cmd, "name")
+		submitError("student-a", "python3 client.py {nope}", "command")
+		broken := filepath.Join(t.TempDir(), "broken.zip")
+		if err := os.WriteFile(broken, []byte("this is not a zip archive"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		submitError("student-z", cmd, "file", broken)
+		b.screenshot(t, "engines-error")
+		// The API's 400s are logged by the browser as failed loads.
+		allow400 := func(e string) bool { return strings.Contains(e, "/api/engines") && strings.Contains(e, "400") }
+		b.noErrors(t, "engines page (errors)", allow400)
+
+		// JSON.
+		fillEngineForm(t, b, "student-a", cmd, nil)
+		b.waitJS(t, "the confirmation", `document.querySelector('#engine-ok').textContent.includes('student-a')`, 10*time.Second)
+		// Upload.
+		src := filepath.Join(t.TempDir(), "client.py")
+		if err := os.WriteFile(src, []byte("print('hello')\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fillEngineForm(t, b, "student-b", cmd, []string{src})
+		b.waitJS(t, "the upload confirmation", `document.querySelector('#engine-ok').textContent.includes('student-b')`, 10*time.Second)
+		// A built-in.
+		b.setValue(t, "#e-name", "")
+		b.run(t, "built-in", 10*time.Second,
+			chromedp.SendKeys(chromedp.CSS("#e-name"), "my-greedy"),
+			chromedp.Click(chromedp.CSS("#e-source-builtin")))
+		setSelect(t, b, "#e-builtin", "othello-greedy")
+		b.run(t, "submit", 10*time.Second, chromedp.Click(chromedp.CSS("#e-submit")))
+		b.waitJS(t, "the built-in confirmation", `document.querySelector('#engine-ok').textContent.includes('my-greedy')`, 10*time.Second)
+		b.waitJS(t, "eight engines listed", `document.querySelectorAll('#engines tbody tr').length === 8`, 10*time.Second)
+
+		var list struct{ Engines []engineAnswer }
+		s.mustCall(t, "GET", "/api/engines", nil, &list)
+		byName := map[string]engineAnswer{}
+		for _, e := range list.Engines {
+			byName[e.Name] = e
+		}
+		if e, ok := byName["student-a"]; !ok || e.Uploaded || e.Protocol != "othello-board" {
+			t.Errorf("student-a = %+v, want a JSON-registered othello-board engine", e)
+		}
+		var up engineAnswer
+		s.mustCall(t, "GET", fmt.Sprintf("/api/engines/%d", byName["student-b"].ID), nil, &up)
+		if !up.Uploaded || !slices.Contains(up.Files, "client.py") {
+			t.Errorf("student-b = %+v, want an upload with client.py", up)
+		}
+		if _, ok := byName["student-z"]; ok {
+			t.Error("the refused upload was registered")
+		}
+		if e, ok := byName["my-greedy"]; !ok || e.Game != "othello" {
+			t.Errorf("my-greedy = %+v", e)
+		}
+		b.screenshot(t, "engines")
+
+		// Delete takes two clicks.
+		del := fmt.Sprintf(`#engines button.delete[data-id="%d"]`, byName["student-a"].ID)
+		b.run(t, "delete", 10*time.Second, chromedp.Click(chromedp.CSS(del)), chromedp.Click(chromedp.CSS(del)))
+		b.waitJS(t, "the row to go", fmt.Sprintf(`!document.querySelector('#engines tr[data-engine-id="%d"]')`, byName["student-a"].ID), 10*time.Second)
+		s.mustCall(t, "GET", "/api/engines", nil, &list)
+		for _, e := range list.Engines {
+			if e.Name == "student-a" {
+				t.Errorf("the deleted engine is still listed: %+v", e)
+			}
+		}
+		b.noErrors(t, "engines page", nil)
+	})
+
+	t.Run("AdminTournament", func(t *testing.T) {
+		// Signed in by Engines: create a tournament with the overview's form.
+		b.open(t, "/")
+		b.waitJS(t, "admin mode", `document.body.classList.contains('admin')`, 5*time.Second)
+		b.run(t, "open the form", 10*time.Second, chromedp.Click(chromedp.CSS("#new-tournament summary")))
+		b.waitJS(t, "the engine choice", `document.querySelectorAll('#t-engines input').length >= 3`, 10*time.Second)
+		// No engines chosen: the API's error goes next to the engines.
+		b.setValue(t, "#t-move-time", "0.05")
+		b.setValue(t, "#t-games", "50")
+		b.run(t, "fill", 10*time.Second,
+			chromedp.SendKeys(chromedp.CSS("#t-name"), "Form cup"),
+			chromedp.Click(chromedp.CSS("#t-start")), // off: create it pending
+			chromedp.Click(chromedp.CSS(`#tournament-form button[type=submit]`)))
+		b.waitJS(t, "the engines error", `document.querySelector('#tournament-form .field-error[data-field=engines]').textContent !== ''`, 10*time.Second)
+		b.screenshot(t, "overview-admin")
+		b.run(t, "choose", 10*time.Second,
+			chromedp.Click(chromedp.CSS(fmt.Sprintf(`#t-engines input[value="%d"]`, ids["othello-random"]))),
+			chromedp.Click(chromedp.CSS(fmt.Sprintf(`#t-engines input[value="%d"]`, ids["othello-greedy"]))),
+			chromedp.Click(chromedp.CSS(`#tournament-form button[type=submit]`)))
+		b.waitJS(t, "the new tournament's page", `location.pathname.startsWith('/tournaments/') && document.querySelector('#status')?.textContent === 'pending'`, 10*time.Second)
+		tid := evalJS[int64](t, b, `+location.pathname.split('/').pop()`)
+		var tj tournamentAnswer
+		s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d", tid), nil, &tj)
+		if tj.Name != "Form cup" || tj.Status != "pending" || tj.TotalGames != 50 {
+			t.Errorf("created %+v, want Form cup, pending, 50 games", tj)
+		}
+		b.run(t, "start", 10*time.Second, chromedp.Click(chromedp.CSS("#start")))
+		b.waitJS(t, "running", `document.querySelector('#status').textContent === 'running' && document.querySelector('#start').hidden`, 10*time.Second)
+		b.run(t, "cancel", 10*time.Second, chromedp.Click(chromedp.CSS("#cancel")), chromedp.Click(chromedp.CSS("#cancel")))
+		b.waitJS(t, "cancelled", `document.querySelector('#status').textContent === 'cancelled' && document.querySelector('#cancel').hidden`, 15*time.Second)
+		s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d", tid), nil, &tj)
+		if tj.Status != "cancelled" {
+			t.Errorf("status %q after cancel, want cancelled", tj.Status)
+		}
+		b.noErrors(t, "admin tournament", func(e string) bool { return strings.Contains(e, "/api/tournaments") && strings.Contains(e, "400") })
+	})
+
+	t.Run("NotFound", func(t *testing.T) {
+		for _, path := range []string{"/games/999999", "/tournaments/999999", "/no/such/page"} {
+			b.open(t, path)
+			if got := evalJS[string](t, b, `document.title`); got != "Not found · taikai" {
+				t.Errorf("%s: title %q", path, got)
+			}
+			if path == "/games/999999" {
+				b.screenshot(t, "notfound")
+			}
+			// The page itself is a 404, which the browser logs.
+			b.noErrors(t, path, func(e string) bool { return strings.Contains(e, "404") && strings.Contains(e, path) })
+		}
+	})
+
+	// Stop the final (it may still have games to play) and check that nothing
+	// is left playing; the cleanup then stops the server and reaps every engine.
+	if code := s.call(t, "POST", fmt.Sprintf("/api/tournaments/%d/cancel", final.ID), nil, nil); code != 200 && code != 409 {
+		t.Errorf("cancel the final: status %d", code) // 409: it is over already
+	}
+	waitAPI(t, "no game left running", 20*time.Second, func() bool {
+		var r struct{ Games []gameAnswer }
+		s.mustCall(t, "GET", "/api/games", nil, &r)
+		return len(r.Games) == 0
+	})
+	t.Logf("browser test took %v", time.Since(start).Round(time.Millisecond))
+}
+
+// pointsText is how the dashboard shows points: 3.5 as 3½.
+func pointsText(p float64) string {
+	whole := int(p + 1e-9)
+	half := p-float64(whole) > 0.25
+	switch {
+	case whole == 0 && half:
+		return "½"
+	case half:
+		return strconv.Itoa(whole) + "½"
+	}
+	return strconv.Itoa(whole)
+}
+
+// setSelect chooses a value in a select and tells the page.
+func setSelect(tb testing.TB, b *browser, sel, value string) {
+	tb.Helper()
+	evalJS[chromedp.Void](tb, b, fmt.Sprintf(`(() => { const s = document.querySelector(%q); s.value = %q; s.dispatchEvent(new Event('change', {bubbles: true})); })()`, sel, value))
+}
+
+// fillEngineForm fills the engine form for a command engine and submits it.
+func fillEngineForm(tb testing.TB, b *browser, name, command string, files []string) {
+	tb.Helper()
+	b.setValue(tb, "#e-name", "")
+	b.setValue(tb, "#e-command", "")
+	steps := []chromedp.Action[chromedp.Void]{chromedp.Click(chromedp.CSS("#e-source-command"))}
+	if name != "" {
+		steps = append(steps, chromedp.SendKeys(chromedp.CSS("#e-name"), name))
+	}
+	steps = append(steps, chromedp.SendKeys(chromedp.CSS("#e-command"), command))
+	if files != nil {
+		steps = append(steps, chromedp.SetUploadFiles(chromedp.CSS("#e-file"), files))
+	} else {
+		steps = append(steps, chromedp.Evaluate[chromedp.Void](`document.querySelector('#e-file').value = ''`))
+	}
+	steps = append(steps, chromedp.Click(chromedp.CSS("#e-submit")))
+	b.run(tb, "submit the engine form", 15*time.Second, steps...)
+}
+
+// strOr shows an optional string of the API.
+func strOr(p *string) string {
+	if p == nil {
+		return "<nil>"
+	}
+	return *p
+}
+
+// liveGameOf opens the page of a game of tournament tid while it is played and
+// returns its id; should a game end before its page is up, it takes the next.
+func liveGameOf(tb testing.TB, s *site, b *browser, tid int64) int64 {
+	tb.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var id int64
+		waitAPI(tb, "a running game", time.Until(deadline), func() bool {
+			var r struct{ Games []gameAnswer }
+			s.mustCall(tb, "GET", "/api/games", nil, &r)
+			for _, g := range r.Games {
+				if g.TournamentID == tid {
+					id = g.ID
+					return true
+				}
+			}
+			return false
+		})
+		b.open(tb, fmt.Sprintf("/games/%d", id))
+		b.waitJS(tb, "the live badge or the result", `!document.querySelector('#live-badge').hidden || document.querySelector('#result').textContent !== ''`, 10*time.Second)
+		if evalJS[bool](tb, b, `!document.querySelector('#live-badge').hidden`) {
+			return id
+		}
+		if time.Now().After(deadline) {
+			tb.Fatal("every game was over before its page was up")
+		}
+	}
+}

@@ -1,0 +1,326 @@
+// app.js: what every page shares: DOM helpers, the API client with the admin
+// token, live sockets that reconnect by themselves, and number formats.
+
+const TOKEN_COOKIE = 'taikai_token';
+
+/** tv is the big-screen mode (?tv=1): no admin controls, larger boards. */
+export const tv = document.body.classList.contains('tv');
+
+export const $ = (sel, root = document) => root.querySelector(sel);
+export const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
+
+/**
+ * h builds an element: h('a', {href: '/x', class: 'y'}, 'text', child).
+ * Text is always set as text, never parsed as HTML.
+ */
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') el.className = v;
+    else if (k === 'text') el.textContent = v;
+    else if (k === 'dataset') Object.assign(el.dataset, v);
+    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children.flat()) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : String(c));
+  }
+  return el;
+}
+
+/** href keeps the big-screen mode on links inside the dashboard. */
+export function href(path) {
+  return tv ? path + (path.includes('?') ? '&' : '?') + 'tv=1' : path;
+}
+
+/** APIError is an API's {"error": {code, message, field}} with its status. */
+export class APIError extends Error {
+  constructor(status, e) {
+    super((e && e.message) || `HTTP ${status}`);
+    this.status = status;
+    this.code = (e && e.code) || '';
+    this.field = (e && e.field) || '';
+  }
+}
+
+/**
+ * api calls the JSON API. body may be an object (sent as JSON) or FormData.
+ * Every call carries the dashboard's header, so that the token cookie counts.
+ */
+export async function api(path, {method = 'GET', body} = {}) {
+  const headers = {'X-Requested-With': 'taikai', 'Accept': 'application/json'};
+  let payload;
+  if (body instanceof FormData) {
+    payload = body;
+  } else if (body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  let res;
+  try {
+    res = await fetch(path, {method, headers, body: payload, credentials: 'same-origin'});
+  } catch (err) {
+    throw new APIError(0, {code: 'network', message: 'The server cannot be reached: ' + err.message});
+  }
+  if (res.status === 204) return null;
+  const type = res.headers.get('Content-Type') || '';
+  const data = type.includes('json') ? await res.json().catch(() => null) : await res.text();
+  if (!res.ok) throw new APIError(res.status, data && data.error);
+  return data;
+}
+
+/**
+ * write is api for admin actions: without a valid token it asks for one and
+ * tries once more.
+ */
+export async function write(path, opts) {
+  try {
+    return await api(path, opts);
+  } catch (err) {
+    if (err instanceof APIError && (err.status === 401 || err.status === 403)) {
+      if (await signIn()) return api(path, opts);
+    }
+    throw err;
+  }
+}
+
+// ---- admin token ----
+
+function setTokenCookie(token) {
+  const secure = location.protocol === 'https:' ? '; Secure' : '';
+  if (token) {
+    document.cookie = `${TOKEN_COOKIE}=${token}; Path=/; Max-Age=2592000; SameSite=Strict${secure}`;
+  } else {
+    document.cookie = `${TOKEN_COOKIE}=; Path=/; Max-Age=0; SameSite=Strict${secure}`;
+  }
+}
+
+/** isAdmin says whether this browser holds a token the server accepted. */
+export const isAdmin = () => document.body.classList.contains('admin');
+
+function setAdmin(on) {
+  document.body.classList.toggle('admin', on);
+  document.dispatchEvent(new CustomEvent('taikai:admin', {detail: on}));
+}
+
+let pendingSignIn = null;
+
+/** signIn shows the token form; it resolves true once the server accepts it. */
+export function signIn() {
+  if (pendingSignIn) return pendingSignIn;
+  const dialog = $('#token-dialog');
+  const form = $('#token-form');
+  const input = $('#token-input');
+  const error = $('.field-error[data-field=token]', form);
+  error.textContent = '';
+  input.value = '';
+  pendingSignIn = new Promise((resolve) => {
+    const done = (ok) => {
+      form.removeEventListener('submit', onSubmit);
+      $('#token-cancel').removeEventListener('click', onCancel);
+      dialog.removeEventListener('cancel', onCancel);
+      if (dialog.open) dialog.close();
+      pendingSignIn = null;
+      resolve(ok);
+    };
+    const onCancel = (ev) => { ev.preventDefault(); done(false); };
+    const onSubmit = async (ev) => {
+      ev.preventDefault();
+      const token = input.value.trim();
+      // A cookie cannot hold spaces, quotes, commas, semicolons or backslashes.
+      if (!/^[\x21\x23-\x2B\x2D-\x3A\x3C-\x5B\x5D-\x7E]+$/.test(token)) {
+        error.textContent = token ? 'This token has characters a cookie cannot hold; use the Authorization header instead.' : 'Enter the token.';
+        return;
+      }
+      setTokenCookie(token);
+      try {
+        await api('/api/auth');
+        setAdmin(true);
+        done(true);
+      } catch (err) {
+        setTokenCookie('');
+        setAdmin(false);
+        error.textContent = err.status === 403 ? 'Wrong token.' : err.message;
+        input.select();
+      }
+    };
+    form.addEventListener('submit', onSubmit);
+    $('#token-cancel').addEventListener('click', onCancel);
+    dialog.addEventListener('cancel', onCancel);
+    dialog.showModal();
+    input.focus();
+  });
+  return pendingSignIn;
+}
+
+function signOut() {
+  setTokenCookie('');
+  setAdmin(false);
+}
+
+// ---- live sockets ----
+
+/**
+ * live opens a websocket to path and hands every message to onMessage. When
+ * the socket closes (the server drops viewers that fall behind) it reconnects
+ * with backoff and the new snapshot resyncs the page; onMessage returns
+ * 'done' to stop for good (a game that ended). onState gets 'open',
+ * 'reconnecting' or 'done'.
+ */
+export function live(path, onMessage, onState = () => {}) {
+  let ws = null;
+  let stopped = false;
+  let delay = 500;
+  let timer = 0;
+  const connect = () => {
+    const url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + path;
+    ws = new WebSocket(url);
+    ws.addEventListener('open', () => { delay = 500; onState('open'); });
+    ws.addEventListener('message', (ev) => {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch { return; }
+      if (onMessage(msg) === 'done') {
+        stopped = true;
+        onState('done');
+      }
+    });
+    ws.addEventListener('close', () => {
+      if (stopped) return;
+      onState('reconnecting');
+      // Jitter keeps a classroom of browsers from reconnecting in step.
+      timer = setTimeout(connect, delay * (0.75 + Math.random() / 2));
+      delay = Math.min(delay * 2, 10000);
+    });
+  };
+  connect();
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      if (ws) ws.close();
+    },
+  };
+}
+
+/** showConn shows a socket's state in an element with data-state. */
+export function showConn(el) {
+  return (state) => {
+    if (!el) return;
+    el.dataset.state = state;
+    el.textContent = {open: 'live', reconnecting: 'reconnecting…', done: ''}[state] ?? state;
+  };
+}
+
+/**
+ * throttle runs fn at most once per ms, and once more after the last call, so
+ * that a burst of events gives one refresh.
+ */
+export function throttle(fn, ms) {
+  let last = 0;
+  let timer = 0;
+  return () => {
+    const wait = last + ms - Date.now();
+    if (wait <= 0) {
+      last = Date.now();
+      fn();
+    } else if (!timer) {
+      timer = setTimeout(() => { timer = 0; last = Date.now(); fn(); }, wait);
+    }
+  };
+}
+
+// ---- formats ----
+
+/** points shows half points as ½: 3.5 -> "3½". */
+export function points(p) {
+  const whole = Math.floor(p + 1e-9);
+  const half = p - whole > 0.25;
+  if (whole === 0 && half) return '½';
+  return String(whole) + (half ? '½' : '');
+}
+
+/** plural counts a noun: plural(1, 'game') is "1 game". */
+export function plural(n, noun) {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/** seconds shows milliseconds as seconds: 1234 -> "1.23 s". */
+export function seconds(ms) {
+  if (ms === null || ms === undefined) return '–';
+  if (ms < 1000) return ms + ' ms';
+  if (ms < 10000) return (ms / 1000).toFixed(2) + ' s';
+  return (ms / 1000).toFixed(1) + ' s';
+}
+
+/** clock shows milliseconds as m:ss.t. */
+export function clock(ms) {
+  ms = Math.max(0, Math.round(ms));
+  const m = Math.floor(ms / 60000);
+  const s = Math.floor((ms % 60000) / 1000);
+  const t = Math.floor((ms % 1000) / 100);
+  return `${m}:${String(s).padStart(2, '0')}.${t}`;
+}
+
+/** duration shows seconds for people: "1 h 05 min", "4 min 10 s", "12 s". */
+export function duration(sec) {
+  sec = Math.max(0, Math.round(sec));
+  if (sec >= 3600) return `${Math.floor(sec / 3600)} h ${String(Math.floor((sec % 3600) / 60)).padStart(2, '0')} min`;
+  if (sec >= 60) return `${Math.floor(sec / 60)} min ${String(sec % 60).padStart(2, '0')} s`;
+  return `${sec} s`;
+}
+
+export const reasonLabels = {
+  normal: 'game over', timeout: 'time out', illegal: 'illegal move', disconnect: 'disconnected',
+  close: 'connection closed', resign: 'resigned', no_connect: 'did not connect', crash: 'crashed', aborted: 'aborted',
+};
+
+/** resultText says who won: "black wins", "draw". */
+export function resultText(result) {
+  return {black: 'Black wins', white: 'White wins', draw: 'Draw'}[result] || '';
+}
+
+/**
+ * showErrors puts an API error next to the field it names in form (an element
+ * .field-error[data-field=NAME]), or in the form's general error line.
+ */
+export function showErrors(form, err) {
+  clearErrors(form);
+  const field = err.field || '';
+  let slot = $(`.field-error[data-field="${CSS.escape(field)}"]`, form);
+  if (!slot) slot = $('.field-error[data-field=""]', form);
+  if (slot) {
+    slot.textContent = err.message;
+    const input = slot.closest('.field')?.querySelector('input, select, textarea');
+    if (input) {
+      input.setAttribute('aria-invalid', 'true');
+      input.focus();
+    }
+  }
+}
+
+export function clearErrors(form) {
+  for (const el of $$('.field-error', form)) el.textContent = '';
+  for (const el of $$('[aria-invalid]', form)) el.removeAttribute('aria-invalid');
+}
+
+/** pageData reads the JSON the server put in the page. */
+export function pageData() {
+  const el = $('#page-data');
+  return el ? JSON.parse(el.textContent) : null;
+}
+
+// ---- page chrome ----
+
+// A content-security-policy violation is a bug: say so where tests look.
+document.addEventListener('securitypolicyviolation', (ev) => {
+  console.error(`CSP blocked ${ev.blockedURI || 'inline code'} (${ev.violatedDirective})`);
+});
+
+$('#sign-in')?.addEventListener('click', () => { signIn(); });
+$('#sign-out')?.addEventListener('click', signOut);
+
+if (tv) {
+  for (const a of $$('a[href^="/"]')) a.setAttribute('href', href(a.getAttribute('href')));
+}

@@ -1,0 +1,284 @@
+// game.js: one game, live or replayed: the board at any ply, the move list,
+// step and seek controls, clocks while it is played, and the result.
+import {$, h, live, api, seconds, clock, resultText, reasonLabels, pageData} from 'taikai/app.js';
+import {drawBoard, count, emptyBoard} from 'taikai/board.js';
+
+const data = pageData();
+const settings = data.settings || {};
+const id = data.game.id;
+
+const state = {
+  game: data.game,
+  moves: [], // {ply, color, x, y, text, ms, auto}
+  frames: [{board: emptyBoard(data.game.game, data.game.size), flipped: null}],
+  ply: 0,
+  synced: false, // a snapshot has arrived
+  live: false,
+  ended: false,
+  five: null,
+  remaining: null,
+  moveAt: performance.now(), // when the last move arrived, for the running clock
+  end: null, // the end message
+  detail: null, // GET /api/games/{id}
+};
+
+const el = {
+  board: $('#board'),
+  ply: $('#ply'),
+  total: $('#ply-total'),
+  seek: $('#seek'),
+  first: $('#first'),
+  prev: $('#prev'),
+  next: $('#next'),
+  last: $('#last'),
+  moves: $('#moves'),
+  current: $('#current-move'),
+  result: $('#result'),
+  liveBadge: $('#live-badge'),
+  status: $('#game-status'),
+};
+
+// ---- messages ----
+
+function onSnapshot(msg) {
+  const following = !state.synced || state.ply >= state.moves.length;
+  state.game = msg.game;
+  state.moves = msg.moves || [];
+  state.frames = msg.frames && msg.frames.length ? msg.frames : [{board: emptyBoard(msg.game.game, msg.game.size)}];
+  state.live = !!msg.live;
+  state.remaining = msg.remaining;
+  state.five = msg.five;
+  state.moveAt = performance.now();
+  state.ply = following ? state.moves.length : Math.min(state.ply, state.moves.length);
+  state.synced = true;
+  el.moves.replaceChildren();
+  render();
+}
+
+function onMove(m) {
+  const n = state.moves.length;
+  if (m.ply <= n) return; // already have it (a resync raced a move)
+  const following = state.ply >= n;
+  state.moves.push({ply: m.ply, color: m.color, x: m.x, y: m.y, text: m.text, ms: m.ms, auto: m.auto});
+  state.frames.push({board: m.board, flipped: m.flipped || null});
+  if (m.remaining) state.remaining = m.remaining;
+  state.moveAt = performance.now();
+  if (following) state.ply = state.moves.length;
+  render();
+}
+
+function onEnd(m) {
+  if (m.game && m.game.status === 'running') {
+    // The store still has it running while the referee finishes: not over yet.
+    return undefined;
+  }
+  state.ended = true;
+  state.live = false;
+  state.end = m;
+  state.game = m.game || state.game;
+  if (m.five) state.five = m.five;
+  render();
+  loadDetail();
+  return 'done';
+}
+
+async function loadDetail() {
+  try {
+    state.detail = await api(`/api/games/${id}`);
+    renderFacts();
+  } catch (err) {
+    console.warn('game detail:', err.message);
+  }
+}
+
+live(`/ws/games/${id}`, (msg) => {
+  switch (msg.type) {
+    case 'snapshot': onSnapshot(msg); break;
+    case 'move': onMove(msg); break;
+    case 'end': return onEnd(msg);
+  }
+  return undefined;
+});
+
+// ---- stepping ----
+
+function go(ply) {
+  state.ply = Math.max(0, Math.min(state.moves.length, ply));
+  render();
+}
+
+el.first.addEventListener('click', () => go(0));
+el.prev.addEventListener('click', () => go(state.ply - 1));
+el.next.addEventListener('click', () => go(state.ply + 1));
+el.last.addEventListener('click', () => go(state.moves.length));
+el.seek.addEventListener('input', () => go(Number(el.seek.value)));
+el.moves.addEventListener('click', (ev) => {
+  const b = ev.target.closest('button[data-ply]');
+  if (b) go(Number(b.dataset.ply));
+});
+document.addEventListener('keydown', (ev) => {
+  if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
+  // Form controls handle their own keys (the slider moves itself).
+  if (ev.target.closest && ev.target.closest('input, select, textarea, dialog')) return;
+  const to = {ArrowLeft: state.ply - 1, ArrowRight: state.ply + 1, Home: 0, End: state.moves.length}[ev.key];
+  if (to === undefined) return;
+  ev.preventDefault();
+  go(to);
+});
+
+// ---- drawing ----
+
+function sideToMove() {
+  const n = state.moves.length;
+  if (n === 0) return 'black';
+  return state.moves[n - 1].color === 'black' ? 'white' : 'black';
+}
+
+function render() {
+  const {ply, moves, frames} = state;
+  const frame = frames[Math.min(ply, frames.length - 1)];
+  const mv = ply > 0 ? moves[ply - 1] : null;
+  const atEnd = ply === moves.length;
+  drawBoard(el.board, {
+    game: state.game.game,
+    board: frame.board,
+    last: mv && mv.x !== null ? [mv.x, mv.y] : null,
+    flipped: frame.flipped,
+    five: atEnd && state.ended ? state.five : null,
+  });
+  el.board.setAttribute('aria-label', `board after ply ${ply}`);
+  el.board.dataset.ply = ply;
+  el.ply.textContent = ply;
+  el.total.textContent = moves.length;
+  el.seek.max = moves.length;
+  el.seek.value = ply;
+  el.first.disabled = el.prev.disabled = ply === 0;
+  el.next.disabled = el.last.disabled = atEnd;
+  el.current.textContent = mv
+    ? `${mv.ply}. ${mv.color} ${mv.text}${mv.auto ? ' (played for it)' : ''} · ${seconds(mv.ms)}`
+    : 'start position';
+
+  const c = count(frame.board);
+  $('#count-black').textContent = c.black;
+  $('#count-white').textContent = c.white;
+  const toMove = state.live && atEnd ? sideToMove() : null;
+  for (const color of ['black', 'white']) {
+    $(`#player-${color}`).classList.toggle('to-move', color === toMove);
+  }
+  el.liveBadge.hidden = !state.live;
+  el.status.hidden = state.live;
+  el.status.textContent = state.game.status;
+  el.status.className = `status status-${state.game.status}`;
+
+  renderMoves();
+  renderResult();
+  renderFacts();
+  tickClocks();
+}
+
+function renderMoves() {
+  const list = el.moves;
+  const have = list.children.length;
+  if (have > state.moves.length) list.replaceChildren();
+  for (let i = list.children.length; i < state.moves.length; i++) {
+    const m = state.moves[i];
+    list.append(h('li', null,
+      h('button', {type: 'button', class: 'move', dataset: {ply: m.ply}, title: m.auto ? 'played by the referee' : null},
+        h('span', {class: 'mv-n', text: m.ply}),
+        h('span', {class: `disc-icon ${m.color}`, 'aria-label': m.color}),
+        h('span', {class: 'mv-t' + (m.auto ? ' auto' : ''), text: m.text}),
+        h('span', {class: 'mv-ms', text: seconds(m.ms)}))));
+  }
+  const cur = list.querySelector('[aria-current]');
+  if (cur) cur.removeAttribute('aria-current');
+  const li = state.ply > 0 ? list.children[state.ply - 1] : null;
+  if (li) {
+    li.firstChild.setAttribute('aria-current', 'step');
+    const top = li.offsetTop;
+    if (top < list.scrollTop || top + li.offsetHeight > list.scrollTop + list.clientHeight) {
+      list.scrollTop = top - list.clientHeight / 2;
+    }
+  } else {
+    list.scrollTop = 0;
+  }
+}
+
+function renderResult() {
+  const box = el.result;
+  if (!state.ended) {
+    box.replaceChildren();
+    box.className = 'result';
+    return;
+  }
+  const g = state.game;
+  const e = state.end || {};
+  const result = e.result || g.result;
+  const reason = e.reason || g.reason;
+  const stones = e.stones || (state.detail && state.detail.stones);
+  const winner = result === 'black' ? g.black.name : result === 'white' ? g.white.name : '';
+  const parts = [];
+  if (winner) parts.push(winner);
+  if (stones && g.game === 'othello') parts.push(`${stones.black}–${stones.white}`);
+  if (reason) parts.push(reasonLabels[reason] || reason);
+  if (g.cause) parts.push(g.cause.replaceAll('_', ' '));
+  box.className = `result result-${result || 'none'}`;
+  box.replaceChildren(
+    h('div', {class: 'result-main', text: g.status === 'aborted' ? 'Aborted' : resultText(result) || 'Over'}),
+    h('div', {class: 'result-sub', text: parts.join(' · ')}));
+  if (g.detail) box.append(h('div', {class: 'result-detail', text: g.detail}));
+}
+
+function renderFacts() {
+  const d = state.detail;
+  const viol = (d && d.violations) || (state.end && state.end.violations);
+  const vEl = $('#violations');
+  if (viol) {
+    const side = (c) => {
+      const v = viol[c] || {};
+      const keys = Object.keys(v).filter((k) => v[k] > 0);
+      const n = keys.reduce((a, k) => a + v[k], 0);
+      return h('div', {class: 'viol', dataset: {color: c, count: n}},
+        h('span', {class: `disc-icon ${c}`, 'aria-label': c}),
+        n === 0 ? ' none' : ' ' + keys.map((k) => `${k.replaceAll('_', ' ')} ×${v[k]}`).join(', '));
+    };
+    vEl.replaceChildren(side('black'), side('white'));
+  }
+  const used = {black: 0, white: 0};
+  for (const m of state.moves) used[m.color] += m.ms;
+  $('#time-used').replaceChildren(
+    h('div', null, h('span', {class: 'disc-icon black', 'aria-label': 'black'}), ' ' + seconds(used.black)),
+    h('div', null, h('span', {class: 'disc-icon white', 'aria-label': 'white'}), ' ' + seconds(used.white)));
+  if (d && d.logs && (d.logs.black || d.logs.white)) {
+    $('#logs').replaceChildren(...['black', 'white'].filter((c) => d.logs[c]).map((c) =>
+      h('div', null, h('a', {href: d.logs[c], class: 'log-link', dataset: {color: c}, target: '_blank', rel: 'noopener'},
+        `${c === 'black' ? state.game.black.name : state.game.white.name} (${c})`))));
+  } else if (d) {
+    $('#logs').textContent = 'not kept';
+  }
+}
+
+// The clocks run between moves, so they are redrawn on a timer while live.
+function tickClocks() {
+  const toMove = sideToMove();
+  const perMove = settings.move_time_ms || 0;
+  const elapsed = performance.now() - state.moveAt;
+  const total = state.remaining && (state.remaining.black || state.remaining.white);
+  for (const color of ['black', 'white']) {
+    const c = $(`#clock-${color}`);
+    let txt = '';
+    if (state.live) {
+      if (total) {
+        txt = clock(state.remaining[color] - (color === toMove ? elapsed : 0));
+      } else if (color === toMove) {
+        txt = perMove ? clock(perMove - elapsed) : clock(elapsed);
+      } else if (perMove) {
+        txt = clock(perMove);
+      }
+    }
+    c.textContent = txt;
+    c.classList.toggle('running', state.live && color === toMove);
+  }
+}
+
+setInterval(() => { if (state.live) tickClocks(); }, 100);
+render();

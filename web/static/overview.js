@@ -1,0 +1,140 @@
+// overview.js: the games being played now (from /ws/live), the tournaments
+// with their progress, and the admin's form for a new tournament.
+import {$, $$, h, href, live, showConn, api, write, throttle, duration, plural, showErrors, clearErrors, isAdmin} from 'taikai/app.js';
+import {LiveGrid} from 'taikai/livegrid.js';
+import {progress} from 'taikai/progress.js';
+
+const names = new Map(); // tournament id -> name
+const grid = new LiveGrid($('#live-games'), $('#live-empty'), {label: (g) => names.get(g.tournament_id) || ''});
+
+// ---- tournaments ----
+
+const order = {running: 0, pending: 1, finished: 2, cancelled: 3};
+let tournaments = [];
+let fetchedAt = 0;
+
+async function loadTournaments() {
+  try {
+    const data = await api('/api/tournaments');
+    tournaments = data.tournaments;
+    fetchedAt = Date.now();
+    for (const t of tournaments) names.set(t.id, t.name);
+    grid.relabel();
+    renderTournaments();
+  } catch (err) {
+    console.warn('tournaments:', err.message);
+  }
+}
+const refreshTournaments = throttle(loadTournaments, 2000);
+
+function renderTournaments() {
+  const all = $('#show-all-tournaments').checked;
+  const list = [...tournaments].sort((a, b) => (order[a.status] - order[b.status]) || (b.id - a.id));
+  let done = 0;
+  const shown = list.filter((t) => all || t.status === 'running' || t.status === 'pending' || done++ < 5);
+  const body = $('#tournaments tbody');
+  body.replaceChildren(...shown.map((t) => h('tr', {dataset: {id: t.id, status: t.status}},
+    h('td', null, h('a', {href: href(`/tournaments/${t.id}`), class: 'strong', text: t.name}),
+      h('div', {class: 'muted small', text: `${plural(t.total_games, 'game')} · ${t.games_per_pair} per pair · ${t.concurrency} at once`})),
+    h('td', null, h('span', {class: `game-tag game-${t.game}`, text: t.game})),
+    h('td', null, h('span', {class: `status status-${t.status}`, text: t.status})),
+    h('td', {class: 'progress-col'}, progress(t.finished_games, t.total_games)),
+    h('td', {class: 'num eta', dataset: {eta: t.eta_seconds ?? ''}}))));
+  $('#tournaments-empty').hidden = tournaments.length > 0;
+  $('#tournaments').hidden = tournaments.length === 0;
+  tickETA();
+}
+
+// The ETA counts down between refreshes.
+function tickETA() {
+  for (const td of $$('#tournaments td.eta')) {
+    const eta = td.dataset.eta;
+    td.textContent = eta === '' ? '' : duration(Number(eta) - (Date.now() - fetchedAt) / 1000);
+  }
+}
+setInterval(tickETA, 1000);
+$('#show-all-tournaments').addEventListener('change', renderTournaments);
+
+// ---- live games ----
+
+live('/ws/live', (msg) => {
+  switch (msg.type) {
+    case 'snapshot': grid.snapshot(msg.running); break;
+    case 'game_started': grid.started(msg.game, msg.board); break;
+    case 'move': grid.move(msg); break;
+    case 'game_ended': grid.ended(msg.game); refreshTournaments(); break;
+    case 'tournament': {
+      const t = tournaments.find((x) => x.id === msg.tournament.id);
+      if (t) {
+        Object.assign(t, msg.tournament);
+        renderTournaments();
+      }
+      refreshTournaments();
+      break;
+    }
+  }
+  return undefined;
+}, showConn($('#live-status')));
+
+// ---- new tournament ----
+
+const form = $('#tournament-form');
+let engines = [];
+
+async function loadEngines() {
+  try {
+    engines = (await api('/api/engines')).engines;
+    renderEngineChoice();
+  } catch (err) {
+    console.warn('engines:', err.message);
+  }
+}
+
+function renderEngineChoice() {
+  const game = $('#t-game').value;
+  const box = $('#t-engines');
+  const chosen = new Set($$('input:checked', box).map((i) => i.value));
+  const mine = engines.filter((e) => e.game === game);
+  box.replaceChildren(...mine.map((e) => h('label', {class: 'check'},
+    h('input', {type: 'checkbox', name: 'engines', value: e.id, checked: chosen.has(String(e.id))}),
+    h('span', {text: e.name}), h('small', {class: 'muted', text: e.builtin ? 'built-in' : e.protocol}))));
+  if (!mine.length) box.append(h('p', {class: 'muted', text: `No ${game} engine yet: submit some on the Engines page.`}));
+  for (const el of $$('.gomoku-only', form)) el.hidden = game !== 'gomoku';
+}
+
+$('#t-game').addEventListener('change', renderEngineChoice);
+$('#t-all').addEventListener('click', () => { for (const i of $$('#t-engines input')) i.checked = true; });
+$('#t-none').addEventListener('click', () => { for (const i of $$('#t-engines input')) i.checked = false; });
+
+form.addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  clearErrors(form);
+  const game = $('#t-game').value;
+  const body = {
+    name: $('#t-name').value.trim(),
+    game,
+    engines: $$('#t-engines input:checked').map((i) => Number(i.value)),
+    games_per_pair: Number($('#t-games').value) || 0,
+    move_time_ms: Math.round(Number($('#t-move-time').value) * 1000) || 0,
+    concurrency: Number($('#t-concurrency').value) || 0,
+    start: $('#t-start').checked,
+  };
+  if (game === 'gomoku') {
+    body.rule = $('#t-rule').value;
+    body.size = Number($('#t-size').value) || 0;
+  }
+  const button = $('button[type=submit]', form);
+  button.disabled = true;
+  try {
+    const t = await write('/api/tournaments', {method: 'POST', body});
+    location.href = href(`/tournaments/${t.id}`);
+  } catch (err) {
+    showErrors(form, err);
+  } finally {
+    button.disabled = false;
+  }
+});
+
+document.addEventListener('taikai:admin', (ev) => { if (ev.detail) loadEngines(); });
+if (isAdmin()) loadEngines();
+loadTournaments();

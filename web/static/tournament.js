@@ -1,0 +1,303 @@
+// tournament.js: one tournament: progress, standings, crosstable, a chart of
+// points over games, the games with filters, its running games, start/cancel.
+import {$, $$, h, href, live, showConn, api, write, throttle, duration, points, reasonLabels, pageData} from 'taikai/app.js';
+import {LiveGrid} from 'taikai/livegrid.js';
+import {setProgress} from 'taikai/progress.js';
+import {lineChart, seriesStyle} from 'taikai/chart.js';
+
+let t = pageData();
+const id = t.id;
+let standings = [];
+let etaAt = 0; // Date.now() when the ETA runs out, 0 for none
+
+// ---- header and progress ----
+
+function renderHead() {
+  const st = $('#status');
+  st.textContent = t.status;
+  st.className = `status status-${t.status}`;
+  $('#start').hidden = t.status !== 'pending';
+  $('#cancel').hidden = t.status !== 'pending' && t.status !== 'running';
+  setProgress($('#progress'), t.finished_games, t.total_games);
+  $('#progress-text').textContent = `${t.finished_games} / ${t.total_games} games`;
+  tickETA();
+}
+
+function tickETA() {
+  const el = $('#eta');
+  if (t.status !== 'running' || !etaAt) {
+    el.textContent = t.status === 'finished' ? 'finished' : '';
+    return;
+  }
+  el.textContent = `· about ${duration((etaAt - Date.now()) / 1000)} left`;
+}
+setInterval(tickETA, 1000);
+
+async function loadTournament() {
+  try {
+    t = await api(`/api/tournaments/${id}`);
+    etaAt = t.eta_seconds !== null && t.eta_seconds !== undefined ? Date.now() + t.eta_seconds * 1000 : 0;
+    renderHead();
+    watchLive();
+  } catch (err) {
+    console.warn('tournament:', err.message);
+  }
+}
+const refreshTournament = throttle(loadTournament, 2000);
+
+// ---- standings and crosstable ----
+
+const eloText = (s) => {
+  if (!s.games) return '–';
+  const elo = Math.round(s.elo);
+  return (elo > 0 ? '+' : elo < 0 ? '−' : '') + Math.abs(elo) + (s.elo_error > 0 ? ` ± ${Math.round(s.elo_error)}` : '');
+};
+
+function renderStandings(rows) {
+  standings = rows || [];
+  let rank = 0;
+  const body = $('#standings tbody');
+  body.replaceChildren(...standings.map((s, i) => {
+    if (i === 0 || s.points !== standings[i - 1].points) rank = i + 1;
+    return h('tr', {dataset: {engineId: s.engine_id}},
+      h('td', {class: 'num rank', text: rank}),
+      h('td', {class: 'name'}, h('span', {class: 'swatch', dataset: {i}}), s.name),
+      h('td', {class: 'num', text: s.games}),
+      h('td', {class: 'num', text: s.wins}),
+      h('td', {class: 'num', text: s.draws}),
+      h('td', {class: 'num', text: s.losses}),
+      h('td', {class: 'num strong', text: points(s.points)}),
+      h('td', {class: 'num', text: s.games ? s.score_pct.toFixed(1) + '%' : '–'}),
+      h('td', {class: 'num elo', text: eloText(s)}));
+  }));
+  for (const sw of $$('#standings .swatch')) sw.style.background = seriesStyle(Number(sw.dataset.i)).color;
+}
+
+function renderCrosstable(cells) {
+  const n = standings.length;
+  const head = $('#crosstable thead');
+  head.replaceChildren(h('tr', null, h('th', {class: 'num', text: '#'}), h('th', {text: 'Engine'}),
+    ...standings.map((s, i) => h('th', {class: 'num', title: s.name, text: i + 1})),
+    h('th', {class: 'num', text: 'Points'})));
+  $('#crosstable tbody').replaceChildren(...standings.map((s, i) => h('tr', null,
+    h('td', {class: 'num', text: i + 1}),
+    h('td', {class: 'name', text: s.name}),
+    ...Array.from({length: n}, (_, j) => {
+      if (i === j) return h('td', {class: 'num self'});
+      const c = cells && cells[i] && cells[i][j];
+      if (!c || !c.games) return h('td', {class: 'num'});
+      const ratio = c.points / c.games;
+      const cls = ratio > 0.5 ? 'win' : ratio < 0.5 ? 'loss' : 'even';
+      return h('td', {class: `num cell ${cls}`, title: `${s.name} vs ${standings[j].name}: +${c.wins} =${c.draws} −${c.losses}`},
+        points(c.points), h('small', {class: 'of', text: `/${c.games}`}));
+    }),
+    h('td', {class: 'num strong', text: points(s.points)}))));
+}
+
+// The table is fetched once at load, for when the socket is slow to come;
+// a table from the socket is as new or newer, so it wins.
+let tablesFromSocket = 0;
+
+async function loadStandings() {
+  const before = tablesFromSocket;
+  try {
+    const [st, ct] = await Promise.all([api(`/api/tournaments/${id}/standings`), api(`/api/tournaments/${id}/crosstable`)]);
+    if (before !== tablesFromSocket) return;
+    renderStandings(st.standings);
+    renderCrosstable(ct.cells);
+  } catch (err) {
+    console.warn('standings:', err.message);
+  }
+}
+
+// ---- chart: each engine's points after each of its games ----
+
+async function loadChart() {
+  let games;
+  try {
+    games = (await api(`/api/tournaments/${id}/games?status=finished&limit=5000`)).games;
+  } catch (err) {
+    console.warn('chart:', err.message);
+    return;
+  }
+  games.sort((a, b) => (a.ended_at || '').localeCompare(b.ended_at || '') || a.id - b.id);
+  const lines = new Map(standings.map((s) => [s.engine_id, {name: s.name, points: [[0, 0]], total: 0}]));
+  for (const g of games) {
+    for (const [side, p] of [['black', g.black], ['white', g.white]]) {
+      const l = lines.get(p.engine_id);
+      if (!l) continue;
+      l.total += g.result === side ? 1 : g.result === 'draw' ? 0.5 : 0;
+      l.points.push([l.points.length, l.total]);
+    }
+  }
+  let svg = $('#chart svg');
+  if (!svg) {
+    svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    svg.setAttribute('role', 'img');
+    svg.setAttribute('aria-label', 'points of each engine over its games');
+    $('#chart').append(svg, h('ul', {class: 'legend'}));
+  }
+  chartSeries = [...lines.values()];
+  const series = chartSeries;
+  lineChart(svg, series, {xLabel: 'games played', yLabel: 'points'});
+  $('#chart .legend').replaceChildren(...series.map((sr, i) => {
+    const sw = h('span', {class: 'swatch'});
+    sw.style.background = seriesStyle(i).color;
+    return h('li', null, sw, sr.name);
+  }));
+}
+const refreshChart = throttle(loadChart, 3000);
+let chartSeries = null;
+window.addEventListener('resize', throttle(() => {
+  const svg = $('#chart svg');
+  if (svg && chartSeries) lineChart(svg, chartSeries, {xLabel: 'games played', yLabel: 'points'});
+}, 250));
+
+// ---- games ----
+
+const PAGE = 100;
+let shown = 0;
+
+function gameQuery(offset, limit) {
+  const q = new URLSearchParams({limit, offset});
+  for (const [key, sel] of [['engine', '#filter-engine'], ['status', '#filter-status'], ['result', '#filter-result'], ['reason', '#filter-reason']]) {
+    const v = $(sel).value;
+    if (v) q.set(key, v);
+  }
+  return `/api/tournaments/${id}/games?${q}`;
+}
+
+const score = {black: '1–0', white: '0–1', draw: '½–½'};
+
+function gameRow(g) {
+  const link = (child) => (g.id ? h('a', {href: href(`/games/${g.id}`)}, child) : child);
+  const win = (side) => (g.result === side ? 'strong' : '');
+  return h('tr', {class: `game-row game-${g.status}`, dataset: {gameId: g.id ?? '', status: g.status}},
+    h('td', {class: 'num'}, link(String(g.index + 1))),
+    h('td', {class: win('black')}, h('span', {class: 'disc-icon black'}), ' ', g.black.name),
+    h('td', {class: win('white')}, h('span', {class: 'disc-icon white'}), ' ', g.white.name),
+    h('td', {class: 'result-cell'}, link(g.status === 'finished' ? score[g.result] || g.result : g.status)),
+    h('td', {text: g.reason ? reasonLabels[g.reason] || g.reason : ''}),
+    h('td', {class: 'num', text: g.status === 'scheduled' ? '' : g.plies}));
+}
+
+let gamesAsked = 0; // the latest request wins: filters change faster than answers come
+
+async function loadGames(more = false) {
+  const offset = more ? shown : 0;
+  const limit = more ? PAGE : Math.max(PAGE, shown);
+  const ask = ++gamesAsked;
+  let list;
+  try {
+    list = (await api(gameQuery(offset, limit))).games;
+  } catch (err) {
+    console.warn('games:', err.message);
+    return;
+  }
+  if (ask !== gamesAsked) return;
+  const body = $('#games tbody');
+  if (!more) body.replaceChildren();
+  body.append(...list.map(gameRow));
+  shown = offset + list.length;
+  $('#games-more').hidden = list.length < limit;
+  $('#games-empty').hidden = shown > 0;
+}
+const refreshGames = throttle(() => loadGames(false), 1500);
+
+$('#game-filters').addEventListener('change', () => { shown = 0; loadGames(false); });
+$('#game-filters').addEventListener('submit', (ev) => ev.preventDefault());
+$('#games-more').addEventListener('click', () => loadGames(true));
+
+// ---- live ----
+
+const grid = new LiveGrid($('#running'), $('#running-empty'), {keep: (g) => g.tournament_id === id});
+
+// The running-games section shows while the tournament can still play, and
+// for a moment after, so the last boards can be seen to finish.
+function watchLive() {
+  const active = t.status === 'running' || t.status === 'pending';
+  if (active) {
+    $('#running-section').hidden = false;
+  } else {
+    setTimeout(() => {
+      if (!grid.cards.size) $('#running-section').hidden = true;
+    }, 6000);
+  }
+}
+
+// One socket tells everything about this tournament: its table, its games
+// starting and ending, and their moves for the live boards.
+live(`/ws/tournaments/${id}`, (msg) => {
+  switch (msg.type) {
+    case 'snapshot':
+      grid.snapshot(msg.running || []);
+      // falls through: a snapshot carries the table too
+    case 'standings':
+      tablesFromSocket++;
+      if (msg.tournament) Object.assign(t, msg.tournament);
+      renderHead();
+      renderStandings(msg.standings);
+      renderCrosstable(msg.crosstable);
+      refreshChart();
+      break;
+    case 'move':
+      grid.move(msg);
+      break;
+    case 'game_started':
+      grid.started(msg.game, msg.board);
+      refreshGames();
+      break;
+    case 'game_ended':
+      grid.ended(msg.game);
+      refreshGames();
+      refreshTournament();
+      break;
+    case 'tournament':
+      Object.assign(t, msg.tournament);
+      renderHead();
+      watchLive();
+      refreshTournament();
+      break;
+  }
+  return undefined;
+}, showConn($('#live-status')));
+
+// ---- admin ----
+
+$('#start').addEventListener('click', async () => {
+  $('#action-error').textContent = '';
+  try {
+    t = await write(`/api/tournaments/${id}/start`, {method: 'POST'});
+    loadTournament();
+    refreshGames();
+  } catch (err) {
+    $('#action-error').textContent = err.message;
+  }
+});
+
+// Cancelling takes two clicks: the first one asks.
+let armed = 0;
+$('#cancel').addEventListener('click', async () => {
+  const b = $('#cancel');
+  if (!armed) {
+    b.textContent = 'Really cancel?';
+    armed = setTimeout(() => { armed = 0; b.textContent = 'Cancel'; }, 4000);
+    return;
+  }
+  clearTimeout(armed);
+  armed = 0;
+  b.textContent = 'Cancel';
+  $('#action-error').textContent = '';
+  try {
+    t = await write(`/api/tournaments/${id}/cancel`, {method: 'POST'});
+    loadTournament();
+    refreshGames();
+  } catch (err) {
+    $('#action-error').textContent = err.message;
+  }
+});
+
+renderHead();
+loadTournament();
+loadStandings().then(loadChart);
+loadGames();
