@@ -1065,7 +1065,7 @@ func TestCompose(t *testing.T) {
 	}
 	if v, ok := c.Volumes[volumeName].(map[string]any); ok {
 		if n, ok := v["name"]; ok && n != volumeName {
-			t.Errorf("docker-compose.yml: volume %s is named %v; README-compose.md names it %s", volumeName, n, volumeName)
+			t.Errorf("docker-compose.yml: volume %s is named %v; README.md (compose section) names it %s", volumeName, n, volumeName)
 		}
 		if ext, _ := v["external"].(bool); ext {
 			t.Errorf("docker-compose.yml: volume %s is external: compose would not create it", volumeName)
@@ -1561,12 +1561,29 @@ func serveLikeContainer(t *testing.T, bin string, d *dockerfile) {
 
 // ---------------------------------------------------------------- README
 
-// TestReadmeMatchesFiles: the commands in deploy/README-compose.md name the
-// service, volume, image, paths, programs and variables the files define.
+// composeSection cuts the deployment section out of the README: from its
+// heading to the next heading of the same level.
+func composeSection(t *testing.T, readme string) string {
+	t.Helper()
+	const heading = "## Deploy with docker compose"
+	i := strings.Index(readme, heading)
+	if i < 0 {
+		t.Fatalf("README.md has no section %q", heading)
+	}
+	rest := readme[i+len(heading):]
+	if j := strings.Index(rest, "\n## "); j >= 0 {
+		rest = rest[:j]
+	}
+	return heading + rest
+}
+
+// TestReadmeMatchesFiles: the commands in README.md's section "Deploy with
+// docker compose" name the service, volume, image, paths, programs and
+// variables the files define.
 func TestReadmeMatchesFiles(t *testing.T) {
 	d := loadDockerfile(t)
 	_, svc := loadCompose(t)
-	readme := readFile(t, "deploy/README-compose.md")
+	readme := composeSection(t, readFile(t, "README.md"))
 	composeSrc := readFile(t, "docker-compose.yml")
 	image, _ := svc["image"].(string)
 	pkgs, _, _ := aptPackages(t, d.runtime)
@@ -1581,7 +1598,7 @@ func TestReadmeMatchesFiles(t *testing.T) {
 		"USER " + user.args,
 	} {
 		if !strings.Contains(readme, want) {
-			t.Errorf("README-compose.md does not say %q", want)
+			t.Errorf("README.md (compose section) does not say %q", want)
 		}
 	}
 
@@ -1598,12 +1615,12 @@ func TestReadmeMatchesFiles(t *testing.T) {
 		}
 		words, err := shellWords(line)
 		if err != nil {
-			t.Errorf("README-compose.md line %d: %v", n+1, err)
+			t.Errorf("README.md (compose section) line %d: %v", n+1, err)
 			continue
 		}
 		for _, c := range commands(words) {
 			_, argv := splitAssign(c)
-			at := fmt.Sprintf("README-compose.md line %d: %s", n+1, strings.Join(argv, " "))
+			at := fmt.Sprintf("README.md (compose section) line %d: %s", n+1, strings.Join(argv, " "))
 			switch {
 			case len(argv) >= 3 && argv[0] == "docker" && argv[1] == "compose":
 				sub, rest := argv[2], nonFlags(argv[3:])
@@ -1635,7 +1652,7 @@ func TestReadmeMatchesFiles(t *testing.T) {
 	// Paths in /data and the database's name.
 	for _, p := range regexp.MustCompile("/data/[A-Za-z0-9_.-]+").FindAllString(readme, -1) {
 		if strings.HasPrefix(p, "/data/taikai.db") && !strings.HasPrefix(p, d.env["TAIKAI_DB"]) {
-			t.Errorf("README-compose.md: %s, but TAIKAI_DB=%s", p, d.env["TAIKAI_DB"])
+			t.Errorf("README.md (compose section): %s, but TAIKAI_DB=%s", p, d.env["TAIKAI_DB"])
 		}
 	}
 
@@ -1647,7 +1664,7 @@ func TestReadmeMatchesFiles(t *testing.T) {
 	}
 	for _, v := range regexp.MustCompile(`\bTAIKAI_[A-Z_]+\b`).FindAllString(readme, -1) {
 		if !slices.Contains(known, v) {
-			t.Errorf("README-compose.md names %s, which the deployment files do not use", v)
+			t.Errorf("README.md (compose section) names %s, which the deployment files do not use", v)
 		}
 	}
 }
