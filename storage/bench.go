@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"database/sql"
-	"net/url"
 	"os"
 	"time"
 )
@@ -13,12 +12,7 @@ import (
 // database at path opened exactly as Open opens one. It returns rows per second.
 func BareInserts(ctx context.Context, path string, n, size int) (float64, error) {
 	os.Remove(path)
-	q := url.Values{}
-	q.Set("_journal_mode", "WAL")
-	q.Set("_synchronous", "FULL")
-	q.Set("_busy_timeout", "10000")
-	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	db, err := sql.Open("sqlite3", writerDSN(path))
 	if err != nil {
 		return 0, err
 	}

@@ -200,7 +200,12 @@ func (db *DB) Games(ctx context.Context, tournamentID int64, f GameFilter) ([]*t
 		f.Limit = 1000
 	}
 	args = append(args, f.Limit, f.Offset)
-	rows, err := db.r.QueryContext(ctx, `SELECT `+gameColumns+gameFrom+` WHERE `+strings.Join(where, " AND ")+` ORDER BY g.idx, g.id LIMIT ? OFFSET ?`, args...)
+	return db.queryGames(ctx, `WHERE `+strings.Join(where, " AND ")+` ORDER BY g.idx, g.id LIMIT ? OFFSET ?`, args...)
+}
+
+// queryGames lists games (without moves) selected by a WHERE clause on g.
+func (db *DB) queryGames(ctx context.Context, where string, args ...any) ([]*tournament.Game, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+gameColumns+gameFrom+` `+where, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -237,20 +242,7 @@ func (db *DB) CountGames(ctx context.Context, tournamentID int64) (map[string]in
 
 // RunningGames lists the games being played now, across tournaments.
 func (db *DB) RunningGames(ctx context.Context) ([]*tournament.Game, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+gameColumns+gameFrom+` WHERE g.status = 'running' ORDER BY g.id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	list := []*tournament.Game{}
-	for rows.Next() {
-		g, err := scanGame(rows)
-		if err != nil {
-			return nil, err
-		}
-		list = append(list, g)
-	}
-	return list, rows.Err()
+	return db.queryGames(ctx, `WHERE g.status = 'running' ORDER BY g.id`)
 }
 
 // Records returns the tournament records of two engines.

@@ -36,16 +36,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Per-connection settings live in the DSN so that every pooled connection
-	// has them. synchronous=FULL: a committed game survives a power cut, not
-	// only a crash of the process.
-	q := url.Values{}
-	q.Set("_journal_mode", "WAL")
-	q.Set("_synchronous", "FULL")
-	q.Set("_busy_timeout", "10000")
-	q.Set("_foreign_keys", "on")
-	q.Set("_txlock", "immediate")
-	w, err := sql.Open("sqlite3", "file:"+abs+"?"+q.Encode())
+	w, err := sql.Open("sqlite3", writerDSN(abs))
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +59,19 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	r.SetMaxOpenConns(8)
 	db.r = r
 	return db, nil
+}
+
+// writerDSN is the writer's connection string. Per-connection settings live
+// in the DSN so that every pooled connection has them. synchronous=FULL: a
+// committed game survives a power cut, not only a crash of the process.
+func writerDSN(abs string) string {
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_synchronous", "FULL")
+	q.Set("_busy_timeout", "10000")
+	q.Set("_foreign_keys", "on")
+	q.Set("_txlock", "immediate")
+	return "file:" + abs + "?" + q.Encode()
 }
 
 // Path is the database file.

@@ -132,14 +132,18 @@ func entrants(ctx context.Context, tx *sql.Tx, id int64) ([]int64, error) {
 	return ids, rows.Err()
 }
 
-// Tournaments lists the round-robin tournaments, newest first (without entrants).
+// Tournaments lists the round-robin tournaments, newest first, with entrants.
 func (db *DB) Tournaments(ctx context.Context) ([]*tournament.Tournament, error) {
-	return db.listTournaments(ctx, `WHERE kind = 'round_robin' ORDER BY id DESC`)
+	return db.listWithEntrants(ctx, `WHERE kind = 'round_robin' ORDER BY id DESC`)
 }
 
 // TournamentsWithStatus lists the tournaments in a status, with entrants.
 func (db *DB) TournamentsWithStatus(ctx context.Context, status string) ([]*tournament.Tournament, error) {
-	list, err := db.listTournaments(ctx, `WHERE status = ? ORDER BY id`, status)
+	return db.listWithEntrants(ctx, `WHERE status = ? ORDER BY id`, status)
+}
+
+func (db *DB) listWithEntrants(ctx context.Context, where string, args ...any) ([]*tournament.Tournament, error) {
+	list, err := db.listTournaments(ctx, where, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -600,28 +600,9 @@ func (s *Server) listRunningGames(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"games": out})
 }
 
-type moveJSON struct {
-	Ply   int    `json:"ply"`
-	Color string `json:"color"`
-	X     *int   `json:"x"`
-	Y     *int   `json:"y"`
-	Text  string `json:"text"`
-	MS    int64  `json:"ms"`
-	Auto  bool   `json:"auto,omitempty"`
-}
-
-func toMoveJSON(game string, ply int, m tournament.Move) moveJSON {
-	j := moveJSON{Ply: ply, Color: m.Color.String(), Text: tournament.MoveText(game, m), MS: m.MS, Auto: m.Auto}
-	if !m.Pass {
-		x, y := m.X, m.Y
-		j.X, j.Y = &x, &y
-	}
-	return j
-}
-
 type gameDetailJSON struct {
 	gameJSON
-	Moves      []moveJSON                       `json:"moves"`
+	Moves      []tournament.MoveView            `json:"moves"`
 	Violations map[string]tournament.Violations `json:"violations"`
 	Stones     map[string]int                   `json:"stones"`
 	Logs       map[string]string                `json:"logs"`
@@ -648,13 +629,13 @@ func (s *Server) getGame(w http.ResponseWriter, r *http.Request) {
 
 func gameDetail(g *tournament.Game) gameDetailJSON {
 	d := gameDetailJSON{
-		gameJSON: toGameJSON(g), Moves: make([]moveJSON, len(g.Moves)),
+		gameJSON: toGameJSON(g), Moves: make([]tournament.MoveView, len(g.Moves)),
 		Violations: map[string]tournament.Violations{"black": nonNilViolations(g.Violations[0]), "white": nonNilViolations(g.Violations[1])},
 		Logs:       map[string]string{},
 	}
 	d.Plies = len(g.Moves)
 	for i, m := range g.Moves {
-		d.Moves[i] = toMoveJSON(g.Game, i+1, m)
+		d.Moves[i] = m.View(g.Game, i+1)
 	}
 	if g.Status == tournament.GameFinished || g.Status == tournament.GameAborted {
 		d.Stones = map[string]int{"black": g.Stones[0], "white": g.Stones[1]}

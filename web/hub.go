@@ -294,7 +294,7 @@ func (h *Hub) event(ev tournament.Event) {
 		}
 		msg := mustJSON(moveMessage{
 			Type: "move", GameID: ev.GameID, TournamentID: ev.TournamentID,
-			moveJSON: toMoveJSON(g.header.Game, ev.Tick.Ply, m), Board: f.Board, Flipped: f.Flipped,
+			MoveView: m.View(g.header.Game, ev.Tick.Ply), Board: f.Board, Flipped: f.Flipped,
 			Remaining: remainingJSON(g.remaining), Sent: time.Now().UnixMicro(),
 		})
 		h.broadcast(gameTopic(ev.GameID), msg)
@@ -334,7 +334,7 @@ type moveMessage struct {
 	Type         string `json:"type"`
 	GameID       int64  `json:"game_id"`
 	TournamentID int64  `json:"tournament_id"`
-	moveJSON
+	tournament.MoveView
 	Board     []string         `json:"board"`
 	Flipped   [][2]int         `json:"flipped,omitempty"`
 	Remaining map[string]int64 `json:"remaining,omitempty"`
@@ -452,9 +452,9 @@ func sortGames(gs []*tournament.Game) {
 
 // snapshot of a game: everything so far, frames for stepping through it.
 func gameSnapshot(g *tournament.Game, moves []tournament.Move, frames []frame, remaining map[string]int64, live bool, five [][2]int) []byte {
-	mj := make([]moveJSON, len(moves))
+	mj := make([]tournament.MoveView, len(moves))
 	for i, m := range moves {
-		mj[i] = toMoveJSON(g.Game, i+1, m)
+		mj[i] = m.View(g.Game, i+1)
 	}
 	hdr := toGameJSON(g)
 	hdr.Plies = len(moves)
@@ -549,7 +549,7 @@ func (h *Hub) runningBoards(tid int64) []map[string]any {
 		last := g.frames[len(g.frames)-1]
 		item := map[string]any{"game": toGameJSON(&g.header), "board": last.Board, "remaining": remainingJSON(g.remaining)}
 		if n := len(g.moves); n > 0 {
-			item["last"] = toMoveJSON(g.header.Game, n, g.moves[n-1])
+			item["last"] = g.moves[n-1].View(g.header.Game, n)
 		}
 		out = append(out, item)
 	}

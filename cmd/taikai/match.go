@@ -114,21 +114,12 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 
 // matchGameJSON is a game in `taikai match --json` (DESIGN.md).
 type matchGameJSON struct {
-	Black  string          `json:"black"`
-	White  string          `json:"white"`
-	Result string          `json:"result"`
-	Reason string          `json:"reason"`
-	ID     int64           `json:"id,omitempty"`
-	Moves  []matchMoveJSON `json:"moves"`
-}
-
-type matchMoveJSON struct {
-	Color string `json:"color"`
-	X     *int   `json:"x"`
-	Y     *int   `json:"y"`
-	Text  string `json:"text"`
-	MS    int64  `json:"ms"`
-	Auto  bool   `json:"auto,omitempty"`
+	Black  string                `json:"black"`
+	White  string                `json:"white"`
+	Result string                `json:"result"`
+	Reason string                `json:"reason"`
+	ID     int64                 `json:"id,omitempty"`
+	Moves  []tournament.MoveView `json:"moves"`
 }
 
 type matchStandingJSON struct {
@@ -420,25 +411,13 @@ func eloText(f float64) string {
 func gameJSON(p *tournament.Played) matchGameJSON {
 	g := matchGameJSON{
 		Black: p.Spec.Black.Name, White: p.Spec.White.Name, Result: p.Result(), Reason: p.Outcome.Reason,
-		Moves: make([]matchMoveJSON, len(p.Moves)),
+		Moves: make([]tournament.MoveView, len(p.Moves)),
 	}
 	if p.Spec.TournamentID != 0 {
 		g.ID = p.Spec.ID
 	}
 	for i, mv := range p.Moves {
-		g.Moves[i] = MoveJSON(mv, p.Spec.Settings.Game)
+		g.Moves[i] = mv.View(p.Spec.Settings.Game, i+1)
 	}
 	return g
-}
-
-// MoveJSON renders a move: a pass has null coordinates and the text "pass";
-// Othello moves are named like f5, Gomoku moves "x,y".
-func MoveJSON(mv tournament.Move, game string) matchMoveJSON {
-	j := matchMoveJSON{Color: mv.Color.String(), MS: mv.MS, Auto: mv.Auto, Text: "pass"}
-	if !mv.Pass {
-		x, y := mv.X, mv.Y
-		j.X, j.Y = &x, &y
-		j.Text = tournament.MoveText(game, mv)
-	}
-	return j
 }

@@ -258,26 +258,6 @@ func (c *client) echo() error {
 	}
 }
 
-// fields splits a line on spaces and tabs without allocating for short lines.
-func fields(b []byte, dst [][]byte) [][]byte {
-	dst = dst[:0]
-	i := 0
-	for i < len(b) {
-		for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
-			i++
-		}
-		j := i
-		for j < len(b) && b[j] != ' ' && b[j] != '\t' {
-			j++
-		}
-		if j > i {
-			dst = append(dst, b[i:j])
-		}
-		i = j
-	}
-	return dst
-}
-
 func atoi(b []byte) (int, error) {
 	neg := false
 	if len(b) > 0 && b[0] == '-' {

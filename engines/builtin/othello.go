@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/engines/builtin/othelloai"
+	"github.com/taikai-dev/taikai/engines/protocol"
 	"github.com/taikai-dev/taikai/games/othello"
 )
 
@@ -45,7 +46,7 @@ func (c *client) othelloBoard() error {
 		if err != nil {
 			return err
 		}
-		f = fields(line, f)
+		f = protocol.Fields(line, f)
 		if len(f) == 0 {
 			continue
 		}
@@ -134,7 +135,7 @@ func (c *client) othelloMove() error {
 		if err != nil {
 			return err
 		}
-		f = fields(line, f)
+		f = protocol.Fields(line, f)
 		if len(f) == 0 {
 			continue
 		}

@@ -243,3 +243,37 @@ func (b *Base) Close() error {
 	})
 	return err
 }
+
+// Fields splits a line into its tokens, separated by spaces or tabs, appending
+// to dst (reused between lines: no allocation per line).
+func Fields(line []byte, dst [][]byte) [][]byte {
+	dst = dst[:0]
+	for i := 0; i < len(line); {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		j := i
+		for j < len(line) && line[j] != ' ' && line[j] != '\t' {
+			j++
+		}
+		if j > i {
+			dst = append(dst, line[i:j])
+		}
+		i = j
+	}
+	return dst
+}
+
+// Reply writes an update's lines, if there are any, and then answers the
+// pending Attempt when the update carried the client's own move: the client's
+// next line is read only after the answer went out.
+func (b *Base) Reply(ctx context.Context, p []byte, own bool) error {
+	var err error
+	if len(p) > 0 {
+		err = b.SendUnlessGone(ctx, p)
+	}
+	if own {
+		b.Release()
+	}
+	return err
+}

@@ -5,7 +5,6 @@
 package gomokuturn
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"strconv"
@@ -77,7 +76,7 @@ func (s *Seat) read() {
 			s.ReadError(err)
 			return
 		}
-		f = fields(line, f[:0])
+		f = protocol.Fields(line, f)
 		if len(f) == 0 {
 			continue
 		}
@@ -162,15 +161,6 @@ func (s *Seat) board(bin bool) []byte {
 	return b
 }
 
-func fields(b []byte, dst [][]byte) [][]byte {
-	for _, w := range bytes.Split(b, []byte{' '}) {
-		if len(w) > 0 {
-			dst = append(dst, w)
-		}
-	}
-	return dst
-}
-
 // Begin copies the start position and gives the first player its turn.
 func (s *Seat) Begin(ctx context.Context, st protocol.Start) error {
 	n := st.Board.Size()
@@ -212,14 +202,7 @@ func (s *Seat) Update(ctx context.Context, u protocol.Update) error {
 		b = append(b, yourTurn...)
 	}
 	s.buf = b
-	var err error
-	if len(b) > 0 {
-		err = s.SendUnlessGone(ctx, b)
-	}
-	if own {
-		s.Release()
-	}
-	return err
+	return s.Reply(ctx, b, own)
 }
 
 // Refuse answers a put the referee refused with 2, 3 or 4. A put that came too

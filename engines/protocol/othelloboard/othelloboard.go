@@ -191,13 +191,11 @@ func (s *Seat) Update(ctx context.Context, u protocol.Update) error {
 	s.mu.Unlock()
 	b := s.appendBoard(s.buf[:0], u.Board, u.Turn)
 	s.buf = b
-	err := s.SendUnlessGone(ctx, b)
+	own := false
 	for _, m := range u.Moves {
-		if m.Color == s.color && !m.Auto {
-			s.Release()
-		}
+		own = own || m.Color == s.color && !m.Auto
 	}
-	return err
+	return s.Reply(ctx, b, own)
 }
 
 func (s *Seat) appendBoard(b []byte, board protocol.Board, turn protocol.Color) []byte {

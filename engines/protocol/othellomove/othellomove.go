@@ -5,7 +5,6 @@
 package othellomove
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"strconv"
@@ -66,7 +65,7 @@ func (s *Seat) read() {
 			s.ReadError(err)
 			return
 		}
-		f = fields(line, f[:0])
+		f = protocol.Fields(line, f)
 		if len(f) == 0 {
 			continue // empty lines are ignored
 		}
@@ -138,23 +137,6 @@ func appendMove(b []byte, m protocol.Move) []byte {
 	return append(b, byte('A'+m.X), byte('1'+m.Y))
 }
 
-func fields(b []byte, dst [][]byte) [][]byte {
-	for len(b) > 0 {
-		i := bytes.IndexFunc(b, func(r rune) bool { return r != ' ' && r != '\t' })
-		if i < 0 {
-			break
-		}
-		b = b[i:]
-		j := bytes.IndexAny(b, " \t")
-		if j < 0 {
-			j = len(b)
-		}
-		dst = append(dst, b[:j])
-		b = b[j:]
-	}
-	return dst
-}
-
 // Begin writes START <BLACK|WHITE> <opponent> <ms>.
 func (s *Seat) Begin(ctx context.Context, st protocol.Start) error {
 	s.mu.Lock()
@@ -213,14 +195,7 @@ func (s *Seat) Update(ctx context.Context, u protocol.Update) error {
 		}
 	}
 	s.buf = b
-	var err error
-	if len(b) > 0 {
-		err = s.SendUnlessGone(ctx, b)
-	}
-	if own {
-		s.Release()
-	}
-	return err
+	return s.Reply(ctx, b, own)
 }
 
 // Refuse answers a move the referee did not take. In this protocol a refused
