@@ -88,12 +88,7 @@ func (r *Referee) Stones() (int, int) { return r.rules.Stones() }
 // Board returns the current position.
 func (r *Referee) Board() protocol.Board { return r.rules }
 
-func (r *Referee) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
-}
+func (r *Referee) now() time.Time { return time.Now() }
 
 // Run plays the game to its end and tells both seats how it ended. It returns
 // when the game is over, the context is done (the game is aborted), or a seat

@@ -13,12 +13,12 @@ import (
 
 // Limits common to all line protocols (PROTOCOLS.md, "Common rules").
 const (
-	MaxLine       = 4096        // longer lines are format errors, discarded up to the newline
-	MaxNoNewline  = 64 << 10    // more bytes than this without a newline: disconnected
-	FloodLines    = 200         // more lines than this ...
-	FloodWindow   = time.Second // ... within this window: disconnected
-	WriteTimeout  = 5 * time.Second
-	verdictWaitMx = time.Minute // an Attempt unanswered this long means the referee is gone
+	MaxLine        = 4096        // longer lines are format errors, discarded up to the newline
+	MaxNoNewline   = 64 << 10    // more bytes than this without a newline: disconnected
+	FloodLines     = 200         // more lines than this ...
+	FloodWindow    = time.Second // ... within this window: disconnected
+	WriteTimeout   = 5 * time.Second
+	verdictTimeout = time.Minute // an Attempt unanswered this long means the referee is gone
 )
 
 // Errors of ReadLine.
@@ -59,8 +59,7 @@ func (c *Conn) ReadLine() ([]byte, time.Time, error) {
 		n := len(line)
 		for err == bufio.ErrBufferFull {
 			line, err = c.r.ReadSlice('\n')
-			n += len(line)
-			if n > MaxNoNewline && (err == bufio.ErrBufferFull || len(line) == 0 || line[len(line)-1] != '\n') {
+			if n += len(line); n > MaxNoNewline {
 				return nil, now, ErrFlood
 			}
 		}
@@ -181,7 +180,7 @@ func (b *Base) EmitAttempt(ev Event) bool {
 	if !b.Emit(ev) {
 		return false
 	}
-	t := time.NewTimer(verdictWaitMx)
+	t := time.NewTimer(verdictTimeout)
 	defer t.Stop()
 	select {
 	case <-b.verdict:
