@@ -314,3 +314,25 @@ func TestOthelloBoardFaults(t *testing.T) {
 		}
 	})
 }
+
+// pace_ms holds moves back for viewers without charging anyone's clock.
+func TestPace(t *testing.T) {
+	g := startGame(t, Settings{Game: "othello", PaceMS: 200}, boardProtos)
+	b := othello.New()
+	g.black.expect("START 1", boardLine(&b), "TURN 1")
+	g.white.expect("START -1", boardLine(&b), "TURN 1")
+	sent := time.Now()
+	g.black.send("PUT 3 2")
+	b.Play(othello.At(3, 2))
+	g.black.expect(boardLine(&b), "TURN -1")
+	if d := time.Since(sent); d < 150*time.Millisecond {
+		t.Errorf("the move was shown after %v, want the 200 ms pace", d)
+	}
+	g.white.expect(boardLine(&b), "TURN -1")
+	g.white.send("PUT 2 2") // answered at once: its clock started when TURN came
+	g.cancel()
+	g.wait(t)
+	if ms := g.ref.Moves()[0].MS; ms > 100 {
+		t.Errorf("black was charged %d ms for an instant move: the pause must not count", ms)
+	}
+}

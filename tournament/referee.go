@@ -60,6 +60,7 @@ type Referee struct {
 	passes     int // in a row
 	pending    []protocol.Played
 	flagLate   time.Duration // of the timeout being handled
+	shown      time.Time     // when the last update went out, for pace_ms
 }
 
 func idx(c protocol.Color) int {
@@ -127,6 +128,7 @@ func (r *Referee) play(ctx context.Context) Outcome {
 		return out
 	}
 	turnStart := r.now()
+	r.shown = turnStart
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -325,6 +327,7 @@ func (r *Referee) settle() (bool, Outcome) {
 // advance tells both seats about the moves since the last update and gives the
 // move to the side to play; it returns when the new turn started.
 func (r *Referee) advance(ctx context.Context) (time.Time, Outcome, bool) {
+	r.pace(ctx)
 	over, out := r.settle()
 	turn := r.rules.Turn()
 	if over {
@@ -350,10 +353,27 @@ func (r *Referee) advance(ctx context.Context) (time.Time, Outcome, bool) {
 		}
 	}
 	r.pending = r.pending[:0]
+	r.shown = start
 	if over {
 		return time.Time{}, out, true
 	}
 	return start, Outcome{}, false
+}
+
+// pace holds a move back until pace_ms has passed since the last one was shown.
+// No clock runs meanwhile: the mover's stopped when its move was read, the next
+// mover's starts when it is told.
+func (r *Referee) pace(ctx context.Context) {
+	wait := time.Duration(r.Settings.PaceMS)*time.Millisecond - time.Since(r.shown)
+	if r.Settings.PaceMS <= 0 || wait <= 0 {
+		return
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 func (r *Referee) normalEnd() Outcome {

@@ -28,6 +28,11 @@ type Settings struct {
 	BoardOrder  string `json:"board_order,omitempty"`        // othello-board: column (default) or row
 	EndMessage  bool   `json:"end_message,omitempty"`        // gomoku-turn: send "end <win|lose|draw> <reason>"
 	ConnectMS   int64  `json:"connect_timeout_ms,omitempty"` // engine start to connection
+	// PaceMS is the least time between two moves as they are played out, for
+	// games people watch (a demo, a final on a projector). The pause comes
+	// after a move is accepted and before the next is asked for, outside every
+	// clock.
+	PaceMS int64 `json:"pace_ms,omitempty"`
 }
 
 // Protocol defaults (PROTOCOLS.md).
@@ -94,6 +99,7 @@ func (s *Settings) Validate() error {
 		{"total_time_ms", s.TotalTimeMS, 7 * 24 * 3600 * 1000},
 		{"byoyomi_ms", s.ByoyomiMS, 3600 * 1000},
 		{"connect_timeout_ms", s.ConnectMS, 600 * 1000},
+		{"pace_ms", s.PaceMS, 60 * 1000},
 	} {
 		if f.v < 0 || f.v > f.max {
 			return &engines.FieldError{Field: f.name, Message: fmt.Sprintf("%d out of range 0-%d", f.v, f.max)}

@@ -317,6 +317,7 @@ type tournamentRequest struct {
 	BoardOrder       string  `json:"board_order"`
 	EndMessage       bool    `json:"end_message"`
 	ConnectTimeoutMS int64   `json:"connect_timeout_ms"`
+	PaceMS           int64   `json:"pace_ms"`
 	Concurrency      int     `json:"concurrency"`
 	Start            bool    `json:"start"`
 	Seed             *uint64 `json:"seed"`
@@ -334,7 +335,7 @@ func (s *Server) createTournament(w http.ResponseWriter, r *http.Request) {
 		Settings: tournament.Settings{
 			Game: req.Game, Rule: req.Rule, Size: req.Size, MoveTimeMS: req.MoveTimeMS, TotalTimeMS: req.TotalTimeMS,
 			ByoyomiMS: req.ByoyomiMS, OnTimeout: req.OnTimeout, MaxErrors: req.MaxErrors, MaxTimeouts: req.MaxTimeouts,
-			BoardOrder: req.BoardOrder, EndMessage: req.EndMessage, ConnectMS: req.ConnectTimeoutMS,
+			BoardOrder: req.BoardOrder, EndMessage: req.EndMessage, ConnectMS: req.ConnectTimeoutMS, PaceMS: req.PaceMS,
 		},
 		Seed: rand.Uint64(),
 	}

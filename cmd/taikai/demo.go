@@ -56,9 +56,10 @@ func startDemo(ctx context.Context, db *storage.DB, svc *tournament.Service, log
 		if busy {
 			continue
 		}
+		// The built-ins answer at once: pace the moves so that people can follow.
 		t := &tournament.Tournament{
 			Name: name, Kind: tournament.KindRoundRobin, GamesPerPair: 10, Concurrency: 2, Seed: rand.Uint64(),
-			Settings: tournament.Settings{Game: f.game, MoveTimeMS: 300},
+			Settings: tournament.Settings{Game: f.game, MoveTimeMS: 300, PaceMS: 400},
 		}
 		for _, n := range f.engines {
 			t.Engines = append(t.Engines, ids[n])
