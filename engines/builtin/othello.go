@@ -39,16 +39,12 @@ func (c *client) othelloBoard() error {
 		f     [][]byte
 	)
 	for {
-		line, err := c.line()
+		line, err := c.tokens(&f)
 		if err == io.EOF {
 			return nil // the server closes after END; also when the opponent left
 		}
 		if err != nil {
 			return err
-		}
-		f = protocol.Fields(line, f)
-		if len(f) == 0 {
-			continue
 		}
 		switch string(f[0]) {
 		case "START":
@@ -106,6 +102,20 @@ func (c *client) othelloBoard() error {
 	}
 }
 
+// tokens reads the next line that is not blank into f and returns the line;
+// io.EOF when the server closed the connection.
+func (c *client) tokens(f *[][]byte) ([]byte, error) {
+	for {
+		line, err := c.line()
+		if err != nil {
+			return nil, err
+		}
+		if *f = protocol.Fields(line, *f); len(*f) > 0 {
+			return line, nil
+		}
+	}
+}
+
 func (c *client) put(s othello.Square) error {
 	c.out = append(c.out[:0], "PUT "...)
 	c.out = strconv.AppendInt(c.out, int64(s.X()), 10)
@@ -128,16 +138,12 @@ func (c *client) othelloMove() error {
 		f         [][]byte
 	)
 	for {
-		line, err := c.line()
+		line, err := c.tokens(&f)
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
 			return err
-		}
-		f = protocol.Fields(line, f)
-		if len(f) == 0 {
-			continue
 		}
 		switch string(f[0]) {
 		case "START":

@@ -113,14 +113,7 @@ func (s *searcher) solve(p, o uint64, alpha, beta int, passed bool) int {
 			}
 		}
 	}
-	bound := boundExact
-	switch {
-	case best <= alpha:
-		bound = boundUpper
-	case best >= beta:
-		bound = boundLower
-	}
-	*e = ttEntry{p: p, o: o, score: int16(best), depth: int8(empties), bound: bound, move: bestSq}
+	*e = ttEntry{p: p, o: o, score: int16(best), depth: int8(empties), bound: boundOf(best, alpha, beta), move: bestSq}
 	return best
 }
 

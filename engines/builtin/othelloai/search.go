@@ -206,15 +206,20 @@ func (s *searcher) search(p, o uint64, depth, alpha, beta int, passed bool) int 
 		}
 	}
 
-	bound := boundExact
+	*e = ttEntry{p: p, o: o, score: int16(best), depth: int8(depth), bound: boundOf(best, alpha, beta), move: bestSq}
+	return best
+}
+
+// boundOf says what a search result bounds: the exact value inside the
+// window, an upper bound if it failed low, a lower bound if it failed high.
+func boundOf(best, alpha, beta int) uint8 {
 	switch {
 	case best <= alpha:
-		bound = boundUpper
+		return boundUpper
 	case best >= beta:
-		bound = boundLower
+		return boundLower
 	}
-	*e = ttEntry{p: p, o: o, score: int16(best), depth: int8(depth), bound: bound, move: bestSq}
-	return best
+	return boundExact
 }
 
 // fillRoot lists the root moves, best first by a one-ply evaluation.
