@@ -60,6 +60,7 @@ type Referee struct {
 	passes     int // in a row
 	pending    []protocol.Played
 	flagLate   time.Duration // of the timeout being handled
+	sending    time.Time     // just before the last write that gave a move
 	shown      time.Time     // when the last update went out, for pace_ms
 }
 
@@ -117,6 +118,7 @@ func (r *Referee) play(ctx context.Context) Outcome {
 	turn := r.rules.Turn()
 	for _, c := range []protocol.Color{turn.Opponent(), turn} {
 		i := idx(c)
+		r.sending = r.now()
 		err := r.Seats[i].Begin(ctx, protocol.Start{
 			Color: c, Opponent: r.Names[1-i], Board: r.rules, Turn: turn, Remaining: r.remaining[i],
 		})
@@ -169,6 +171,19 @@ func (r *Referee) play(ctx context.Context) Outcome {
 			turnStart = next
 		}
 	}
+}
+
+// elapsed is the time a move took: from when the message that gave the move
+// had been written (turnStart) to when the answer was read. If the answer was
+// read before turnStart was noted, the referee's goroutine was held up between
+// the write and its clock reading (a loaded machine); the message cannot have
+// arrived before the write began, so measure from there instead of charging
+// nothing.
+func (r *Referee) elapsed(read, turnStart time.Time) time.Duration {
+	if read.Before(turnStart) {
+		return max(read.Sub(r.sending), 0)
+	}
+	return read.Sub(turnStart)
 }
 
 // allowance is the time the side i has for its current move.
@@ -230,7 +245,7 @@ func (r *Referee) event(ctx context.Context, from protocol.Color, ev protocol.Ev
 			}
 			return time.Time{}, Outcome{}, false
 		}
-		elapsed := max(ev.At.Sub(turnStart), 0)
+		elapsed := r.elapsed(ev.At, turnStart)
 		r.timeouts[fi] = 0
 		r.apply(from, ev.Move, false, elapsed)
 		return r.advance(ctx)
@@ -343,6 +358,7 @@ func (r *Referee) advance(ctx context.Context) (time.Time, Outcome, bool) {
 	var start time.Time
 	for k, c := range order {
 		i := idx(c)
+		r.sending = r.now()
 		err := r.Seats[i].Update(ctx, protocol.Update{Moves: r.pending, Board: r.rules, Turn: turn, Remaining: r.remaining[i]})
 		if k == 1 {
 			start = r.now()
