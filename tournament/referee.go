@@ -60,7 +60,6 @@ type Referee struct {
 	passes     int // in a row
 	pending    []protocol.Played
 	flagLate   time.Duration // of the timeout being handled
-	sending    time.Time     // just before the last write that gave a move
 	shown      time.Time     // when the last update went out, for pace_ms
 }
 
@@ -116,9 +115,10 @@ func (r *Referee) Run(ctx context.Context) Outcome {
 func (r *Referee) play(ctx context.Context) Outcome {
 	// Announce: the side not to move first, so the mover's clock starts last.
 	turn := r.rules.Turn()
+	var turnStart time.Time
 	for _, c := range []protocol.Color{turn.Opponent(), turn} {
 		i := idx(c)
-		r.sending = r.now()
+		turnStart = r.now() // the mover's, the last: see advance
 		err := r.Seats[i].Begin(ctx, protocol.Start{
 			Color: c, Opponent: r.Names[1-i], Board: r.rules, Turn: turn, Remaining: r.remaining[i],
 		})
@@ -129,7 +129,6 @@ func (r *Referee) play(ctx context.Context) Outcome {
 	if over, out := r.settle(); over {
 		return out
 	}
-	turnStart := r.now()
 	r.shown = turnStart
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -154,10 +153,11 @@ func (r *Referee) play(ctx context.Context) Outcome {
 				from = mover
 			default:
 				r.flagLate = r.now().Sub(deadline)
-				if out, over := r.timeout(ctx, mover, deadline.Sub(turnStart)); over {
+				next, out, over := r.timeout(ctx, mover, deadline.Sub(turnStart))
+				if over {
 					return out
 				}
-				turnStart = r.now()
+				turnStart = next
 				continue
 			}
 		case <-ctx.Done():
@@ -171,19 +171,6 @@ func (r *Referee) play(ctx context.Context) Outcome {
 			turnStart = next
 		}
 	}
-}
-
-// elapsed is the time a move took: from when the message that gave the move
-// had been written (turnStart) to when the answer was read. If the answer was
-// read before turnStart was noted, the referee's goroutine was held up between
-// the write and its clock reading (a loaded machine); the message cannot have
-// arrived before the write began, so measure from there instead of charging
-// nothing.
-func (r *Referee) elapsed(read, turnStart time.Time) time.Duration {
-	if read.Before(turnStart) {
-		return max(read.Sub(r.sending), 0)
-	}
-	return read.Sub(turnStart)
 }
 
 // allowance is the time the side i has for its current move.
@@ -212,15 +199,14 @@ func (r *Referee) event(ctx context.Context, from protocol.Color, ev protocol.Ev
 		if from == mover && ev.At.After(deadline) {
 			// Read after the deadline: the clock had run out.
 			r.flagLate = r.now().Sub(deadline)
-			out, over := r.timeout(ctx, mover, deadline.Sub(turnStart))
+			next, out, over := r.timeout(ctx, mover, deadline.Sub(turnStart))
 			if over {
 				return time.Time{}, out, true
 			}
-			turnStart = r.now()
 			if err := seat.Refuse(ctx, ev.Move, protocol.NotYourTurn); err != nil {
 				return time.Time{}, r.lost(from, protocol.ReasonDisconnect, ""), true
 			}
-			return turnStart, Outcome{}, false
+			return next, Outcome{}, false
 		}
 		if from != mover {
 			r.violations[fi][protocol.NotYourTurn.String()]++
@@ -245,7 +231,7 @@ func (r *Referee) event(ctx context.Context, from protocol.Color, ev protocol.Ev
 			}
 			return time.Time{}, Outcome{}, false
 		}
-		elapsed := r.elapsed(ev.At, turnStart)
+		elapsed := max(ev.At.Sub(turnStart), 0)
 		r.timeouts[fi] = 0
 		r.apply(from, ev.Move, false, elapsed)
 		return r.advance(ctx)
@@ -276,17 +262,17 @@ func (r *Referee) tooMany(i int) bool {
 }
 
 // timeout handles a seat that did not move in time.
-func (r *Referee) timeout(ctx context.Context, mover protocol.Color, used time.Duration) (Outcome, bool) {
+// It returns the new turn's start, or the outcome when the game is over.
+func (r *Referee) timeout(ctx context.Context, mover protocol.Color, used time.Duration) (time.Time, Outcome, bool) {
 	mi := idx(mover)
 	r.violations[mi]["timeout"]++
 	r.timeouts[mi]++
 	outOfTotal := r.Clocks[mi].total > 0 && max(r.remaining[mi], 0)+r.Clocks[mi].byoyomi <= used
 	if r.Settings.OnTimeout != OnTimeoutRandom || outOfTotal || r.Seats[mi].Traits().ForfeitOnTimeout || r.timeouts[mi] >= r.Settings.maxTimeouts() {
-		return r.lost(mover, protocol.ReasonTimeout, ""), true
+		return time.Time{}, r.lost(mover, protocol.ReasonTimeout, ""), true
 	}
 	r.apply(mover, r.rules.Random(r.Rand), true, used)
-	_, out, over := r.advance(ctx)
-	return out, over
+	return r.advance(ctx)
 }
 
 // apply plays a checked move and records it.
@@ -348,9 +334,12 @@ func (r *Referee) advance(ctx context.Context) (time.Time, Outcome, bool) {
 	if over {
 		turn = protocol.None
 	}
-	// The next mover last: its clock starts once its update is written, and
-	// nothing else the referee does (the other seat's write, that engine waking
-	// up) falls inside the time the mover is charged for.
+	// The next mover last, so that nothing else the referee does (the other
+	// seat's write, that engine waking up) falls inside the mover's time. Its
+	// clock starts just before its write: a reading taken after the write could
+	// be late by however long this goroutine waits to run again on a loaded
+	// machine, and charge the engine less than it used; this way the clock can
+	// only include the write itself.
 	order := [2]protocol.Color{turn.Opponent(), turn}
 	if turn == protocol.None {
 		order = [2]protocol.Color{protocol.Black, protocol.White}
@@ -358,11 +347,10 @@ func (r *Referee) advance(ctx context.Context) (time.Time, Outcome, bool) {
 	var start time.Time
 	for k, c := range order {
 		i := idx(c)
-		r.sending = r.now()
-		err := r.Seats[i].Update(ctx, protocol.Update{Moves: r.pending, Board: r.rules, Turn: turn, Remaining: r.remaining[i]})
 		if k == 1 {
 			start = r.now()
 		}
+		err := r.Seats[i].Update(ctx, protocol.Update{Moves: r.pending, Board: r.rules, Turn: turn, Remaining: r.remaining[i]})
 		if err != nil && !over {
 			r.pending = r.pending[:0]
 			return time.Time{}, r.lost(c, protocol.ReasonDisconnect, ""), true
