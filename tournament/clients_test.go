@@ -1,6 +1,7 @@
 package tournament_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,7 +96,11 @@ func TestOthelloMoveClientFromSpec(t *testing.T) {
 				p := play(t, r, spec)
 				if p.Outcome.Reason != protocol.ReasonNormal {
 					log, _ := os.ReadFile(p.Logs[c])
-					t.Fatalf("vs %s: ended %+v (%s)\n%s", opp, p.Outcome, p.Detail, tail(string(log), 2000))
+					var ms []string
+					for _, m := range p.Moves {
+						ms = append(ms, fmt.Sprintf("%s:%v", tournament.MoveText("othello", m), m.Elapsed))
+					}
+					t.Fatalf("vs %s: ended %+v (%s)\n%s\nserver times: %v", opp, p.Outcome, p.Detail, tail(string(log), 600), ms)
 				}
 				checkClient(t, p, c, "py-move vs "+opp)
 				n := len(p.Moves)

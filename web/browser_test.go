@@ -504,6 +504,8 @@ func TestBrowser(t *testing.T) {
 		b.setValue(t, "#t-move-time", "0.05")
 		b.setValue(t, "#t-games", "50")
 		b.run(t, "fill", 10*time.Second,
+			// The form sits in a <details> just opened: type only once it shows.
+			chromedp.WaitVisible(chromedp.CSS("#t-name")),
 			chromedp.SendKeys(chromedp.CSS("#t-name"), "Form cup"),
 			chromedp.Click(chromedp.CSS("#t-start")), // off: create it pending
 			chromedp.Click(chromedp.CSS(`#tournament-form button[type=submit]`)))
@@ -582,7 +584,8 @@ func fillEngineForm(tb testing.TB, b *browser, name, command string, files []str
 	tb.Helper()
 	b.setValue(tb, "#e-name", "")
 	b.setValue(tb, "#e-command", "")
-	steps := []chromedp.Action[chromedp.Void]{chromedp.Click(chromedp.CSS("#e-source-command"))}
+	// The command field shows once its source is chosen: type only then.
+	steps := []chromedp.Action[chromedp.Void]{chromedp.Click(chromedp.CSS("#e-source-command")), chromedp.WaitVisible(chromedp.CSS("#e-command"))}
 	if name != "" {
 		steps = append(steps, chromedp.SendKeys(chromedp.CSS("#e-name"), name))
 	}

@@ -36,7 +36,9 @@ Checks (any failure: one line on stderr, exit 2):
    above the previous remaining time (START's ms, then the last ACK), and at
    least the locally measured thinking time below it (5 ms tolerance: the
    server's clock runs from writing the prompt to reading the move, which
-   contains the client's own interval);
+   contains the client's own interval, measured from reading the prompt to
+   just before sending the move, so that a pause after the send cannot
+   inflate it);
  - `END <WIN|LOSE|TIE> <mine> <theirs> <reason>`: integer counts 0..64 with
    sum <= 64, reason one of DOUBLE_PASS INVALID_MOVE INVALID_COMMAND GIVEUP
    TIMEOUT; TIE only with DOUBLE_PASS; with DOUBLE_PASS the last two moves
@@ -267,7 +269,7 @@ class Game:
         if not legal:
             ends = self.last_was_pass
             cl.conn.send("MOVE PASS")
-            self.think_ms = (time.monotonic() - prompt_time) * 1000.0
+            self.think_ms = (cl.conn.last_send - prompt_time) * 1000.0  # up to just before sendall: a lower bound
             self.last_was_pass = True
             self.my_last_pass = True
             self.awaiting = "end" if ends else "ack"
@@ -279,7 +281,7 @@ class Game:
         x, y = cl.rng.choice(best)
         apply_move(self.board, x, y, self.me, legal[(x, y)])
         cl.conn.send("MOVE " + sq(x, y))
-        self.think_ms = (time.monotonic() - prompt_time) * 1000.0
+        self.think_ms = (cl.conn.last_send - prompt_time) * 1000.0  # up to just before sendall: a lower bound
         self.last_was_pass = False
         self.my_last_pass = False
         self.awaiting = "ack"
