@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -225,7 +226,8 @@ func TestBrowser(t *testing.T) {
 			for i, g := range gl.Games {
 				ids[i] = strconv.FormatInt(g.ID, 10)
 			}
-			b.waitJS(t, "games filtered by "+f.query, fmt.Sprintf(`JSON.stringify([...document.querySelectorAll('#games tbody tr')].map((tr) => tr.dataset.gameId)) === %q`, "[\""+strings.Join(ids, "\",\"")+"\"]"), 5*time.Second)
+			want, _ := json.Marshal(ids) // [] when no game matches
+			b.waitJS(t, "games filtered by "+f.query, fmt.Sprintf(`JSON.stringify([...document.querySelectorAll('#games tbody tr')].map((tr) => tr.dataset.gameId)) === %q`, want), 5*time.Second)
 			if len(ids) == 0 {
 				b.waitJS(t, "the empty note", `!document.querySelector('#games-empty').hidden`, 5*time.Second)
 			}
