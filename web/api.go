@@ -69,16 +69,7 @@ func (s *Server) getEngine(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	e, err := s.DB.EngineRow(r.Context(), id)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	j := s.engineJSON(e)
-	if e.Dir != "" {
-		j.Files = listFiles(e.Dir, 200)
-	}
-	writeJSON(w, http.StatusOK, j)
+	s.writeEngine(w, r, http.StatusOK, id)
 }
 
 // engineRequest is the body of POST /api/engines (or its multipart "meta" part).
@@ -137,6 +128,7 @@ func (s *Server) createEngine(w http.ResponseWriter, r *http.Request) {
 	s.writeEngine(w, r, http.StatusCreated, e.ID)
 }
 
+// writeEngine answers with an engine and the files of its upload.
 func (s *Server) writeEngine(w http.ResponseWriter, r *http.Request, status int, id int64) {
 	row, err := s.DB.EngineRow(r.Context(), id)
 	if err != nil {

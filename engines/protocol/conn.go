@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -160,6 +161,29 @@ func (b *Base) Go(loop func()) {
 		defer b.wg.Done()
 		loop()
 	}()
+}
+
+// ReadLoop is an adapter's reader: it reads the client's lines under the
+// common limits until the client is gone or a handler says stop. Blank lines
+// are skipped (every protocol ignores them); a line over MaxLine goes to
+// tooLong; a fatal read error becomes the Left event it means. Handlers
+// return false to stop reading. Run it with Go.
+func (b *Base) ReadLoop(tooLong func(at time.Time) bool, handle func(line []byte, at time.Time) bool) {
+	for {
+		line, at, err := b.ReadLine()
+		switch {
+		case err == ErrLineTooLong:
+			if !tooLong(at) {
+				return
+			}
+		case err != nil:
+			b.ReadError(err)
+			return
+		case len(bytes.Trim(line, " \t")) == 0:
+		case !handle(line, at):
+			return
+		}
+	}
 }
 
 // Emit delivers an event; false once the seat is closed.

@@ -50,7 +50,14 @@ type Seat struct {
 // New wraps the connection of the client playing color and starts reading it.
 func New(c net.Conn, color protocol.Color, opt Options) *Seat {
 	s := &Seat{Base: protocol.NewBase(c), opt: opt, color: color}
-	s.Go(s.read)
+	s.Go(func() {
+		tooLong := func(at time.Time) bool { return s.ignored("line_too_long", at) }
+		var f [][]byte
+		s.ReadLoop(tooLong, func(line []byte, at time.Time) bool {
+			f = protocol.Fields(line, f)
+			return s.handle(f, at)
+		})
+	})
 	return s
 }
 
@@ -61,30 +68,6 @@ func (s *Seat) Traits() protocol.Traits { return protocol.Traits{AutoPass: true}
 
 // Nick is empty: the protocol carries no name.
 func (s *Seat) Nick() string { return "" }
-
-func (s *Seat) read() {
-	var f [][]byte
-	for {
-		line, at, err := s.ReadLine()
-		if err == protocol.ErrLineTooLong {
-			if !s.Emit(protocol.Event{Kind: protocol.Violation, What: "line_too_long", At: at}) {
-				return
-			}
-			continue
-		}
-		if err != nil {
-			s.ReadError(err)
-			return
-		}
-		f = protocol.Fields(line, f)
-		if len(f) == 0 {
-			continue
-		}
-		if !s.handle(f, at) {
-			return
-		}
-	}
-}
 
 // handle acts on one line; false when the reader should stop.
 func (s *Seat) handle(f [][]byte, at time.Time) bool {

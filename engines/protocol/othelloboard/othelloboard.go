@@ -53,7 +53,9 @@ func New(c net.Conn, color protocol.Color, opt Options) *Seat {
 	if color == protocol.White {
 		s.nick = "WHITE"
 	}
-	s.Go(s.read)
+	s.Go(func() {
+		s.ReadLoop(func(at time.Time) bool { return s.violation(errMalformed, "line_too_long", at) }, s.handle)
+	})
 	return s
 }
 
@@ -76,28 +78,9 @@ func (s *Seat) nickname() string {
 	return s.nick
 }
 
-func (s *Seat) read() {
-	for {
-		line, at, err := s.ReadLine()
-		if err == protocol.ErrLineTooLong {
-			s.violation(errMalformed, "line_too_long", at)
-			continue
-		}
-		if err != nil {
-			s.ReadError(err)
-			return
-		}
-		if !s.handle(line, at) {
-			return
-		}
-	}
-}
-
 // handle acts on one line; false when the client is done.
 func (s *Seat) handle(line []byte, at time.Time) bool {
 	switch {
-	case len(bytes.TrimSpace(line)) == 0:
-		return true // blank lines carry nothing; not worth an error
 	case bytes.HasPrefix(line, []byte("PUT")):
 		x, y, ok := parsePut(line[3:])
 		if !ok {

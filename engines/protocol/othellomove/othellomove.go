@@ -34,7 +34,13 @@ type Seat struct {
 // New wraps the connection of the client playing color and starts reading it.
 func New(c net.Conn, color protocol.Color) *Seat {
 	s := &Seat{Base: protocol.NewBase(c), color: color}
-	s.Go(s.read)
+	s.Go(func() {
+		var f [][]byte
+		s.ReadLoop(s.invalid, func(line []byte, at time.Time) bool {
+			f = protocol.Fields(line, f)
+			return s.handle(f, at)
+		})
+	})
 	return s
 }
 
@@ -49,30 +55,6 @@ func (s *Seat) Nick() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.name
-}
-
-func (s *Seat) read() {
-	var f [][]byte
-	for {
-		line, at, err := s.ReadLine()
-		if err == protocol.ErrLineTooLong {
-			if !s.invalid(at) {
-				return
-			}
-			continue
-		}
-		if err != nil {
-			s.ReadError(err)
-			return
-		}
-		f = protocol.Fields(line, f)
-		if len(f) == 0 {
-			continue // empty lines are ignored
-		}
-		if !s.handle(f, at) {
-			return
-		}
-	}
 }
 
 // handle acts on one line's tokens; false when the reader should stop.
