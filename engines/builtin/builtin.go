@@ -156,10 +156,11 @@ func contains(list []string, s string) bool {
 
 // Run connects and plays until the server ends the game.
 func Run(opt Options) error {
-	conn, err := dial(opt)
+	nc, err := dial(opt)
 	if err != nil {
 		return err
 	}
+	conn := blocking(nc)
 	defer conn.Close()
 	c := &client{opt: opt, conn: conn, r: bufio.NewReaderSize(conn, 8192), rng: rand.New(rand.NewPCG(opt.Seed, 0x7a1ca1))}
 	switch {
@@ -197,7 +198,7 @@ func dial(opt Options) (net.Conn, error) {
 // client is one engine's connection.
 type client struct {
 	opt  Options
-	conn net.Conn
+	conn io.ReadWriteCloser
 	r    *bufio.Reader
 	rng  *rand.Rand
 	out  []byte
