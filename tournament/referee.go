@@ -3,6 +3,8 @@ package tournament
 import (
 	"context"
 	"math/rand/v2"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/taikai-dev/taikai/engines/protocol"
@@ -61,6 +63,16 @@ type Referee struct {
 	pending    []protocol.Played
 	flagLate   time.Duration // of the timeout being handled
 	shown      time.Time     // when the last update went out, for pace_ms
+
+	// Play: the seats' events and the clock take turns under mu.
+	mu        sync.Mutex
+	turnStart time.Time // when the side to move was given the move
+	deadline  time.Time // when its time runs out
+	clock     *time.Timer
+	arriving  [2]atomic.Int32 // events of each seat waiting for mu
+	over      bool
+	out       Outcome
+	done      chan struct{} // closed when the game is over
 }
 
 func idx(c protocol.Color) int {
@@ -94,6 +106,10 @@ func (r *Referee) now() time.Time { return time.Now() }
 // Run plays the game to its end and tells both seats how it ended. It returns
 // when the game is over, the context is done (the game is aborted), or a seat
 // fails. It does not close the seats.
+//
+// The referee has no goroutine of its own during play: each seat's events are
+// handled on the seat's reader goroutine (see protocol.Base), and the clock on
+// a timer's. A mutex puts them in one order.
 func (r *Referee) Run(ctx context.Context) Outcome {
 	var err error
 	if r.rules, err = newRules(&r.Settings); err != nil {
@@ -106,71 +122,122 @@ func (r *Referee) Run(ctx context.Context) Outcome {
 		r.violations[i] = Violations{}
 		r.remaining[i] = r.Clocks[i].total
 	}
-	out := r.play(ctx)
-	r.finish(ctx, out)
-	return out
+	r.done = make(chan struct{})
+	r.mu.Lock()
+	r.clock = time.AfterFunc(time.Hour, func() { r.onClock(ctx) })
+	for i := range 2 {
+		from := colorOf(i)
+		r.Seats[i].Listen(func(ev protocol.Event) { r.handle(ctx, from, ev) })
+	}
+	r.begin(ctx)
+	r.mu.Unlock()
+
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		r.mu.Lock()
+		r.end(Outcome{Reason: protocol.ReasonAborted})
+		r.mu.Unlock()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.clock.Stop()
+	r.finish(ctx, r.out)
+	return r.out
 }
 
-// play is the referee loop; it returns the outcome without telling the seats.
-func (r *Referee) play(ctx context.Context) Outcome {
-	// Announce: the side not to move first, so the mover's clock starts last.
+// begin announces the game: the side not to move first, so that the mover's
+// clock starts last.
+func (r *Referee) begin(ctx context.Context) {
 	turn := r.rules.Turn()
-	var turnStart time.Time
 	for _, c := range []protocol.Color{turn.Opponent(), turn} {
 		i := idx(c)
-		turnStart = r.now() // the mover's, the last: see advance
+		r.turnStart = r.now() // the mover's, the last: see advance
 		err := r.Seats[i].Begin(ctx, protocol.Start{
 			Color: c, Opponent: r.Names[1-i], Board: r.rules, Turn: turn, Remaining: r.remaining[i],
 		})
 		if err != nil {
-			return r.lost(c, protocol.ReasonDisconnect, "")
+			r.end(r.lost(c, protocol.ReasonDisconnect, ""))
+			return
 		}
 	}
 	if over, out := r.settle(); over {
-		return out
+		r.end(out)
+		return
 	}
-	r.shown = turnStart
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for {
-		mover := r.rules.Turn()
-		mi := idx(mover)
-		deadline := turnStart.Add(r.allowance(mi))
-		timer.Reset(time.Until(deadline))
-		var (
-			ev   protocol.Event
-			from protocol.Color
-		)
-		select {
-		case ev = <-r.Seats[0].Events():
-			from = protocol.Black
-		case ev = <-r.Seats[1].Events():
-			from = protocol.White
-		case <-timer.C:
-			// A move read just before the deadline may still be queued.
-			select {
-			case ev = <-r.Seats[mi].Events():
-				from = mover
-			default:
-				r.flagLate = r.now().Sub(deadline)
-				next, out, over := r.timeout(ctx, mover, deadline.Sub(turnStart))
-				if over {
-					return out
-				}
-				turnStart = next
-				continue
-			}
-		case <-ctx.Done():
-			return Outcome{Reason: protocol.ReasonAborted}
-		}
-		next, out, over := r.event(ctx, from, ev, mover, turnStart, deadline)
-		if over {
-			return out
-		}
-		if !next.IsZero() {
-			turnStart = next
-		}
+	r.shown = r.turnStart
+	r.arm()
+}
+
+// arm sets the clock of the side to move, whose turn started at r.turnStart.
+func (r *Referee) arm() {
+	r.deadline = r.turnStart.Add(r.allowance(idx(r.rules.Turn())))
+	r.clock.Reset(time.Until(r.deadline))
+}
+
+// end records the outcome; Run tells the seats.
+func (r *Referee) end(out Outcome) {
+	if r.over {
+		return
 	}
+	r.over, r.out = true, out
+	r.clock.Stop()
+	close(r.done)
+}
+
+// handle takes one event of the seat playing from, on that seat's reader
+// goroutine.
+func (r *Referee) handle(ctx context.Context, from protocol.Color, ev protocol.Event) {
+	i := idx(from)
+	r.arriving[i].Add(1)
+	r.mu.Lock()
+	r.arriving[i].Add(-1)
+	defer r.mu.Unlock()
+	if r.over {
+		return
+	}
+	next, out, over := r.event(ctx, from, ev, r.rules.Turn(), r.turnStart, r.deadline)
+	switch {
+	case over:
+		r.end(out)
+	case !next.IsZero():
+		r.turnStart = next
+		r.arm()
+	default:
+		// The clock may have run out while this line waited for the lock.
+		r.checkClock(ctx)
+	}
+}
+
+// onClock runs when the clock of the side to move may have run out.
+func (r *Referee) onClock(ctx context.Context) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.over || r.now().Before(r.deadline) {
+		return // the turn changed and the clock was set again
+	}
+	if r.arriving[idx(r.rules.Turn())].Load() > 0 {
+		// A line of the mover, read before the deadline perhaps, waits for the
+		// lock: its handler judges it and then looks at the clock.
+		return
+	}
+	r.checkClock(ctx)
+}
+
+// checkClock flags the side to move if its time is up.
+func (r *Referee) checkClock(ctx context.Context) {
+	now := r.now()
+	if now.Before(r.deadline) {
+		return
+	}
+	r.flagLate = now.Sub(r.deadline)
+	next, out, over := r.timeout(ctx, r.rules.Turn(), r.deadline.Sub(r.turnStart))
+	if over {
+		r.end(out)
+		return
+	}
+	r.turnStart = next
+	r.arm()
 }
 
 // allowance is the time the side i has for its current move.

@@ -164,8 +164,8 @@ type EventKind int8
 
 // Kinds of event.
 const (
-	// Attempt: the client proposes a move in its turn. The adapter reads nothing
-	// more from the client until the referee has answered with Update or Refuse.
+	// Attempt: the client proposes a move. The referee answers it with Update
+	// or Refuse (or ends the game) before its handler returns.
 	Attempt EventKind = iota + 1
 	// Violation: a line the protocol refused on its own (malformed, unknown,
 	// out of turn); counted, and perhaps the game is lost for it.
@@ -197,11 +197,14 @@ type Traits struct {
 }
 
 // Seat is one engine's connection in one game, spoken in its protocol.
-// Methods other than Events are called from one goroutine, the referee's.
+// Methods other than Listen and Close are called by one goroutine at a time:
+// the referee serializes its event handlers.
 type Seat interface {
 	Traits() Traits
-	// Events delivers what the client does; it is never closed.
-	Events() <-chan Event
+	// Listen starts reading the client. handle is called for what the client
+	// does, in order, on the seat's reader goroutine, and nothing more is read
+	// until it returns; it may call the methods of both seats.
+	Listen(handle func(Event))
 	// Begin writes the start of the game.
 	Begin(ctx context.Context, s Start) error
 	// Update reports moves and gives the move to the side in Turn.

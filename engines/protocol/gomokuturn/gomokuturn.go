@@ -50,7 +50,7 @@ type Seat struct {
 // New wraps the connection of the client playing color and starts reading it.
 func New(c net.Conn, color protocol.Color, opt Options) *Seat {
 	s := &Seat{Base: protocol.NewBase(c), opt: opt, color: color}
-	s.Go(func() {
+	s.Reader(func() {
 		tooLong := func(at time.Time) bool { return s.ignored("line_too_long", at) }
 		var f [][]byte
 		s.ReadLoop(tooLong, func(line []byte, at time.Time) bool {
@@ -106,7 +106,7 @@ func (s *Seat) handle(f [][]byte, at time.Time) bool {
 			}
 			return s.Emit(protocol.Event{Kind: protocol.Violation, What: "malformed", At: at})
 		}
-		return s.EmitAttempt(protocol.Event{Kind: protocol.Attempt, Move: protocol.Move{X: x, Y: y}, At: at})
+		return s.Emit(protocol.Event{Kind: protocol.Attempt, Move: protocol.Move{X: x, Y: y}, At: at})
 	}
 	return s.ignored("unknown_command", at)
 }
@@ -185,14 +185,13 @@ func (s *Seat) Update(ctx context.Context, u protocol.Update) error {
 		b = append(b, yourTurn...)
 	}
 	s.buf = b
-	return s.Reply(ctx, b, own)
+	return s.SendUnlessGone(ctx, b)
 }
 
 // Refuse answers a put the referee refused with 2, 3 or 4. A put that came too
 // late (the server already moved for the client) is ignored like any put out
 // of turn.
 func (s *Seat) Refuse(ctx context.Context, m protocol.Move, r protocol.Refusal) error {
-	defer s.Release()
 	var reply []byte
 	switch r {
 	case protocol.Occupied:

@@ -53,7 +53,7 @@ func New(c net.Conn, color protocol.Color, opt Options) *Seat {
 	if color == protocol.White {
 		s.nick = "WHITE"
 	}
-	s.Go(func() {
+	s.Reader(func() {
 		s.ReadLoop(func(at time.Time) bool { return s.violation(errMalformed, "line_too_long", at) }, s.handle)
 	})
 	return s
@@ -92,7 +92,7 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		if !mine {
 			return s.violation(errNotTurn, protocol.NotYourTurn.String(), at)
 		}
-		return s.EmitAttempt(protocol.Event{Kind: protocol.Attempt, Move: protocol.Move{X: x, Y: y}, At: at})
+		return s.Emit(protocol.Event{Kind: protocol.Attempt, Move: protocol.Move{X: x, Y: y}, At: at})
 	case bytes.HasPrefix(line, []byte("NICK")):
 		name := string(bytes.TrimSpace(line[4:]))
 		if !validNick(name) {
@@ -174,11 +174,7 @@ func (s *Seat) Update(ctx context.Context, u protocol.Update) error {
 	s.mu.Unlock()
 	b := s.appendBoard(s.buf[:0], u.Board, u.Turn)
 	s.buf = b
-	own := false
-	for _, m := range u.Moves {
-		own = own || m.Color == s.color && !m.Auto
-	}
-	return s.Reply(ctx, b, own)
+	return s.SendUnlessGone(ctx, b)
 }
 
 func (s *Seat) appendBoard(b []byte, board protocol.Board, turn protocol.Color) []byte {
@@ -212,9 +208,7 @@ func (s *Seat) Refuse(ctx context.Context, m protocol.Move, r protocol.Refusal) 
 	if r == protocol.NotYourTurn {
 		reply = errNotTurn
 	}
-	err := s.SendUnlessGone(ctx, []byte(reply))
-	s.Release()
-	return err
+	return s.SendUnlessGone(ctx, []byte(reply))
 }
 
 // Relay sends "SAY <nick>: <text>".

@@ -34,7 +34,7 @@ type Seat struct {
 // New wraps the connection of the client playing color and starts reading it.
 func New(c net.Conn, color protocol.Color) *Seat {
 	s := &Seat{Base: protocol.NewBase(c), color: color}
-	s.Go(func() {
+	s.Reader(func() {
 		var f [][]byte
 		s.ReadLoop(s.invalid, func(line []byte, at time.Time) bool {
 			f = protocol.Fields(line, f)
@@ -73,13 +73,13 @@ func (s *Seat) handle(f [][]byte, at time.Time) bool {
 		mv := string(f[1])
 		switch {
 		case mv == "PASS":
-			return s.EmitAttempt(protocol.Event{Kind: protocol.Attempt, Move: protocol.PassMove, At: at})
+			return s.Emit(protocol.Event{Kind: protocol.Attempt, Move: protocol.PassMove, At: at})
 		case mv == "GIVEUP":
 			s.Emit(protocol.Event{Kind: protocol.Left, Reason: protocol.ReasonResign, At: at})
 			return false
 		}
 		if x, y, ok := parseSquare(mv); ok {
-			return s.EmitAttempt(protocol.Event{Kind: protocol.Attempt, Move: protocol.Move{X: x, Y: y}, At: at})
+			return s.Emit(protocol.Event{Kind: protocol.Attempt, Move: protocol.Move{X: x, Y: y}, At: at})
 		}
 	}
 	// Anything that is not a well-formed MOVE in one's turn loses the game.
@@ -160,11 +160,9 @@ func (s *Seat) Update(ctx context.Context, u protocol.Update) error {
 	s.myTurn = u.Turn == s.color
 	s.mu.Unlock()
 	b := s.buf[:0]
-	own := false
 	for _, m := range u.Moves {
 		switch {
 		case m.Color == s.color:
-			own = own || !m.Auto
 			if !over {
 				b = append(b, "ACK "...)
 				b = strconv.AppendInt(b, u.Remaining.Milliseconds(), 10)
@@ -177,14 +175,13 @@ func (s *Seat) Update(ctx context.Context, u protocol.Update) error {
 		}
 	}
 	s.buf = b
-	return s.Reply(ctx, b, own)
+	return s.SendUnlessGone(ctx, b)
 }
 
 // Refuse answers a move the referee did not take. In this protocol a refused
 // move loses, so the referee ends the game instead; only a move that came too
 // late reaches here, and END follows.
 func (s *Seat) Refuse(ctx context.Context, m protocol.Move, r protocol.Refusal) error {
-	s.Release()
 	return nil
 }
 
@@ -225,7 +222,6 @@ func (s *Seat) appendEnd(b []byte, r protocol.Result) []byte {
 	s.mu.Lock()
 	s.playing, s.myTurn = false, false
 	s.mu.Unlock()
-	s.Release() // a move pending when the game ended gets no answer
 	word := "TIE"
 	switch r.Outcome {
 	case protocol.Win:

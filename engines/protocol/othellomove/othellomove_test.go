@@ -37,6 +37,8 @@ func TestTwoGamesOnOneConnection(t *testing.T) {
 	}
 	seat := othellomove.New(server, protocol.Black)
 	defer seat.Close()
+	events := make(chan protocol.Event, 16)
+	seat.Listen(func(ev protocol.Event) { events <- ev })
 	r := bufio.NewReader(client)
 	expect := func(want string) {
 		t.Helper()
@@ -49,7 +51,7 @@ func TestTwoGamesOnOneConnection(t *testing.T) {
 	next := func() protocol.Event {
 		t.Helper()
 		select {
-		case ev := <-seat.Events():
+		case ev := <-events:
 			return ev
 		case <-time.After(5 * time.Second):
 			t.Fatal("no event")
