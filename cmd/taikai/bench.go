@@ -18,6 +18,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -38,7 +39,8 @@ the same run:
   per-move overhead   the referee's turnaround per move (from writing the
                       message that gives the move to reading the answer)
                       against a bare two-process loopback ping-pong of the
-                      same message sizes
+                      same message sizes, and against the same round trip
+                      taking turns between two clients as a game's moves do
   game throughput     whole games per second (engine starts included) at
                       concurrency 1 and 2, against starting the engine binary
                       twice (the floor of one game)
@@ -51,8 +53,12 @@ the same run:
 Flags:
 `
 
+// benchParts name the parts of the benchmark, in the order they run.
+var benchParts = []string{"overhead", "throughput", "clock", "storage"}
+
 type benchConfig struct {
 	scale      float64
+	only       []string
 	json       bool
 	cpuprofile string
 	dir        string
@@ -60,34 +66,38 @@ type benchConfig struct {
 
 // BenchResult holds the figures; the JSON keys are read by other tools.
 type BenchResult struct {
-	TurnaroundP50us     float64 `json:"turnaround_p50_us"`
-	TurnaroundP99us     float64 `json:"turnaround_p99_us"`
-	BareRoundtripUS     float64 `json:"bare_roundtrip_us"`
-	BareRoundtripP99us  float64 `json:"bare_roundtrip_p99_us"`
-	TurnaroundRatio     float64 `json:"turnaround_ratio"`
-	MovesPerSec         float64 `json:"moves_per_sec"`
-	OverheadMoves       int     `json:"overhead_moves"`
-	GamesPerSec         float64 `json:"games_per_sec"`
-	GamesPerSecC2       float64 `json:"games_per_sec_c2"`
-	SpawnFloorGamesPerS float64 `json:"spawn_floor_games_per_sec"`
-	SpawnMS             float64 `json:"spawn_ms"`
-	ThroughputRatio     float64 `json:"throughput_ratio"`
-	ThroughputRatioC2   float64 `json:"throughput_ratio_c2"`
-	FalseTimeouts       int     `json:"false_timeouts"`
-	ClockMoves          int     `json:"clock_moves"`
-	ClockMaxMS          float64 `json:"clock_max_ms"`
-	TimeoutFlagP50ms    float64 `json:"timeout_flag_p50_ms"`
-	TimeoutFlagP99ms    float64 `json:"timeout_flag_p99_ms"`
-	TimeoutFlagMaxMS    float64 `json:"timeout_flag_max_ms"`
-	TimeoutSamples      int     `json:"timeout_samples"`
-	StoredGamesPerSec   float64 `json:"stored_games_per_sec"`
-	BareInsertsPerSec   float64 `json:"bare_inserts_per_sec"`
-	StorageRatio        float64 `json:"storage_ratio"`
-	BytesPerGame        float64 `json:"bytes_per_game"`
-	MoveBytesPerGame    float64 `json:"move_bytes_per_game"`
-	MovesPerStoredGame  float64 `json:"moves_per_stored_game"`
-	Seconds             float64 `json:"seconds"`
-	Cores               int     `json:"cores"`
+	TurnaroundP50us    float64 `json:"turnaround_p50_us"`
+	TurnaroundP99us    float64 `json:"turnaround_p99_us"`
+	BareRoundtripUS    float64 `json:"bare_roundtrip_us"`
+	BareRoundtripP99us float64 `json:"bare_roundtrip_p99_us"`
+	TurnaroundRatio    float64 `json:"turnaround_ratio"`
+	// The same round trip taking turns between two clients, as a game does.
+	BareAlternatingUS    float64 `json:"bare_alternating_us"`
+	BareAlternatingP99us float64 `json:"bare_alternating_p99_us"`
+	TurnaroundRatioAlt   float64 `json:"turnaround_ratio_alternating"`
+	MovesPerSec          float64 `json:"moves_per_sec"`
+	OverheadMoves        int     `json:"overhead_moves"`
+	GamesPerSec          float64 `json:"games_per_sec"`
+	GamesPerSecC2        float64 `json:"games_per_sec_c2"`
+	SpawnFloorGamesPerS  float64 `json:"spawn_floor_games_per_sec"`
+	SpawnMS              float64 `json:"spawn_ms"`
+	ThroughputRatio      float64 `json:"throughput_ratio"`
+	ThroughputRatioC2    float64 `json:"throughput_ratio_c2"`
+	FalseTimeouts        int     `json:"false_timeouts"`
+	ClockMoves           int     `json:"clock_moves"`
+	ClockMaxMS           float64 `json:"clock_max_ms"`
+	TimeoutFlagP50ms     float64 `json:"timeout_flag_p50_ms"`
+	TimeoutFlagP99ms     float64 `json:"timeout_flag_p99_ms"`
+	TimeoutFlagMaxMS     float64 `json:"timeout_flag_max_ms"`
+	TimeoutSamples       int     `json:"timeout_samples"`
+	StoredGamesPerSec    float64 `json:"stored_games_per_sec"`
+	BareInsertsPerSec    float64 `json:"bare_inserts_per_sec"`
+	StorageRatio         float64 `json:"storage_ratio"`
+	BytesPerGame         float64 `json:"bytes_per_game"`
+	MoveBytesPerGame     float64 `json:"move_bytes_per_game"`
+	MovesPerStoredGame   float64 `json:"moves_per_stored_game"`
+	Seconds              float64 `json:"seconds"`
+	Cores                int     `json:"cores"`
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -98,12 +108,22 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.Float64Var(&c.scale, "scale", 1, "multiply every sample count by this `factor` (0.05 for a quick check)")
 	fs.BoolVar(&c.json, "json", false, "print the figures as one JSON object")
 	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to `file` (go tool pprof)")
+	only := fs.String("only", "", "run only these comma-separated `parts`: "+strings.Join(benchParts, ","))
 	fs.StringVar(&c.dir, "dir", "", "scratch `directory` for the database and logs (default: a temporary one)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
+	}
+	if *only != "" {
+		for _, p := range strings.Split(*only, ",") {
+			if !slices.Contains(benchParts, p) {
+				fmt.Fprintf(stderr, "taikai bench: --only: unknown part %q (want some of %s)\n", p, strings.Join(benchParts, ","))
+				return 2
+			}
+			c.only = append(c.only, p)
+		}
 	}
 	if c.scale <= 0 || c.scale > 100 {
 		fmt.Fprintln(stderr, "taikai bench: --scale: want a factor in (0, 100]")
@@ -184,7 +204,10 @@ func (b *bench) run(ctx context.Context) (*BenchResult, error) {
 	start := time.Now()
 	r := &BenchResult{Cores: numCPU()}
 	steps := []func(context.Context, *BenchResult) error{b.overhead, b.throughput, b.clock, b.storage}
-	for _, step := range steps {
+	for i, step := range steps {
+		if len(b.cfg.only) > 0 && !slices.Contains(b.cfg.only, benchParts[i]) {
+			continue
+		}
 		if err := step(ctx, r); err != nil {
 			return nil, err
 		}
@@ -252,16 +275,17 @@ func (b *bench) games(ctx context.Context, n, concurrency int, black, white engi
 // overhead: per-move turnaround of the referee against a bare ping-pong. The
 // two are measured in alternation, a game then a burst of pings, so that both
 // see the same machine: a noisy neighbour moves both, not their ratio.
+//
+// Beside the ping-pong the issue asks for, with one client always just awake,
+// a second baseline takes turns between two clients as a game does, each idle
+// during the other's round trip: the part of the turnaround that is waking an
+// idle engine and not the referee. Both get new processes for every game, as
+// the games do, so that no run is stuck with one placement of them on the CPUs.
 func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
-	b.step("per-move overhead: referee games between two instant engines, alternating with a bare loopback ping-pong")
-	pp, err := b.startPingPong(ctx)
-	if err != nil {
-		return fmt.Errorf("ping-pong: %w", err)
-	}
-	defer pp.close()
+	b.step("per-move overhead: referee games between two instant engines, alternating with bare loopback ping-pongs")
 	var (
-		turns, bare []time.Duration
-		cycles      int // moves after each game's first
+		turns, bare, alt []time.Duration
+		cycles           int // moves after each game's first
 	)
 	set := tournament.Settings{Game: "othello", MoveTimeMS: 5000}
 	// The move rate inside games, from the first move to the last: process
@@ -287,12 +311,12 @@ func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
 				turns = append(turns, m.Elapsed)
 			}
 		}
-		// As many round trips as the game had moves.
-		got, err := pp.measure(len(played[0].Moves))
+		// As many round trips as the game had moves, of each kind.
+		got, got2, err := b.pingPongs(ctx, len(played[0].Moves))
 		if err != nil {
 			return fmt.Errorf("ping-pong: %w", err)
 		}
-		bare = append(bare, got...)
+		bare, alt = append(bare, got...), append(alt, got2...)
 	}
 	r.OverheadMoves = len(turns)
 	r.TurnaroundP50us = us(quantile(turns, 0.5))
@@ -300,8 +324,34 @@ func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
 	r.BareRoundtripUS = us(quantile(bare, 0.5))
 	r.BareRoundtripP99us = us(quantile(bare, 0.99))
 	r.TurnaroundRatio = round(r.TurnaroundP50us/r.BareRoundtripUS, 2)
+	r.BareAlternatingUS = us(quantile(alt, 0.5))
+	r.BareAlternatingP99us = us(quantile(alt, 0.99))
+	r.TurnaroundRatioAlt = round(r.TurnaroundP50us/r.BareAlternatingUS, 2)
 	r.MovesPerSec = round(float64(cycles)/inGame.Seconds(), 0)
 	return nil
+}
+
+// pingPongs starts three echo clients and times n round trips with one of
+// them and n taking turns between the other two.
+func (b *bench) pingPongs(ctx context.Context, n int) (single, turns []time.Duration, err error) {
+	var pps [3]*pingPong
+	defer func() {
+		for _, pp := range pps {
+			if pp != nil {
+				pp.close()
+			}
+		}
+	}()
+	for i := range pps {
+		if pps[i], err = b.startPingPong(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
+	if single, err = pps[0].measure(n); err != nil {
+		return nil, nil, err
+	}
+	turns, err = alternate([2]*pingPong{pps[1], pps[2]}, n)
+	return single, turns, err
 }
 
 // pingPong is a child process that answers each line with a PUT line: the
@@ -354,18 +404,38 @@ func (b *bench) startPingPong(ctx context.Context) (*pingPong, error) {
 func (pp *pingPong) measure(n int) ([]time.Duration, error) {
 	out := make([]time.Duration, 0, n)
 	for range n {
-		pp.c.SetDeadline(time.Now().Add(5 * time.Second))
-		t0 := time.Now()
-		if _, err := pp.c.Write(pp.msg); err != nil {
+		d, err := pp.roundTrip()
+		if err != nil {
 			return nil, err
 		}
-		// The echo answers each line; the second answer is the one to TURN.
-		for range 2 {
-			if _, err := pp.rd.ReadSlice('\n'); err != nil {
-				return nil, err
-			}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// roundTrip writes the message and reads the answer to its TURN line.
+func (pp *pingPong) roundTrip() (time.Duration, error) {
+	pp.c.SetDeadline(time.Now().Add(5 * time.Second))
+	t0 := time.Now()
+	if _, err := pp.c.Write(pp.msg); err != nil {
+		return 0, err
+	}
+	if _, err := pp.rd.ReadSlice('\n'); err != nil {
+		return 0, err
+	}
+	return time.Since(t0), nil
+}
+
+// alternate times n round trips that take turns between two clients, as the
+// moves of a game do: each client has been idle for the other's round trip.
+func alternate(pps [2]*pingPong, n int) ([]time.Duration, error) {
+	out := make([]time.Duration, 0, n)
+	for i := range n {
+		d, err := pps[i%2].roundTrip()
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, time.Since(t0))
+		out = append(out, d)
 	}
 	return out, nil
 }
@@ -614,21 +684,31 @@ func round(x float64, digits int) float64 {
 }
 
 func (r *BenchResult) print(w io.Writer) {
-	fmt.Fprintf(w, "taikai bench (%d cores, %.1fs)\n\n", r.Cores, r.Seconds)
-	fmt.Fprintf(w, "per-move overhead (%d moves, %.0f moves/s)\n", r.OverheadMoves, r.MovesPerSec)
-	fmt.Fprintf(w, "  referee turnaround      p50 %8.1f us   p99 %8.1f us\n", r.TurnaroundP50us, r.TurnaroundP99us)
-	fmt.Fprintf(w, "  bare ping-pong          p50 %8.1f us   p99 %8.1f us\n", r.BareRoundtripUS, r.BareRoundtripP99us)
-	fmt.Fprintf(w, "  ratio (target <= 1.5)   %.2f\n\n", r.TurnaroundRatio)
-	fmt.Fprintf(w, "game throughput\n")
-	fmt.Fprintf(w, "  concurrency 1           %8.1f games/s\n", r.GamesPerSec)
-	fmt.Fprintf(w, "  concurrency 2           %8.1f games/s\n", r.GamesPerSecC2)
-	fmt.Fprintf(w, "  spawn floor             %8.1f games/s (engine start %.2f ms, two per game)\n", r.SpawnFloorGamesPerS, r.SpawnMS)
-	fmt.Fprintf(w, "  ratio floor/achieved    %.2f at c1, %.2f at c2 (target <= 2)\n\n", r.ThroughputRatio, r.ThroughputRatioC2)
-	fmt.Fprintf(w, "clock exactness (concurrency 4)\n")
-	fmt.Fprintf(w, "  15 ms answers, 20 ms clock: %d false timeouts in %d moves (slowest %.2f ms)\n", r.FalseTimeouts, r.ClockMoves, r.ClockMaxMS)
-	fmt.Fprintf(w, "  silent engines flagged after the deadline: p50 %.3f ms, p99 %.3f ms, max %.3f ms (%d flags; target p99 <= 5 ms)\n\n",
-		r.TimeoutFlagP50ms, r.TimeoutFlagP99ms, r.TimeoutFlagMaxMS, r.TimeoutSamples)
-	fmt.Fprintf(w, "storage (synchronous=FULL: every game on disk before the next)\n")
-	fmt.Fprintf(w, "  finished games          %8.0f games/s (%.0f bare inserts/s of the same bytes, ratio %.2f)\n", r.StoredGamesPerSec, r.BareInsertsPerSec, r.StorageRatio)
-	fmt.Fprintf(w, "  bytes per game          %8.1f (of which moves %.1f, %.1f plies; target < 300)\n", r.BytesPerGame, r.MoveBytesPerGame, r.MovesPerStoredGame)
+	fmt.Fprintf(w, "taikai bench (%d cores, %.1fs)\n", r.Cores, r.Seconds)
+	if r.OverheadMoves > 0 {
+		fmt.Fprintf(w, "\nper-move overhead (%d moves, %.0f moves/s)\n", r.OverheadMoves, r.MovesPerSec)
+		fmt.Fprintf(w, "  referee turnaround      p50 %8.1f us   p99 %8.1f us\n", r.TurnaroundP50us, r.TurnaroundP99us)
+		fmt.Fprintf(w, "  bare ping-pong          p50 %8.1f us   p99 %8.1f us\n", r.BareRoundtripUS, r.BareRoundtripP99us)
+		fmt.Fprintf(w, "  ratio (target <= 1.5)   %.2f\n", r.TurnaroundRatio)
+		fmt.Fprintf(w, "  bare, taking turns      p50 %8.1f us   p99 %8.1f us   (two clients, each idle during the other's turn, as in a game)\n", r.BareAlternatingUS, r.BareAlternatingP99us)
+		fmt.Fprintf(w, "  ratio to taking turns   %.2f\n", r.TurnaroundRatioAlt)
+	}
+	if r.GamesPerSec > 0 {
+		fmt.Fprintf(w, "\ngame throughput\n")
+		fmt.Fprintf(w, "  concurrency 1           %8.1f games/s\n", r.GamesPerSec)
+		fmt.Fprintf(w, "  concurrency 2           %8.1f games/s\n", r.GamesPerSecC2)
+		fmt.Fprintf(w, "  spawn floor             %8.1f games/s (engine start %.2f ms, two per game)\n", r.SpawnFloorGamesPerS, r.SpawnMS)
+		fmt.Fprintf(w, "  ratio floor/achieved    %.2f at c1, %.2f at c2 (target <= 2)\n", r.ThroughputRatio, r.ThroughputRatioC2)
+	}
+	if r.ClockMoves > 0 {
+		fmt.Fprintf(w, "\nclock exactness (concurrency 4)\n")
+		fmt.Fprintf(w, "  15 ms answers, 20 ms clock: %d false timeouts in %d moves (slowest %.2f ms)\n", r.FalseTimeouts, r.ClockMoves, r.ClockMaxMS)
+		fmt.Fprintf(w, "  silent engines flagged after the deadline: p50 %.3f ms, p99 %.3f ms, max %.3f ms (%d flags; target p99 <= 5 ms)\n",
+			r.TimeoutFlagP50ms, r.TimeoutFlagP99ms, r.TimeoutFlagMaxMS, r.TimeoutSamples)
+	}
+	if r.BytesPerGame > 0 {
+		fmt.Fprintf(w, "\nstorage (synchronous=FULL: every game on disk before the next)\n")
+		fmt.Fprintf(w, "  finished games          %8.0f games/s (%.0f bare inserts/s of the same bytes, ratio %.2f)\n", r.StoredGamesPerSec, r.BareInsertsPerSec, r.StorageRatio)
+		fmt.Fprintf(w, "  bytes per game          %8.1f (of which moves %.1f, %.1f plies; target < 300)\n", r.BytesPerGame, r.MoveBytesPerGame, r.MovesPerStoredGame)
+	}
 }

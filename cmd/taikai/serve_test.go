@@ -143,7 +143,7 @@ func TestBenchTiny(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stdout.String())
 	}
 	for _, k := range []string{"turnaround_p50_us", "turnaround_p99_us", "bare_roundtrip_us", "turnaround_ratio",
-		"games_per_sec", "games_per_sec_c2", "spawn_floor_games_per_sec", "throughput_ratio", "false_timeouts",
+		"bare_alternating_us", "turnaround_ratio_alternating", "games_per_sec", "games_per_sec_c2", "spawn_floor_games_per_sec", "throughput_ratio", "false_timeouts",
 		"timeout_flag_p99_ms", "stored_games_per_sec", "bytes_per_game"} {
 		v, ok := got[k]
 		if !ok {
@@ -153,5 +153,29 @@ func TestBenchTiny(t *testing.T) {
 		if k != "false_timeouts" && v <= 0 {
 			t.Errorf("%s = %v", k, v)
 		}
+	}
+}
+
+// --only runs the named parts and nothing else; an unknown part is refused by
+// name before anything runs.
+func TestBenchOnly(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"bench", "--only", "overhead,nope"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), `--only: unknown part "nope"`) {
+		t.Fatalf("exit %d, stderr %q; want 2 naming the part", code, stderr.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"bench", "--only", "storage", "--scale", "0.02", "--json"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	var got map[string]float64
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, stdout.String())
+	}
+	if got["bytes_per_game"] <= 0 || got["turnaround_p50_us"] != 0 || got["games_per_sec"] != 0 {
+		t.Errorf("--only storage: %s", stdout.String())
+	}
+	if strings.Contains(stderr.String(), "per-move overhead") {
+		t.Errorf("--only storage ran other parts:\n%s", stderr.String())
 	}
 }

@@ -6,6 +6,7 @@ package builtin
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -112,7 +113,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	b, ok := engines.LookupBuiltin(opt.Engine)
 	switch {
 	case opt.Engine == "echo":
-		// A hidden engine for `taikai bench`: it answers every line at once.
+		// A hidden engine for `taikai bench`: it answers every TURN line at once.
 		b = engines.Builtin{Name: "echo", Protocols: []string{"othello-board"}}
 	case !ok:
 		return opt, fmt.Errorf("unknown built-in %q, want one of %s", opt.Engine, strings.Join(engines.BuiltinNames(), ", "))
@@ -242,16 +243,21 @@ func (c *client) answer() bool {
 	return true
 }
 
-// echo answers every line with a PUT line: the bare round trip the benchmark
-// compares the referee against.
+// echo answers every TURN line with a PUT line without looking at anything
+// else: the bare round trip the benchmark compares the referee against, with
+// the same message sizes as a move.
 func (c *client) echo() error {
 	reply := []byte("PUT 3 2\n")
 	for {
-		if _, err := c.line(); err != nil {
+		line, err := c.line()
+		if err != nil {
 			if err == io.EOF {
 				return nil
 			}
 			return err
+		}
+		if !bytes.HasPrefix(line, []byte("TURN")) {
+			continue
 		}
 		if err := c.send(reply); err != nil {
 			return err
