@@ -39,8 +39,10 @@ the same run:
   per-move overhead   the referee's turnaround per move (from writing the
                       message that gives the move to reading the answer)
                       against a bare two-process loopback ping-pong of the
-                      same message sizes, and against the same round trip
-                      taking turns between two clients as a game's moves do
+                      same message sizes; the same round trip taking turns
+                      between two clients as a game's moves do; and the
+                      games' own instant engines taking turns under a bare
+                      loop (the turnaround without a referee)
   game throughput     whole games per second (engine starts included) at
                       concurrency 1 and 2, against starting the engine binary
                       twice (the floor of one game)
@@ -75,29 +77,34 @@ type BenchResult struct {
 	BareAlternatingUS    float64 `json:"bare_alternating_us"`
 	BareAlternatingP99us float64 `json:"bare_alternating_p99_us"`
 	TurnaroundRatioAlt   float64 `json:"turnaround_ratio_alternating"`
-	MovesPerSec          float64 `json:"moves_per_sec"`
-	OverheadMoves        int     `json:"overhead_moves"`
-	GamesPerSec          float64 `json:"games_per_sec"`
-	GamesPerSecC2        float64 `json:"games_per_sec_c2"`
-	SpawnFloorGamesPerS  float64 `json:"spawn_floor_games_per_sec"`
-	SpawnMS              float64 `json:"spawn_ms"`
-	ThroughputRatio      float64 `json:"throughput_ratio"`
-	ThroughputRatioC2    float64 `json:"throughput_ratio_c2"`
-	FalseTimeouts        int     `json:"false_timeouts"`
-	ClockMoves           int     `json:"clock_moves"`
-	ClockMaxMS           float64 `json:"clock_max_ms"`
-	TimeoutFlagP50ms     float64 `json:"timeout_flag_p50_ms"`
-	TimeoutFlagP99ms     float64 `json:"timeout_flag_p99_ms"`
-	TimeoutFlagMaxMS     float64 `json:"timeout_flag_max_ms"`
-	TimeoutSamples       int     `json:"timeout_samples"`
-	StoredGamesPerSec    float64 `json:"stored_games_per_sec"`
-	BareInsertsPerSec    float64 `json:"bare_inserts_per_sec"`
-	StorageRatio         float64 `json:"storage_ratio"`
-	BytesPerGame         float64 `json:"bytes_per_game"`
-	MoveBytesPerGame     float64 `json:"move_bytes_per_game"`
-	MovesPerStoredGame   float64 `json:"moves_per_stored_game"`
-	Seconds              float64 `json:"seconds"`
-	Cores                int     `json:"cores"`
+	// The games' instant engines taking turns under a bare loop: the turnaround
+	// without the referee.
+	EnginesNoRefereeUS     float64 `json:"engines_no_referee_us"`
+	EnginesNoRefereeP99us  float64 `json:"engines_no_referee_p99_us"`
+	TurnaroundRatioEngines float64 `json:"turnaround_ratio_engines"`
+	MovesPerSec            float64 `json:"moves_per_sec"`
+	OverheadMoves          int     `json:"overhead_moves"`
+	GamesPerSec            float64 `json:"games_per_sec"`
+	GamesPerSecC2          float64 `json:"games_per_sec_c2"`
+	SpawnFloorGamesPerS    float64 `json:"spawn_floor_games_per_sec"`
+	SpawnMS                float64 `json:"spawn_ms"`
+	ThroughputRatio        float64 `json:"throughput_ratio"`
+	ThroughputRatioC2      float64 `json:"throughput_ratio_c2"`
+	FalseTimeouts          int     `json:"false_timeouts"`
+	ClockMoves             int     `json:"clock_moves"`
+	ClockMaxMS             float64 `json:"clock_max_ms"`
+	TimeoutFlagP50ms       float64 `json:"timeout_flag_p50_ms"`
+	TimeoutFlagP99ms       float64 `json:"timeout_flag_p99_ms"`
+	TimeoutFlagMaxMS       float64 `json:"timeout_flag_max_ms"`
+	TimeoutSamples         int     `json:"timeout_samples"`
+	StoredGamesPerSec      float64 `json:"stored_games_per_sec"`
+	BareInsertsPerSec      float64 `json:"bare_inserts_per_sec"`
+	StorageRatio           float64 `json:"storage_ratio"`
+	BytesPerGame           float64 `json:"bytes_per_game"`
+	MoveBytesPerGame       float64 `json:"move_bytes_per_game"`
+	MovesPerStoredGame     float64 `json:"moves_per_stored_game"`
+	Seconds                float64 `json:"seconds"`
+	Cores                  int     `json:"cores"`
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -284,8 +291,8 @@ func (b *bench) games(ctx context.Context, n, concurrency int, black, white engi
 func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
 	b.step("per-move overhead: referee games between two instant engines, alternating with bare loopback ping-pongs")
 	var (
-		turns, bare, alt []time.Duration
-		cycles           int // moves after each game's first
+		turns, bare, alt, eng []time.Duration
+		cycles                int // moves after each game's first
 	)
 	set := tournament.Settings{Game: "othello", MoveTimeMS: 5000}
 	// The move rate inside games, from the first move to the last: process
@@ -312,11 +319,11 @@ func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
 			}
 		}
 		// As many round trips as the game had moves, of each kind.
-		got, got2, err := b.pingPongs(ctx, len(played[0].Moves))
+		got, got2, got3, err := b.pingPongs(ctx, len(played[0].Moves))
 		if err != nil {
 			return fmt.Errorf("ping-pong: %w", err)
 		}
-		bare, alt = append(bare, got...), append(alt, got2...)
+		bare, alt, eng = append(bare, got...), append(alt, got2...), append(eng, got3...)
 	}
 	r.OverheadMoves = len(turns)
 	r.TurnaroundP50us = us(quantile(turns, 0.5))
@@ -327,14 +334,19 @@ func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
 	r.BareAlternatingUS = us(quantile(alt, 0.5))
 	r.BareAlternatingP99us = us(quantile(alt, 0.99))
 	r.TurnaroundRatioAlt = round(r.TurnaroundP50us/r.BareAlternatingUS, 2)
+	r.EnginesNoRefereeUS = us(quantile(eng, 0.5))
+	r.EnginesNoRefereeP99us = us(quantile(eng, 0.99))
+	r.TurnaroundRatioEngines = round(r.TurnaroundP50us/r.EnginesNoRefereeUS, 2)
 	r.MovesPerSec = round(float64(cycles)/inGame.Seconds(), 0)
 	return nil
 }
 
-// pingPongs starts three echo clients and times n round trips with one of
-// them and n taking turns between the other two.
-func (b *bench) pingPongs(ctx context.Context, n int) (single, turns []time.Duration, err error) {
-	var pps [3]*pingPong
+// pingPongs times n round trips of each bare kind, with new client processes
+// for each call, as a game has: with one echo client; taking turns between two
+// echo clients; taking turns between two instant engines (the engines of the
+// turnaround games), each told of the other's turn as a referee tells them.
+func (b *bench) pingPongs(ctx context.Context, n int) (single, turns, engines []time.Duration, err error) {
+	var pps [5]*pingPong
 	defer func() {
 		for _, pp := range pps {
 			if pp != nil {
@@ -343,34 +355,51 @@ func (b *bench) pingPongs(ctx context.Context, n int) (single, turns []time.Dura
 		}
 	}()
 	for i := range pps {
-		if pps[i], err = b.startPingPong(ctx); err != nil {
-			return nil, nil, err
+		switch i {
+		case 3, 4:
+			pps[i], err = b.startClient(ctx, "othello-random", []int{1, -1}[i-3])
+		default:
+			pps[i], err = b.startPingPong(ctx)
+		}
+		if err != nil {
+			return nil, nil, nil, err
 		}
 	}
 	if single, err = pps[0].measure(n); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	turns, err = alternate([2]*pingPong{pps[1], pps[2]}, n)
-	return single, turns, err
+	if turns, err = alternate([2]*pingPong{pps[1], pps[2]}, n, false); err != nil {
+		return nil, nil, nil, err
+	}
+	engines, err = alternate([2]*pingPong{pps[3], pps[4]}, n, true)
+	return single, turns, engines, err
 }
 
 // pingPong is a child process that answers each line with a PUT line: the
 // floor of a referee's turnaround, with the same message sizes.
 type pingPong struct {
-	cmd *exec.Cmd
-	c   net.Conn
-	rd  *bufio.Reader
-	msg []byte
+	cmd  *exec.Cmd
+	c    net.Conn
+	rd   *bufio.Reader
+	msg  []byte // gives the client the move
+	tell []byte // tells it the other side is to move
 }
 
 func (b *bench) startPingPong(ctx context.Context) (*pingPong, error) {
+	return b.startClient(ctx, "echo", 1)
+}
+
+// startClient starts a built-in as a bare client playing color (1 or -1): the
+// echo, or an instant engine told it plays that colour (START) so that it
+// answers every TURN of its own colour with a legal move.
+func (b *bench) startClient(ctx context.Context, engine string, color int) (*pingPong, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
-	cmd := exec.CommandContext(ctx, b.self, "engine", "echo", "--host", "127.0.0.1", "--port", strconv.Itoa(port))
+	cmd := exec.CommandContext(ctx, b.self, "engine", engine, "--host", "127.0.0.1", "--port", strconv.Itoa(port))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -385,14 +414,27 @@ func (b *bench) startPingPong(ctx context.Context) (*pingPong, error) {
 	c.(*net.TCPConn).SetNoDelay(true)
 	pp.c, pp.rd = c, bufio.NewReader(c)
 	// The bytes the referee writes to give a move: BOARD of the start position
-	// and TURN, in one write.
+	// and TURN, in one write; and the same with the other colour to move, which
+	// tells a client its opponent is to play.
 	board := othello.New()
-	pp.msg = []byte("BOARD")
+	cells := []byte("BOARD")
 	for _, cell := range board.Cells(othello.ColumnMajor) {
-		pp.msg = append(pp.msg, ' ')
-		pp.msg = strconv.AppendInt(pp.msg, int64(cell), 10)
+		cells = append(cells, ' ')
+		cells = strconv.AppendInt(cells, int64(cell), 10)
 	}
-	pp.msg = append(pp.msg, "\nTURN 1\n"...)
+	pp.msg = fmt.Appendf(nil, "%s\nTURN %d\n", cells, color)
+	pp.tell = fmt.Appendf(nil, "%s\nTURN %d\n", cells, -color)
+	if engine != "echo" {
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := fmt.Fprintf(c, "START %d\n", color); err != nil {
+			pp.close()
+			return nil, err
+		}
+		if _, err := pp.rd.ReadSlice('\n'); err != nil { // NICK
+			pp.close()
+			return nil, err
+		}
+	}
 	if _, err := pp.measure(50); err != nil { // warm-up
 		pp.close()
 		return nil, err
@@ -428,9 +470,18 @@ func (pp *pingPong) roundTrip() (time.Duration, error) {
 
 // alternate times n round trips that take turns between two clients, as the
 // moves of a game do: each client has been idle for the other's round trip.
-func alternate(pps [2]*pingPong, n int) ([]time.Duration, error) {
+// With tell, the side that just answered is first told the other is to move,
+// as a referee must (that write is not timed, as the referee's is not).
+func alternate(pps [2]*pingPong, n int, tell bool) ([]time.Duration, error) {
 	out := make([]time.Duration, 0, n)
 	for i := range n {
+		if tell {
+			other := pps[(i+1)%2]
+			other.c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+			if _, err := other.c.Write(other.tell); err != nil {
+				return nil, err
+			}
+		}
 		d, err := pps[i%2].roundTrip()
 		if err != nil {
 			return nil, err
@@ -692,6 +743,8 @@ func (r *BenchResult) print(w io.Writer) {
 		fmt.Fprintf(w, "  ratio (target <= 1.5)   %.2f\n", r.TurnaroundRatio)
 		fmt.Fprintf(w, "  bare, taking turns      p50 %8.1f us   p99 %8.1f us   (two clients, each idle during the other's turn, as in a game)\n", r.BareAlternatingUS, r.BareAlternatingP99us)
 		fmt.Fprintf(w, "  ratio to taking turns   %.2f\n", r.TurnaroundRatioAlt)
+		fmt.Fprintf(w, "  engines, no referee     p50 %8.1f us   p99 %8.1f us   (the same instant engines taking turns under a bare loop)\n", r.EnginesNoRefereeUS, r.EnginesNoRefereeP99us)
+		fmt.Fprintf(w, "  ratio to no referee     %.2f\n", r.TurnaroundRatioEngines)
 	}
 	if r.GamesPerSec > 0 {
 		fmt.Fprintf(w, "\ngame throughput\n")

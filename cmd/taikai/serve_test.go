@@ -143,7 +143,7 @@ func TestBenchTiny(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stdout.String())
 	}
 	for _, k := range []string{"turnaround_p50_us", "turnaround_p99_us", "bare_roundtrip_us", "turnaround_ratio",
-		"bare_alternating_us", "turnaround_ratio_alternating", "games_per_sec", "games_per_sec_c2", "spawn_floor_games_per_sec", "throughput_ratio", "false_timeouts",
+		"bare_alternating_us", "turnaround_ratio_alternating", "engines_no_referee_us", "turnaround_ratio_engines", "games_per_sec", "games_per_sec_c2", "spawn_floor_games_per_sec", "throughput_ratio", "false_timeouts",
 		"timeout_flag_p99_ms", "stored_games_per_sec", "bytes_per_game"} {
 		v, ok := got[k]
 		if !ok {
