@@ -109,8 +109,12 @@ func (c *Conn) flooded(now time.Time) bool {
 	return had && now.Sub(oldest) < FloodWindow
 }
 
-// Send writes b whole, with a deadline, or fails.
+// Send writes b whole, with a deadline, or fails. Nothing to write is no
+// system call.
 func (c *Conn) Send(ctx context.Context, b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	dl := time.Now().Add(WriteTimeout)

@@ -1,6 +1,7 @@
 package protocol_test
 
 import (
+	"context"
 	"errors"
 	"net"
 	"strings"
@@ -86,5 +87,20 @@ func TestNoFloodAtTheLimit(t *testing.T) {
 		if _, _, err := s.ReadLine(); err != nil {
 			t.Fatalf("line %d: %v", i+1, err)
 		}
+	}
+}
+
+// An update with no lines for a seat (gomoku-turn's to the side not to move)
+// makes no write at all: on a closed connection it is still no error, where
+// any byte is.
+func TestSendNothingWritesNothing(t *testing.T) {
+	_, s := pair(t)
+	s.Close()
+	ctx := context.Background()
+	if err := s.Send(ctx, nil); err != nil {
+		t.Errorf("Send(nothing) on a closed connection: %v, want nil", err)
+	}
+	if err := s.Send(ctx, []byte("x\n")); err == nil {
+		t.Error("Send(a line) on a closed connection: nil, want an error")
 	}
 }

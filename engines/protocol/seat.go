@@ -68,8 +68,8 @@ type Start struct {
 }
 
 // Update tells a seat what happened since the last update and whose turn it is.
-// If Turn is the seat's colour, writing the update gives it the move: the seat's
-// clock starts when Update returns.
+// If Turn is the seat's colour, writing the update gives it the move: the
+// referee starts the seat's clock just before it calls Update.
 type Update struct {
 	Moves     []Played      // in order; usually one, a move followed by forced passes
 	Board     Board         // position after Moves
