@@ -285,9 +285,11 @@ func (b *bench) games(ctx context.Context, n, concurrency int, black, white engi
 //
 // Beside the ping-pong the issue asks for, with one client always just awake,
 // a second baseline takes turns between two clients as a game does, each idle
-// during the other's round trip: the part of the turnaround that is waking an
-// idle engine and not the referee. Both get new processes for every game, as
-// the games do, so that no run is stuck with one placement of them on the CPUs.
+// during the other's round trip, and a third has the games' own instant
+// engines take turns under a bare loop: the turnaround without a referee.
+// Every baseline gets new processes for each game, as the games do, so that no
+// run is stuck with one placement of them on the CPUs; unlike a game's
+// engines, they are warmed up with 50 round trips before they are timed.
 func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
 	b.step("per-move overhead: referee games between two instant engines, alternating with bare loopback ping-pongs")
 	var (
@@ -375,8 +377,9 @@ func (b *bench) pingPongs(ctx context.Context, n int) (single, turns, engines []
 	return single, turns, engines, err
 }
 
-// pingPong is a child process that answers each line with a PUT line: the
-// floor of a referee's turnaround, with the same message sizes.
+// pingPong is a bare client process, the echo or an instant engine, and the
+// messages that give it the move or tell it the other side is to move: the
+// bytes a referee writes.
 type pingPong struct {
 	cmd  *exec.Cmd
 	c    net.Conn
