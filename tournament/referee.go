@@ -122,6 +122,9 @@ func (r *Referee) Run(ctx context.Context) Outcome {
 		r.violations[i] = Violations{}
 		r.remaining[i] = r.Clocks[i].total
 	}
+	// A move per point of the board, and some passes, before the slice grows.
+	n := r.rules.Size()
+	r.moves = make([]Move, 0, n*n+8)
 	r.done = make(chan struct{})
 	r.mu.Lock()
 	r.clock = time.AfterFunc(time.Hour, func() { r.onClock(ctx) })

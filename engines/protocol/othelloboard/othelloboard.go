@@ -48,7 +48,8 @@ type Seat struct {
 
 // New wraps the connection of the client playing color and starts reading it.
 func New(c net.Conn, color protocol.Color, opt Options) *Seat {
-	s := &Seat{Base: protocol.NewBase(c), opt: opt, color: color}
+	// Room for START, a BOARD of 64 cells and TURN, so that the buffer never grows.
+	s := &Seat{Base: protocol.NewBase(c), opt: opt, color: color, buf: make([]byte, 0, 256)}
 	s.nick = "BLACK"
 	if color == protocol.White {
 		s.nick = "WHITE"
@@ -123,9 +124,11 @@ func (s *Seat) violation(reply, what string, at time.Time) bool {
 }
 
 // parsePut reads the arguments of PUT: " x y" with spaces, or the handout's
-// compact "xy" (PUT32 = PUT 3 2).
+// compact "xy" (PUT32 = PUT 3 2). It allocates nothing for a well-formed PUT:
+// it runs once a move.
 func parsePut(arg []byte) (x, y int, ok bool) {
-	f := bytes.Fields(arg)
+	var tokens [3][]byte
+	f := protocol.Fields(arg, tokens[:0])
 	switch {
 	case len(f) == 2 && len(arg) > 0 && arg[0] == ' ':
 		var err1, err2 error
