@@ -134,15 +134,15 @@ func (l *Launcher) Start(ctx context.Context, la Launch) (*Process, net.Conn, er
 	if timeout <= 0 {
 		timeout = DefaultConnectTimeout
 	}
-	deadline := time.Now().Add(timeout)
-
 	if p := la.Engine.Port; p != 0 {
-		release, err := l.lockPort(ctx, p, deadline)
+		release, err := l.lockPort(ctx, p)
 		if err != nil {
 			return nil, nil, err
 		}
 		defer release()
 	}
+	// The engine's time to connect starts once the port is its own.
+	deadline := time.Now().Add(timeout)
 	ln, err := l.listen(ctx, la.Engine.Port, deadline)
 	if err != nil {
 		return nil, nil, err
@@ -172,7 +172,7 @@ func (l *Launcher) Start(ctx context.Context, la Launch) (*Process, net.Conn, er
 
 // lockPort takes the one-slot semaphore of a fixed port so that only one launch
 // at a time waits for a connection there.
-func (l *Launcher) lockPort(ctx context.Context, port int, deadline time.Time) (func(), error) {
+func (l *Launcher) lockPort(ctx context.Context, port int) (func(), error) {
 	l.mu.Lock()
 	if l.ports == nil {
 		l.ports = make(map[int]chan struct{})
@@ -225,7 +225,6 @@ func (l *Launcher) spawn(la Launch, port int) (*Process, error) {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = la.Engine.Dir
-	cmd.Stdin = nil
 	cmd.Stdout = out
 	cmd.Stderr = out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -292,15 +291,15 @@ func accept(ctx context.Context, ln net.Listener, proc *Process, deadline time.T
 	case <-proc.done:
 		// A process can exit right after connecting (a client that writes one line
 		// and quits): prefer the connection if it is already there.
+		// Accept sends once: whichever receive gets it is the last.
+		var r result
 		select {
-		case r := <-got:
-			if r.err == nil {
-				return r.c, nil
-			}
+		case r = <-got:
 		case <-time.After(20 * time.Millisecond):
+			ln.Close()
+			r = <-got
 		}
-		ln.Close()
-		if r := <-got; r.err == nil {
+		if r.err == nil {
 			return r.c, nil
 		}
 		return nil, ErrCrash
@@ -325,9 +324,6 @@ func engineEnviron() []string {
 	}
 	return env
 }
-
-// Exited is closed when the process has exited.
-func (p *Process) Exited() <-chan struct{} { return p.done }
 
 // Pid returns the process id.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }

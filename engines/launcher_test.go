@@ -289,3 +289,35 @@ func freePort(tb testing.TB) int {
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
 }
+
+// Waiting for a fixed port another launch holds is not the engine's fault: its
+// time to connect starts once the port is its own.
+func TestFixedPortWaitIsNotConnectTime(t *testing.T) {
+	l := launcher(t)
+	port := freePort(t)
+	log := filepath.Join(t.TempDir(), "first.log")
+	first := make(chan error, 1)
+	go func() {
+		// Holds the port for its whole 1.5 s and never connects.
+		_, _, err := l.Start(context.Background(), engines.Launch{Engine: helperEngine(t, "silent", port), Color: "black", LogPath: log, ConnectTimeout: 1500 * time.Millisecond})
+		first <- err
+	}()
+	// The first launch writes its log once it holds the port and starts its engine.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if fi, err := os.Stat(log); err == nil && fi.Size() > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first launch did not start in 10 s")
+		}
+	}
+	p, c, err := l.Start(context.Background(), engines.Launch{Engine: helperEngine(t, "connect", port), Color: "white", ConnectTimeout: time.Second})
+	if err != nil {
+		t.Fatalf("second launch, 1 s to connect after a 1.5 s wait for the port: %v", err)
+	}
+	c.Close()
+	p.Stop(time.Second)
+	if err := <-first; !errors.Is(err, engines.ErrNoConnect) {
+		t.Errorf("first launch: %v, want ErrNoConnect", err)
+	}
+}
