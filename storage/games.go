@@ -19,8 +19,9 @@ import (
 // left alone and counted once.
 func (db *DB) FinishGame(ctx context.Context, p *tournament.Played) error {
 	size := p.Spec.Settings.Size
-	if size == 0 {
-		size = 8
+	if size == 0 && len(p.Moves) > 0 {
+		// Validated settings always have one (Runner.Play stores them so).
+		return fmt.Errorf("store game %d: its settings have no board size", p.Spec.ID)
 	}
 	moves, auto := encodeMoves(p.Moves, size)
 	viol, err := violationsJSON(p.Violations)
@@ -238,11 +239,6 @@ func (db *DB) CountGames(ctx context.Context, tournamentID int64) (map[string]in
 		m[s] = n
 	}
 	return m, rows.Err()
-}
-
-// RunningGames lists the games being played now, across tournaments.
-func (db *DB) RunningGames(ctx context.Context) ([]*tournament.Game, error) {
-	return db.queryGames(ctx, `WHERE g.status = 'running' ORDER BY g.id`)
 }
 
 // Records returns the tournament records of two engines.

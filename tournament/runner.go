@@ -93,6 +93,7 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 		p.Detail = err.Error()
 		return p
 	}
+	p.Spec.Settings = set // with the defaults filled in, as the game is played
 	players := [2]engines.Engine{spec.Black, spec.White}
 
 	// Launch both seats at once: a game waits for its slower engine, not both.

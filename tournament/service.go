@@ -112,14 +112,6 @@ func (s *Service) Cancel(ctx context.Context, id int64) (*Tournament, error) {
 	return t, nil
 }
 
-// Running reports whether a tournament's games are being scheduled.
-func (s *Service) Running(id int64) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.runs[id]
-	return ok
-}
-
 // Close aborts every running game (they will be played again after a restart)
 // and waits until every game has been stored and every engine stopped.
 func (s *Service) Close() {
@@ -161,6 +153,7 @@ func (s *Service) schedule(ctx context.Context, t *Tournament) {
 	log.Info("tournament running", "games", t.TotalGames, "done", t.FinishedGames, "concurrency", t.Concurrency)
 	sched := t.Schedule()
 	slots := make(chan struct{}, t.Concurrency)
+	ended := make(chan struct{}, t.Concurrency) // a game ended: an aborted one is to be played again
 	var games sync.WaitGroup
 	defer games.Wait()
 	cache := map[int64]engines.Engine{}
@@ -182,7 +175,21 @@ func (s *Service) schedule(ctx context.Context, t *Tournament) {
 		}
 		if !ok {
 			<-slots
-			break
+			select {
+			case <-ended:
+				continue // a game ended since: it may be one to play again
+			default:
+			}
+			if len(slots) == 0 {
+				break // every game started has ended and none is left
+			}
+			// A game still running may end aborted and need playing again.
+			select {
+			case <-ended:
+			case <-ctx.Done():
+				return
+			}
+			continue
 		}
 		spec, err := s.prepare(ctx, t, sched.Game(idx), cache)
 		if err != nil {
@@ -195,15 +202,30 @@ func (s *Service) schedule(ctx context.Context, t *Tournament) {
 			continue
 		}
 		games.Go(func() {
-			defer func() { <-slots }()
-			s.play(ctx, t, spec)
+			defer func() {
+				// Told before the slot is free: the scheduler, seeing no game
+				// running, then also sees this one ended.
+				select {
+				case ended <- struct{}{}:
+				default: // full: the scheduler will ask again anyway
+				}
+				<-slots
+			}()
+			if !s.play(ctx, t, spec) && ctx.Err() == nil {
+				// Not played, though nobody stopped it: its index comes back
+				// at once, so do not ask for it in a tight loop.
+				sleepCtx(ctx, time.Second)
+			}
 		})
 	}
 	games.Wait()
-	if cur, err := s.Store.Tournament(context.WithoutCancel(ctx), t.ID); err == nil {
-		log.Info("tournament over", "status", cur.Status, "finished_games", cur.FinishedGames)
-		s.publish(Event{Type: EventTournament, TournamentID: t.ID, Tournament: cur})
+	cur, err := s.Store.Tournament(context.WithoutCancel(ctx), t.ID)
+	if err != nil {
+		log.Error("tournament over: viewers are not told", "err", err)
+		return
 	}
+	log.Info("tournament over", "status", cur.Status, "finished_games", cur.FinishedGames)
+	s.publish(Event{Type: EventTournament, TournamentID: t.ID, Tournament: cur})
 }
 
 // prepare stores a new running game for schedule position p.
@@ -242,8 +264,9 @@ func (s *Service) prepare(ctx context.Context, t *Tournament, p Pairing, cache m
 	return spec, nil
 }
 
-// play runs one game, stores it and tells the viewers.
-func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) {
+// play runs one game, stores it and tells the viewers. It reports whether the
+// game was played and stored (false: it is to be played again).
+func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) bool {
 	header := &Game{
 		ID: spec.ID, TournamentID: t.ID, Index: spec.Index, Game: t.Settings.Game, Rule: t.Settings.Rule, Size: t.Settings.Size,
 		Black: Player{EngineID: spec.Black.ID, Name: spec.Black.Name}, White: Player{EngineID: spec.White.ID, Name: spec.White.Name},
@@ -271,7 +294,8 @@ func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) {
 		}
 		if attempt >= 5 || errors.Is(err, context.DeadlineExceeded) {
 			s.log().Error("store game", "game", spec.ID, "err", err)
-			return
+			s.abandon(p, err)
+			return false
 		}
 		sleepCtx(sctx, time.Duration(attempt+1)*200*time.Millisecond)
 	}
@@ -286,6 +310,20 @@ func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) {
 	s.log().Info("game over", "tournament", t.ID, "game", spec.ID, "black", spec.Black.Name, "white", spec.White.Name,
 		"result", ended.Result, "reason", ended.Reason, "plies", ended.Plies)
 	s.publish(Event{Type: EventGameEnded, TournamentID: t.ID, GameID: spec.ID, Game: &ended, Played: p})
+	return ended.Status == GameFinished
+}
+
+// abandon stores a game that could not be stored as aborted, without its
+// moves, so that it is played again: a running row would hold its schedule
+// index, and its tournament, until the next restart.
+func (s *Service) abandon(p *Played, cause error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	aborted := &Played{Spec: p.Spec, Outcome: Outcome{Reason: protocol.ReasonAborted}, StartedAt: p.StartedAt, EndedAt: p.EndedAt,
+		Detail: "not stored: " + cause.Error()}
+	if err := s.Store.FinishGame(ctx, aborted); err != nil {
+		s.log().Error("store unstorable game as aborted: its tournament waits for a restart", "game", p.Spec.ID, "err", err)
+	}
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) {

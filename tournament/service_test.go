@@ -1,0 +1,120 @@
+package tournament_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/storage"
+	"github.com/taikai-dev/taikai/tournament"
+)
+
+// unstorable is a real store whose FinishGame fails for the first game it is
+// given, until that game is stored as aborted.
+type unstorable struct {
+	*storage.DB
+	mu     sync.Mutex
+	victim int64
+	fails  int
+}
+
+func (u *unstorable) FinishGame(ctx context.Context, p *tournament.Played) error {
+	u.mu.Lock()
+	if u.victim == 0 {
+		u.victim = p.Spec.ID
+	}
+	fail := p.Spec.ID == u.victim && p.Outcome.Reason != protocol.ReasonAborted
+	if fail {
+		u.fails++
+	}
+	u.mu.Unlock()
+	if fail {
+		return errors.New("disk on fire")
+	}
+	return u.DB.FinishGame(ctx, p)
+}
+
+// A game that cannot be stored is stored as aborted and played again in the
+// same run, even when it was the last one running; before, its running row
+// held the tournament until a restart.
+func TestUnstorableGameIsPlayedAgain(t *testing.T) {
+	ctx := context.Background()
+	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "taikai.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	store := &unstorable{DB: db}
+	tour := &tournament.Tournament{Name: "t", Settings: tournament.Settings{Game: "othello", MoveTimeMS: 2000}, GamesPerPair: 2, Concurrency: 2}
+	for _, name := range []string{"othello-random", "othello-greedy"} {
+		e := builtinEngine(name, "")
+		if err := db.CreateEngine(ctx, &e); err != nil {
+			t.Fatal(err)
+		}
+		tour.Engines = append(tour.Engines, e.ID)
+	}
+	if err := tour.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateTournament(ctx, tour); err != nil {
+		t.Fatal(err)
+	}
+	svc := &tournament.Service{Store: store, Runner: newRunner(t)}
+	defer svc.Close()
+	if _, err := svc.Start(ctx, tour.ID); err != nil {
+		t.Fatal(err)
+	}
+	var cur *tournament.Tournament
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		if cur, err = db.Tournament(ctx, tour.ID); err != nil {
+			t.Fatal(err)
+		}
+		if cur.Status == tournament.StatusFinished {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tournament still %s with %d of %d games after 60 s", cur.Status, cur.FinishedGames, cur.TotalGames)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if cur.FinishedGames != cur.TotalGames {
+		t.Errorf("finished %d of %d games", cur.FinishedGames, cur.TotalGames)
+	}
+	store.mu.Lock()
+	fails := store.fails
+	store.mu.Unlock()
+	if fails != 6 {
+		t.Errorf("FinishGame failed %d times for the victim, want 6 (one try and five retries)", fails)
+	}
+	games, err := db.Games(ctx, tour.ID, storage.GameFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	finished := map[int64]int{}
+	aborted := 0
+	for _, g := range games {
+		switch g.Status {
+		case tournament.GameFinished:
+			finished[g.Index]++
+		case tournament.GameAborted:
+			aborted++
+			if g.ID != store.victim {
+				t.Errorf("game %d aborted, want only the unstorable %d", g.ID, store.victim)
+			}
+		default:
+			t.Errorf("game %d left %s", g.ID, g.Status)
+		}
+	}
+	if aborted != 1 || len(finished) != int(cur.TotalGames) {
+		t.Errorf("%d aborted, %d indexes finished; want 1 and %d", aborted, len(finished), cur.TotalGames)
+	}
+	for idx, n := range finished {
+		if n != 1 {
+			t.Errorf("index %d finished %d times", idx, n)
+		}
+	}
+}
