@@ -201,7 +201,7 @@ type tournamentJSON struct {
 	ETASeconds    *float64            `json:"eta_seconds"`
 }
 
-func (s *Server) tournamentJSON(r *http.Request, t *tournament.Tournament, names map[int64]string) tournamentJSON {
+func (s *Server) tournamentJSON(t *tournament.Tournament, names map[int64]string) tournamentJSON {
 	j := tournamentJSON{
 		ID: t.ID, Name: t.Name, Game: t.Settings.Game, Rule: t.Settings.Rule, Size: t.Settings.Size, Status: t.Status,
 		TotalGames: t.TotalGames, FinishedGames: t.FinishedGames, GamesPerPair: t.GamesPerPair, Concurrency: t.Concurrency,
@@ -258,7 +258,7 @@ func (s *Server) listTournaments(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, err)
 			return
 		}
-		out[i] = s.tournamentJSON(r, t, names)
+		out[i] = s.tournamentJSON(t, names)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"tournaments": out})
 }
@@ -283,7 +283,7 @@ func (s *Server) writeTournament(w http.ResponseWriter, r *http.Request, status 
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, status, s.tournamentJSON(r, t, names))
+	writeJSON(w, status, s.tournamentJSON(t, names))
 }
 
 func (s *Server) getTournament(w http.ResponseWriter, r *http.Request) {
@@ -548,8 +548,8 @@ func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
 		for _, g := range list {
 			j := toGameJSON(g)
 			if g.Status == tournament.GameRunning && s.Hub != nil {
-				if moves, ok := s.Hub.LiveMoves(g.ID); ok {
-					j.Plies = len(moves)
+				if n, ok := s.Hub.LivePlies(g.ID); ok {
+					j.Plies = n
 				}
 			}
 			out = append(out, j)

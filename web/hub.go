@@ -1,17 +1,18 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/gorilla/websocket"
 
 	"github.com/taikai-dev/taikai/storage"
@@ -43,8 +44,12 @@ type Hub struct {
 	queue []any
 	wake  chan struct{}
 
-	stop chan struct{}
-	done chan struct{}
+	stop      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+	ctx       context.Context // cancelled by Close: ends standings reads
+	cancel    context.CancelFunc
+	readers   sync.WaitGroup // standings reads in flight
 
 	// State of running games, written by run, read by the API.
 	smu   sync.RWMutex
@@ -93,6 +98,7 @@ func NewHub(db *storage.DB, log *slog.Logger) *Hub {
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 		games: map[int64]*liveGame{}, topics: map[string]map[*viewer]struct{}{}, dirty: map[int64]int{},
 	}
+	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.upgrader.CheckOrigin = sameOrigin
 	go h.run()
 	return h
@@ -127,14 +133,15 @@ func (h *Hub) enqueue(x any) {
 	}
 }
 
-// Close stops the hub and disconnects every viewer.
+// Close stops the hub, disconnects every viewer and waits for the standings
+// reads in flight, so that none outlives the database.
 func (h *Hub) Close() {
-	select {
-	case <-h.stop:
-	default:
+	h.closeOnce.Do(func() {
+		h.cancel()
 		close(h.stop)
-	}
+	})
 	<-h.done
+	h.readers.Wait()
 }
 
 func (h *Hub) run() {
@@ -188,7 +195,7 @@ func (h *Hub) handle(x any) {
 	case unsubscribe:
 		h.drop(x.v)
 	case standingsReady:
-		h.broadcast(tournamentTopic(x.tid), x.msg)
+		h.broadcast(x.msg, tournamentTopic(x.tid))
 	case clearDirty:
 		again := h.dirty[int64(x)] > 1
 		delete(h.dirty, int64(x))
@@ -216,16 +223,18 @@ func (h *Hub) deliver(v *viewer, msg *websocket.PreparedMessage) {
 	}
 }
 
-// broadcast sends a message to a topic's viewers. It is framed once for all of
-// them (a prepared message), not once per viewer.
-func (h *Hub) broadcast(topic string, msg []byte) {
-	set := h.topics[topic]
-	if len(set) == 0 {
-		return
-	}
-	pm := prepare(msg)
-	for v := range set {
-		h.deliver(v, pm)
+// broadcast sends a message to the viewers of the topics. It is framed once
+// for all of them (a prepared message), not once per viewer or topic, and not
+// at all when nobody watches.
+func (h *Hub) broadcast(msg []byte, topics ...string) {
+	var pm *websocket.PreparedMessage
+	for _, topic := range topics {
+		for v := range h.topics[topic] {
+			if pm == nil {
+				pm = prepare(msg)
+			}
+			h.deliver(v, pm)
+		}
 	}
 }
 
@@ -273,8 +282,7 @@ func (h *Hub) event(ev tournament.Event) {
 		h.games[ev.GameID] = g
 		h.smu.Unlock()
 		msg := mustJSON(map[string]any{"type": "game_started", "game": toGameJSON(&g.header), "board": g.frames[0].Board})
-		h.broadcast(tournamentTopic(ev.TournamentID), msg)
-		h.broadcast(liveTopic, msg)
+		h.broadcast(msg, tournamentTopic(ev.TournamentID), liveTopic)
 	case tournament.EventMove:
 		h.smu.Lock()
 		g := h.games[ev.GameID]
@@ -297,9 +305,7 @@ func (h *Hub) event(ev tournament.Event) {
 			MoveView: m.View(g.header.Game, ev.Tick.Ply), Board: f.Board, Flipped: f.Flipped,
 			Remaining: remainingJSON(g.remaining), Sent: time.Now().UnixMicro(),
 		})
-		h.broadcast(gameTopic(ev.GameID), msg)
-		h.broadcast(tournamentTopic(ev.TournamentID), msg)
-		h.broadcast(liveTopic, msg)
+		h.broadcast(msg, gameTopic(ev.GameID), tournamentTopic(ev.TournamentID), liveTopic)
 	case tournament.EventGameEnded:
 		h.smu.Lock()
 		g := h.games[ev.GameID]
@@ -314,10 +320,9 @@ func (h *Hub) event(ev tournament.Event) {
 			end["violations"] = map[string]tournament.Violations{"black": nonNilViolations(p.Violations[0]), "white": nonNilViolations(p.Violations[1])}
 		}
 		msg := mustJSON(end)
-		h.broadcast(gameTopic(ev.GameID), msg)
+		h.broadcast(msg, gameTopic(ev.GameID))
 		ended := mustJSON(map[string]any{"type": "game_ended", "game": toGameJSON(ev.Game)})
-		h.broadcast(tournamentTopic(ev.TournamentID), ended)
-		h.broadcast(liveTopic, ended)
+		h.broadcast(ended, tournamentTopic(ev.TournamentID), liveTopic)
 		// Viewers of a finished game have all there is: let them go.
 		for v := range h.topics[gameTopic(ev.GameID)] {
 			h.drop(v)
@@ -325,8 +330,7 @@ func (h *Hub) event(ev tournament.Event) {
 		h.pushStandings(ev.TournamentID)
 	case tournament.EventTournament:
 		msg := mustJSON(map[string]any{"type": "tournament", "tournament": tournamentSummary(ev.Tournament)})
-		h.broadcast(tournamentTopic(ev.TournamentID), msg)
-		h.broadcast(liveTopic, msg)
+		h.broadcast(msg, tournamentTopic(ev.TournamentID), liveTopic)
 	}
 }
 
@@ -370,22 +374,33 @@ func (h *Hub) pushStandings(tid int64) {
 		return
 	}
 	h.dirty[tid] = 1
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	h.readers.Go(func() {
+		ctx, cancel := context.WithTimeout(h.ctx, 10*time.Second)
 		defer cancel()
 		msg, err := h.standingsMessage(ctx, tid)
 		h.enqueue(clearDirty(tid))
 		if err != nil {
-			h.log().Error("standings for viewers", "tournament", tid, "err", err)
+			if h.ctx.Err() == nil { // not the hub closing
+				h.log().Error("standings for viewers", "tournament", tid, "err", err)
+			}
 			return
 		}
 		h.enqueue(standingsReady{tid: tid, msg: msg})
-	}()
+	})
 }
 
 type clearDirty int64
 
 func (h *Hub) standingsMessage(ctx context.Context, tid int64) ([]byte, error) {
+	m, err := h.standings(ctx, tid)
+	if err != nil {
+		return nil, err
+	}
+	return mustJSON(m), nil
+}
+
+// standings is a tournament's table as the "standings" message has it.
+func (h *Hub) standings(ctx context.Context, tid int64) (map[string]any, error) {
 	t, err := h.DB.Tournament(ctx, tid)
 	if err != nil {
 		return nil, err
@@ -395,10 +410,10 @@ func (h *Hub) standingsMessage(ctx context.Context, tid int64) ([]byte, error) {
 		return nil, err
 	}
 	rows = tournament.Table(rows, pairs)
-	return mustJSON(map[string]any{
+	return map[string]any{
 		"type": "standings", "tournament": tournamentSummary(t),
 		"standings": nonNilStandings(rows), "crosstable": crosstable(rows, pairs),
-	}), nil
+	}, nil
 }
 
 // ---- live state for the API ----
@@ -412,7 +427,7 @@ func (h *Hub) Running() []*tournament.Game {
 		c := g.header
 		out = append(out, &c)
 	}
-	sortGames(out)
+	slices.SortFunc(out, func(a, b *tournament.Game) int { return cmp.Compare(a.ID, b.ID) })
 	return out
 }
 
@@ -429,6 +444,17 @@ func (h *Hub) RunningIn(tid int64) int {
 	return n
 }
 
+// LivePlies returns how many moves a running game has so far.
+func (h *Hub) LivePlies(id int64) (int, bool) {
+	h.smu.RLock()
+	defer h.smu.RUnlock()
+	g, ok := h.games[id]
+	if !ok {
+		return 0, false
+	}
+	return len(g.moves), true
+}
+
 // LiveMoves returns the moves of a running game so far.
 func (h *Hub) LiveMoves(id int64) ([]tournament.Move, bool) {
 	h.smu.RLock()
@@ -438,14 +464,6 @@ func (h *Hub) LiveMoves(id int64) ([]tournament.Move, bool) {
 		return nil, false
 	}
 	return append([]tournament.Move(nil), g.moves...), true
-}
-
-func sortGames(gs []*tournament.Game) {
-	for i := 1; i < len(gs); i++ {
-		for j := i; j > 0 && gs[j].ID < gs[j-1].ID; j-- {
-			gs[j], gs[j-1] = gs[j-1], gs[j]
-		}
-	}
 }
 
 // ---- websocket endpoints ----
@@ -467,12 +485,13 @@ func gameSnapshot(g *tournament.Game, moves []tournament.Move, frames []frame, r
 // ServeGame is /ws/games/{id}: a snapshot, then a message per move and one at
 // the end.
 func (h *Hub) ServeGame(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+	id, err := idParam(r, "id")
 	if err != nil {
 		http.Error(w, "no such game", http.StatusNotFound)
 		return
 	}
-	if _, err := h.DB.Game(r.Context(), id); err != nil {
+	stored, err := h.DB.Game(r.Context(), id)
+	if err != nil {
 		http.Error(w, fmt.Sprintf("game %d: not found", id), http.StatusNotFound)
 		return
 	}
@@ -485,10 +504,14 @@ func (h *Hub) ServeGame(w http.ResponseWriter, r *http.Request) {
 		}
 		return gameSnapshot(&lg.header, lg.moves, lg.frames, remainingJSON(lg.remaining), true, nil)
 	}, nil, func() [][]byte {
-		// Not live: a stored game (finished or aborted) is sent whole, then end.
-		g, err := h.DB.Game(r.Context(), id)
-		if err != nil {
-			return nil
+		// Not live: a stored game (finished or aborted) is sent whole, then
+		// end. The one read above will do unless it was still running then.
+		g := stored
+		if g.Status == tournament.GameRunning {
+			if g, err = h.DB.Game(r.Context(), id); err != nil {
+				h.log().Error("stored game for a viewer", "game", id, "err", err)
+				return nil
+			}
 		}
 		frames, rep := framesOf(g)
 		snap := gameSnapshot(g, g.Moves, frames, nil, false, rep.five())
@@ -502,7 +525,7 @@ func (h *Hub) ServeGame(w http.ResponseWriter, r *http.Request) {
 // ServeTournament is /ws/tournaments/{id}: a snapshot of the table and the
 // running games, then game_started, game_ended and standings.
 func (h *Hub) ServeTournament(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+	id, err := idParam(r, "id")
 	if err != nil {
 		http.Error(w, "no such tournament", http.StatusNotFound)
 		return
@@ -517,12 +540,11 @@ func (h *Hub) ServeTournament(w http.ResponseWriter, r *http.Request) {
 	h.serve(w, r, tournamentTopic(id), nil, func() []byte {
 		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 		defer cancel()
-		st, err := h.standingsMessage(ctx, id)
+		snap, err := h.standings(ctx, id)
 		if err != nil {
+			h.log().Error("tournament snapshot for a viewer", "tournament", id, "err", err)
 			return nil
 		}
-		var snap map[string]any
-		_ = json.Unmarshal(st, &snap)
 		snap["type"] = "snapshot"
 		snap["running"] = h.runningBoards(id)
 		return mustJSON(snap)

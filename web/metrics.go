@@ -115,6 +115,10 @@ func (m *Metrics) middleware(next http.Handler) http.Handler {
 			route = rc.RoutePattern()
 		}
 		m.requests.WithLabelValues(route, r.Method, strconv.Itoa(rec.code)).Inc()
-		m.latency.WithLabelValues(route, r.Method).Observe(time.Since(start).Seconds())
+		// A websocket's lifetime is not a request's latency: it would fill the
+		// top bucket with minutes-long sessions.
+		if rec.code != http.StatusSwitchingProtocols {
+			m.latency.WithLabelValues(route, r.Method).Observe(time.Since(start).Seconds())
+		}
 	})
 }

@@ -175,7 +175,6 @@ type view struct {
 	Tournament *tournamentJSON
 	Game       *gameJSON
 	Settings   *tournament.Settings
-	Logs       bool
 	Reasons    []string
 	Rules      []string
 	Message    string
@@ -237,7 +236,7 @@ func (p *pages) routes(r chi.Router, s *Server) {
 			p.fail(w, r, s, err, "")
 			return
 		}
-		tj := s.tournamentJSON(r, t, names)
+		tj := s.tournamentJSON(t, names)
 		p.render(w, r, s, "tournament", &view{Title: t.Name, Tournament: &tj, Reasons: reasons})
 	})
 	r.Get("/games/{id}", func(w http.ResponseWriter, r *http.Request) {
@@ -251,11 +250,11 @@ func (p *pages) routes(r chi.Router, s *Server) {
 			p.fail(w, r, s, err, fmt.Sprintf("There is no game %d.", id))
 			return
 		}
-		v := &view{Title: fmt.Sprintf("Game %d: %s vs %s", g.ID, g.Black.Name, g.White.Name), Logs: g.Logs != ""}
+		v := &view{Title: fmt.Sprintf("Game %d: %s vs %s", g.ID, g.Black.Name, g.White.Name)}
 		gj := toGameJSON(g)
 		v.Game = &gj
 		if t, err := s.DB.Tournament(r.Context(), g.TournamentID); err == nil {
-			tj := s.tournamentJSON(r, t, nil)
+			tj := s.tournamentJSON(t, nil)
 			v.Tournament, v.Settings = &tj, &t.Settings
 		}
 		p.render(w, r, s, "game", v)
