@@ -72,14 +72,6 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// UpdateEngineDir sets an engine's working directory (after its upload is unpacked).
-func (db *DB) UpdateEngineDir(ctx context.Context, id int64, dir string) error {
-	return db.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE engines SET dir = ? WHERE id = ?`, dir, id)
-		return err
-	})
-}
-
 // MatchEngine returns the id of an engine recorded by `taikai match`: the
 // registered engine of that name if it is the same program, else an unlisted
 // record of this definition.

@@ -57,7 +57,7 @@ func createTournament(ctx context.Context, tx *sql.Tx, t *tournament.Tournament,
 	if t.ID, err = res.LastInsertId(); err != nil {
 		return err
 	}
-	check, err := tx.PrepareContext(ctx, `SELECT game, protocol, deleted_at IS NOT NULL, listed FROM engines WHERE id = ?`)
+	check, err := tx.PrepareContext(ctx, `SELECT game, deleted_at IS NOT NULL, listed FROM engines WHERE id = ?`)
 	if err != nil {
 		return err
 	}
@@ -74,11 +74,11 @@ func createTournament(ctx context.Context, tx *sql.Tx, t *tournament.Tournament,
 	defer standing.Close()
 	for seat, id := range t.Engines {
 		var (
-			game, proto string
-			deleted     bool
-			listed      bool
+			game    string
+			deleted bool
+			listed  bool
 		)
-		err := check.QueryRowContext(ctx, id).Scan(&game, &proto, &deleted, &listed)
+		err := check.QueryRowContext(ctx, id).Scan(&game, &deleted, &listed)
 		switch {
 		case errors.Is(err, sql.ErrNoRows), err == nil && deleted, err == nil && registered && !listed:
 			return fmt.Errorf("%w: %w", &engines.FieldError{Field: "engines", Message: fmt.Sprintf("no engine with id %d", id)}, tournament.ErrNotFound)

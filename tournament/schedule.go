@@ -35,12 +35,6 @@ func (s RoundRobin) shape() (perRound, rounds int64, m int) {
 	return int64(s.N / 2), int64(m - 1), m
 }
 
-// Rounds is the number of rounds over all legs.
-func (s RoundRobin) Rounds() int64 {
-	_, rounds, _ := s.shape()
-	return rounds * int64(s.Legs)
-}
-
 // Game returns the k-th game of the schedule, 0 <= k < Total().
 func (s RoundRobin) Game(k int64) Pairing {
 	perRound, rounds, m := s.shape()

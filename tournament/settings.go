@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/engines/protocol/othellomove"
 	"github.com/taikai-dev/taikai/games/gomoku"
 )
 
@@ -105,9 +106,6 @@ func (s *Settings) Validate() error {
 			return &engines.FieldError{Field: f.name, Message: fmt.Sprintf("%d out of range 0-%d", f.v, f.max)}
 		}
 	}
-	if s.MoveTimeMS > 0 && s.MoveTimeMS < 1 {
-		return &engines.FieldError{Field: "move_time_ms", Message: "must be at least 1"}
-	}
 	if s.MaxErrors < -1 {
 		return &engines.FieldError{Field: "max_errors", Message: "must be -1 (no limit), 0 (default) or positive"}
 	}
@@ -131,7 +129,7 @@ func (s *Settings) clockFor(protocol string) clockSpec {
 		total:   time.Duration(s.TotalTimeMS) * time.Millisecond,
 		byoyomi: time.Duration(s.ByoyomiMS) * time.Millisecond,
 	}
-	if protocol == "othello-move" {
+	if protocol == othellomove.Protocol {
 		// The move-exchange protocol reports remaining time: it always has a total clock.
 		if c.total == 0 {
 			c.total = DefaultTotalTime

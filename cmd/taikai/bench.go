@@ -361,7 +361,7 @@ func (b *bench) pingPongs(ctx context.Context, n int) (single, turns, engines []
 		case 3, 4:
 			pps[i], err = b.startClient(ctx, "othello-random", []int{1, -1}[i-3])
 		default:
-			pps[i], err = b.startPingPong(ctx)
+			pps[i], err = b.startClient(ctx, "echo", 1)
 		}
 		if err != nil {
 			return nil, nil, nil, err
@@ -386,10 +386,6 @@ type pingPong struct {
 	rd   *bufio.Reader
 	msg  []byte // gives the client the move
 	tell []byte // tells it the other side is to move
-}
-
-func (b *bench) startPingPong(ctx context.Context) (*pingPong, error) {
-	return b.startClient(ctx, "echo", 1)
 }
 
 // startClient starts a built-in as a bare client playing color (1 or -1): the
@@ -695,17 +691,11 @@ func benchGame(rng *rand.Rand, t *tournament.Tournament) *tournament.Played {
 		moves = append(moves, m)
 	}
 	nb, nw := bd.Count()
-	w := protocol.None
-	if nb > nw {
-		w = protocol.Black
-	} else if nw > nb {
-		w = protocol.White
-	}
 	return &tournament.Played{
 		Spec:    tournament.GameSpec{TournamentID: t.ID, Settings: t.Settings, Black: engines.Engine{ID: t.Engines[0]}, White: engines.Engine{ID: t.Engines[1]}},
 		Moves:   moves,
 		Stones:  [2]int{nb, nw},
-		Outcome: tournament.Outcome{Winner: w, Reason: protocol.ReasonNormal},
+		Outcome: tournament.Outcome{Winner: protocol.Color(bd.Winner()), Reason: protocol.ReasonNormal},
 		EndedAt: time.Now(),
 	}
 }

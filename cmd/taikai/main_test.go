@@ -159,6 +159,15 @@ func TestMatchBadArguments(t *testing.T) {
 	}
 }
 
+// A TAIKAI_DEMO that is not a boolean is refused by name, not read as false.
+func TestServeBadDemoEnv(t *testing.T) {
+	t.Setenv("TAIKAI_DEMO", "yes")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"serve", "--addr", "127.0.0.1:0"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "TAIKAI_DEMO") {
+		t.Errorf("exit %d, stderr %q; want 2 naming TAIKAI_DEMO", code, stderr.String())
+	}
+}
+
 func TestHelp(t *testing.T) {
 	for _, args := range [][]string{{"help"}, {"serve", "-h"}, {"match", "-h"}, {"engine", "-h"}, {"bench", "-h"}} {
 		var stdout, stderr bytes.Buffer

@@ -62,7 +62,10 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, serveUsage); fs.PrintDefaults() }
-	demo, _ := strconv.ParseBool(envOr("TAIKAI_DEMO", "false"))
+	demo, err := strconv.ParseBool(envOr("TAIKAI_DEMO", "false"))
+	if err != nil {
+		return nil, fmt.Errorf("TAIKAI_DEMO=%q: want 1, true, 0 or false", os.Getenv("TAIKAI_DEMO"))
+	}
 	fs.StringVar(&c.addr, "addr", envOr("TAIKAI_ADDR", "127.0.0.1:8080"), "HTTP listen `address`")
 	fs.StringVar(&c.db, "db", envOr("TAIKAI_DB", "taikai.db"), "SQLite database `file`")
 	fs.StringVar(&c.data, "data", envOr("TAIKAI_DATA", "./data"), "`directory` for uploaded engines and engine logs")

@@ -36,10 +36,10 @@ func blocking(conn net.Conn) io.ReadWriteCloser {
 	if err != nil {
 		return conn
 	}
-	dup := -1
+	dup, dupErr := -1, error(nil)
 	if err := raw.Control(func(fd uintptr) {
-		dup, err = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0)
-	}); err != nil || dup < 0 {
+		dup, dupErr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0)
+	}); err != nil || dupErr != nil {
 		return conn
 	}
 	// O_NONBLOCK belongs to the open socket, which the duplicate shares; the

@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -121,7 +122,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	if opt.Protocol == "" {
 		opt.Protocol = b.Protocols[0]
 	}
-	if !contains(b.Protocols, opt.Protocol) {
+	if !slices.Contains(b.Protocols, opt.Protocol) {
 		return opt, fmt.Errorf("%s does not speak %q (it speaks %s)", opt.Engine, opt.Protocol, strings.Join(b.Protocols, ", "))
 	}
 	if opt.Port <= 0 || opt.Port > 65535 {
@@ -144,15 +145,6 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 		opt.Seed = rand.Uint64()
 	}
 	return opt, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Run connects and plays until the server ends the game.

@@ -6,6 +6,7 @@ package protocol
 
 import (
 	"context"
+	"strconv"
 	"time"
 )
 
@@ -118,6 +119,31 @@ const (
 	Win
 	Lose
 )
+
+// Word names the outcome in a protocol's own words.
+func (o Outcome) Word(win, lose, draw string) string {
+	switch o {
+	case Win:
+		return win
+	case Lose:
+		return lose
+	}
+	return draw
+}
+
+// AppendEnd appends the end line both Othello protocols send:
+// "END <word> <own> <opp> <reason>".
+func AppendEnd(b []byte, word string, r Result, reason string) []byte {
+	b = append(b, "END "...)
+	b = append(b, word...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(r.Own), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(r.Opp), 10)
+	b = append(b, ' ')
+	b = append(b, reason...)
+	return append(b, '\n')
+}
 
 // Game-end reasons (PROTOCOLS.md, "Game-end reasons").
 const (

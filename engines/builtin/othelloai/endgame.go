@@ -180,5 +180,3 @@ func solve1(p, o uint64) int {
 	}
 	return 2*n - 63
 }
-
-var stabAlpha = 99

@@ -218,12 +218,6 @@ func (s *Seat) End(ctx context.Context, r protocol.Result) error {
 	if !s.opt.EndMessage || r.Reason == protocol.ReasonAborted {
 		return nil
 	}
-	word := "draw"
-	switch r.Outcome {
-	case protocol.Win:
-		word = "win"
-	case protocol.Lose:
-		word = "lose"
-	}
+	word := r.Outcome.Word("win", "lose", "draw")
 	return s.SendUnlessGone(ctx, []byte("end "+word+" "+r.Reason+"\n"))
 }

@@ -230,22 +230,7 @@ func (s *Seat) End(ctx context.Context, r protocol.Result) error {
 	if r.Reason == protocol.ReasonAborted {
 		return nil
 	}
-	word := "DRAW"
-	switch r.Outcome {
-	case protocol.Win:
-		word = "WIN"
-	case protocol.Lose:
-		word = "LOSE"
-	}
-	b := append(s.buf[:0], "END "...)
-	b = append(b, word...)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(r.Own), 10)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(r.Opp), 10)
-	b = append(b, ' ')
-	b = append(b, r.Reason...)
-	b = append(b, '\n')
+	b := protocol.AppendEnd(s.buf[:0], r.Outcome.Word("WIN", "LOSE", "DRAW"), r, r.Reason)
 	s.buf = b
 	return s.SendUnlessGone(ctx, b)
 }

@@ -222,23 +222,7 @@ func (s *Seat) appendEnd(b []byte, r protocol.Result) []byte {
 	s.mu.Lock()
 	s.playing, s.myTurn = false, false
 	s.mu.Unlock()
-	word := "TIE"
-	switch r.Outcome {
-	case protocol.Win:
-		word = "WIN"
-	case protocol.Lose:
-		word = "LOSE"
-	}
-	b = append(b, "END "...)
-	b = append(b, word...)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(r.Own), 10)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(r.Opp), 10)
-	b = append(b, ' ')
-	b = append(b, wireReason(r)...)
-	b = append(b, '\n')
-	return b
+	return protocol.AppendEnd(b, r.Outcome.Word("WIN", "LOSE", "TIE"), r, wireReason(r))
 }
 
 // wireReason maps a game-end reason to the protocol's END reason.
