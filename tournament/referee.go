@@ -307,6 +307,11 @@ func (r *Referee) event(ctx context.Context, from protocol.Color, ev protocol.Ev
 		return r.advance(ctx)
 	case protocol.Violation:
 		r.violations[fi][ev.What]++
+		if ev.Reply != nil {
+			if err := seat.Answer(ctx, ev.Reply); err != nil {
+				return time.Time{}, r.lost(from, protocol.ReasonDisconnect, ""), true
+			}
+		}
 		if r.tooMany(fi) {
 			return time.Time{}, r.lost(from, protocol.ReasonIllegal, protocol.CauseMaxErrors), true
 		}

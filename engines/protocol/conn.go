@@ -242,6 +242,11 @@ func (b *Base) SendUnlessGone(ctx context.Context, p []byte) error {
 	return b.Send(ctx, p)
 }
 
+// Answer writes a Violation's Reply to a client that is still there.
+func (b *Base) Answer(ctx context.Context, reply []byte) error {
+	return b.SendUnlessGone(ctx, reply)
+}
+
 // ReadError turns a fatal read error into the Left event it means.
 func (b *Base) ReadError(err error) {
 	if b.isClosed() {
