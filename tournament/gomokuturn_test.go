@@ -51,6 +51,13 @@ func TestGomokuTurnConformance(t *testing.T) {
 	B.expect("your turn")
 	W.send("get text") // not white's turn: ignored, no reply
 	W.send("put 3 3")  // likewise
+	// Nothing answers them: wait until they are judged, or black's move could
+	// make it white's turn before white's lines are read.
+	for _, ev := range g.waitHandled(t, 1, 2) {
+		if ev.Kind != protocol.Violation || ev.What != "out_of_turn" {
+			t.Fatalf("white's line out of turn: event %+v, want an out_of_turn violation", ev)
+		}
+	}
 	B.send("get text")
 	B.expect(textBoard(n, stones)...)
 	B.send("get bin")

@@ -82,6 +82,40 @@ type game struct {
 	ref          *Referee
 	done         chan Outcome
 	cancel       context.CancelFunc
+	handled      [2]chan protocol.Event // each seat's events, once the referee has handled them
+}
+
+// observed passes a seat's events to the referee and then to handled, so that
+// a test can wait until a line that has no reply has been judged.
+type observed struct {
+	protocol.Seat
+	handled chan protocol.Event
+}
+
+func (o observed) Listen(handle func(protocol.Event)) {
+	o.Seat.Listen(func(ev protocol.Event) {
+		handle(ev)
+		select {
+		case o.handled <- ev:
+		default: // nobody looks: drop it
+		}
+	})
+}
+
+// waitHandled waits until the referee has handled n more events of seat i and
+// returns them.
+func (g *game) waitHandled(tb testing.TB, i, n int) []protocol.Event {
+	tb.Helper()
+	var evs []protocol.Event
+	for range n {
+		select {
+		case ev := <-g.handled[i]:
+			evs = append(evs, ev)
+		case <-time.After(10 * time.Second):
+			tb.Fatalf("seat %d: %d of %d events handled within 10s: %+v", i, len(evs), n, evs)
+		}
+	}
+	return evs
 }
 
 func startGame(tb testing.TB, set Settings, protos [2]string) *game {
@@ -96,6 +130,7 @@ func startGame(tb testing.TB, set Settings, protos [2]string) *game {
 	defer ln.Close()
 	var clients [2]*client
 	var seats [2]protocol.Seat
+	var handled [2]chan protocol.Event
 	for i, name := range []string{"black", "white"} {
 		cc, err := net.Dial("tcp", ln.Addr().String())
 		if err != nil {
@@ -106,11 +141,12 @@ func startGame(tb testing.TB, set Settings, protos [2]string) *game {
 			tb.Fatal(err)
 		}
 		clients[i] = &client{tb: tb, name: name, c: cc, r: bufio.NewReader(cc)}
-		seats[i] = newSeat(protos[i], sc, colorOf(i), &set)
+		handled[i] = make(chan protocol.Event, 1024)
+		seats[i] = observed{newSeat(protos[i], sc, colorOf(i), &set), handled[i]}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	g := &game{
-		black: clients[0], white: clients[1], done: make(chan Outcome, 1), cancel: cancel,
+		black: clients[0], white: clients[1], done: make(chan Outcome, 1), cancel: cancel, handled: handled,
 		ref: &Referee{
 			Settings: set, Seats: seats,
 			Clocks: [2]clockSpec{set.clockFor(protos[0]), set.clockFor(protos[1])},
