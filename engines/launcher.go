@@ -60,6 +60,8 @@ type Launch struct {
 	// ConnectTimeout overrides the launcher's for this launch when positive.
 	ConnectTimeout time.Duration
 	Env            []string // extra environment, e.g. protocol options built-ins read
+	// CPUs, if set, are the only CPUs the engine process may run on (Linux).
+	CPUs []int
 }
 
 // Process is a started engine. Stop must be called once the game is over.
@@ -239,7 +241,7 @@ func (l *Launcher) spawn(la Launch, port int) (*Process, error) {
 		"TAIKAI_SIZE="+v["size"], "TAIKAI_TIME_MS="+v["time_ms"], "TAIKAI_NAME="+v["name"])
 	cmd.Env = append(cmd.Env, la.Env...)
 	fmt.Fprintf(out, "[taikai] %s: %s\n", time.Now().UTC().Format(time.RFC3339Nano), QuoteCommand(argv))
-	if err := cmd.Start(); err != nil {
+	if err := startOn(cmd, la.CPUs); err != nil {
 		out.Close()
 		return nil, err
 	}

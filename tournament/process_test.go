@@ -388,3 +388,42 @@ func TestClassroomJavaClient(t *testing.T) {
 	}
 	t.Logf("%d games ended normally, %d by the client's stall", normal, stalls)
 }
+
+// With Affinity, games on every protocol play to their normal ends at once,
+// and the faults that end a game from the reader (a flood, a dropped socket,
+// CLOSE, garbage) end it as they do without.
+func TestAffinityGames(t *testing.T) {
+	aff, err := tournament.NewAffinity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRunner(t)
+	r.Affinity = aff
+	othello := tournament.Settings{Game: "othello", MoveTimeMS: 500, ConnectMS: 5000}
+	gomoku := tournament.Settings{Game: "gomoku", MoveTimeMS: 500, ConnectMS: 5000}
+	for _, tc := range []struct {
+		name         string
+		black, white engines.Engine
+		set          tournament.Settings
+		reason       string
+		winner       protocol.Color // checked when the game did not end normally
+	}{
+		{"othello-board", builtinEngine("othello-random", ""), builtinEngine("othello-greedy", ""), othello, protocol.ReasonNormal, 0},
+		{"othello-move", builtinEngine("othello-greedy", "othello-move"), builtinEngine("othello-random", "othello-move"), othello, protocol.ReasonNormal, 0},
+		{"mixed", builtinEngine("othello-random", "othello-move"), builtinEngine("othello-random", "othello-board"), othello, protocol.ReasonNormal, 0},
+		{"gomoku-turn", builtinEngine("gomoku-threat", ""), builtinEngine("gomoku-random", ""), gomoku, protocol.ReasonNormal, 0},
+		{"flood", faultEngine(t, "flood", "othello-board"), builtinEngine("othello-random", ""), othello, protocol.ReasonDisconnect, protocol.White},
+		{"drop", builtinEngine("othello-random", ""), faultEngine(t, "drop", "othello-board"), othello, protocol.ReasonDisconnect, protocol.Black},
+		{"close", faultEngine(t, "close", "othello-board"), builtinEngine("othello-random", ""), othello, protocol.ReasonClose, protocol.White},
+		{"garbage", builtinEngine("othello-random", ""), faultEngine(t, "garbage", "othello-board"), othello, protocol.ReasonIllegal, protocol.Black},
+		{"gomoku-drop", builtinEngine("gomoku-random", ""), faultEngine(t, "gomoku-drop", "gomoku-turn"), gomoku, protocol.ReasonDisconnect, protocol.Black},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := play(t, r, tournament.GameSpec{ID: 1, Black: tc.black, White: tc.white, Settings: tc.set, Seed: 3})
+			if p.Outcome.Reason != tc.reason || (tc.reason != protocol.ReasonNormal && p.Outcome.Winner != tc.winner) {
+				t.Errorf("outcome %+v, want %s (winner %v) (detail %q)", p.Outcome, tc.reason, tc.winner, p.Detail)
+			}
+		})
+	}
+}

@@ -72,6 +72,8 @@ type Runner struct {
 	Launcher *engines.Launcher
 	DataDir  string // a relative GameSpec.LogDir is under it
 	Log      *slog.Logger
+	// Affinity, if set, puts each game on one CPU of its own (see Affinity).
+	Affinity *Affinity
 }
 
 func (r *Runner) log() *slog.Logger {
@@ -95,6 +97,12 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 	}
 	p.Spec.Settings = set // with the defaults filled in, as the game is played
 	players := [2]engines.Engine{spec.Black, spec.White}
+	var cpus []int
+	if r.Affinity != nil {
+		cpu, release := r.Affinity.take()
+		defer release()
+		cpus = []int{cpu}
+	}
 
 	// Launch both seats at once: a game waits for its slower engine, not both.
 	var (
@@ -110,6 +118,7 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 			TimeMS: set.MoveTime(players[i].Protocol).Milliseconds(),
 			Rule:   set.Rule, Size: set.Size, ConnectTimeout: set.connectTimeout(),
 		}
+		la.CPUs = cpus
 		if set.BoardOrder != "" {
 			la.Env = []string{"TAIKAI_BOARD_ORDER=" + set.BoardOrder}
 		}
@@ -154,6 +163,9 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 	var seats [2]protocol.Seat
 	for i := range 2 {
 		seats[i] = newSeat(players[i].Protocol, conns[i], colorOf(i), &set)
+		if err := seats[i].PinTo(cpus); err != nil {
+			r.log().Warn("seat not pinned to its game's CPU", "game", spec.ID, "cpu", cpus, "err", err)
+		}
 	}
 	ref := &Referee{
 		Settings: set,

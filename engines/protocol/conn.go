@@ -152,6 +152,7 @@ type Base struct {
 	started bool
 	once    sync.Once
 	wg      sync.WaitGroup
+	poll    *pollReader
 }
 
 // NewBase wraps a connection for an adapter.
@@ -268,6 +269,9 @@ func (b *Base) Close() error {
 		b.life.Lock()
 		close(b.closed)
 		b.life.Unlock()
+		if b.poll != nil {
+			b.poll.shutdown()
+		}
 		err = b.Conn.Close()
 		b.wg.Wait()
 	})

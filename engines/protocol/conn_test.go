@@ -11,7 +11,8 @@ import (
 	"github.com/taikai-dev/taikai/engines/protocol"
 )
 
-func pair(tb testing.TB) (client net.Conn, server *protocol.Conn) {
+// tcpPair returns both ends of a loopback TCP connection, closed at cleanup.
+func tcpPair(tb testing.TB) (client, server net.Conn) {
 	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -27,6 +28,12 @@ func pair(tb testing.TB) (client net.Conn, server *protocol.Conn) {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { c.Close(); s.Close() })
+	return c, s
+}
+
+func pair(tb testing.TB) (client net.Conn, server *protocol.Conn) {
+	tb.Helper()
+	c, s := tcpPair(tb)
 	s.SetReadDeadline(time.Now().Add(10 * time.Second))
 	return c, protocol.NewConn(s)
 }

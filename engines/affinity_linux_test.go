@@ -1,0 +1,65 @@
+package engines_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/taikai-dev/taikai/engines"
+)
+
+// cpusAllowed returns the Cpus_allowed_list of every thread of a process.
+func cpusAllowed(tb testing.TB, pid string) []string {
+	tb.Helper()
+	tasks, err := filepath.Glob(filepath.Join("/proc", pid, "task", "*", "status"))
+	if err != nil || len(tasks) == 0 {
+		tb.Fatalf("threads of %s: %v", pid, err)
+	}
+	var out []string
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue // the thread ended
+		}
+		for line := range strings.Lines(string(b)) {
+			if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+				out = append(out, strings.TrimSpace(v))
+			}
+		}
+	}
+	return out
+}
+
+// An engine launched with CPUs runs on those only, every thread of it, and the
+// launcher's own threads keep all their CPUs.
+func TestLaunchOnCPUs(t *testing.T) {
+	all, err := engines.AllowedCPUs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 2 {
+		t.Skipf("one CPU (%v): a pinned engine cannot be told from a free one", all)
+	}
+	cpu := all[len(all)-1]
+	before := cpusAllowed(t, "self")
+
+	p, c, err := launcher(t).Start(t.Context(), engines.Launch{Engine: helperEngine(t, "stay", 0), Color: "black", CPUs: []int{cpu}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop(0)
+	defer c.Close()
+	_, pid := hello(t, c) // the helper is a Go program: several threads by now
+	got := cpusAllowed(t, strconv.Itoa(pid))
+	want := strconv.Itoa(cpu)
+	if len(got) < 2 || slices.ContainsFunc(got, func(s string) bool { return s != want }) {
+		t.Errorf("engine threads may run on %v, want every one on %s only", got, want)
+	}
+	after := cpusAllowed(t, "self")
+	if slices.ContainsFunc(after, func(s string) bool { return s != before[0] }) {
+		t.Errorf("launcher threads after the launch may run on %v, want all on %s as before", after, before[0])
+	}
+}

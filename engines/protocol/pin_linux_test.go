@@ -1,0 +1,127 @@
+package protocol_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/taikai-dev/taikai/engines/protocol"
+)
+
+// A pinned seat reads its client's lines on a thread that runs only on the
+// CPU it was given, and Close stops that reader at once, although it is
+// blocked in poll(2) and no poll timeout would end the wait in time.
+func TestPinnedSeatReadsOnItsCPUAndCloses(t *testing.T) {
+	defer protocol.SetPollWait(int(time.Hour / time.Millisecond))()
+	var all unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &all); err != nil {
+		t.Fatal(err)
+	}
+	cpu := -1
+	for c := range 1024 {
+		if all.IsSet(c) {
+			cpu = c // the last allowed CPU
+		}
+	}
+
+	client, sc := tcpPair(t)
+	b := protocol.NewBase(sc)
+	var tid atomic.Int64 // the reader's thread
+	b.Reader(func() {
+		b.ReadLoop(func(time.Time) bool { return true }, func(line []byte, at time.Time) bool {
+			var set unix.CPUSet
+			if err := unix.SchedGetaffinity(0, &set); err != nil {
+				return b.Emit(protocol.Event{Kind: protocol.Chat, What: "error " + err.Error()})
+			}
+			tid.Store(int64(unix.Gettid()))
+			return b.Emit(protocol.Event{Kind: protocol.Chat, What: fmt.Sprintf("%s on %d cpus, cpu %d: %v", line, set.Count(), cpu, set.IsSet(cpu))})
+		})
+	})
+	if err := b.PinTo([]int{cpu}); err != nil {
+		t.Fatal(err)
+	}
+	events := make(chan protocol.Event, 16)
+	b.Listen(func(ev protocol.Event) { events <- ev })
+	if err := b.PinTo([]int{cpu}); err == nil {
+		t.Error("PinTo of a seat that reads already: no error")
+	}
+
+	for _, line := range []string{"one", "two"} {
+		if _, err := fmt.Fprintf(client, "%s\n", line); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("%s on 1 cpus, cpu %d: true", line, cpu)
+		select {
+		case ev := <-events:
+			if ev.Kind != protocol.Chat || ev.What != want {
+				t.Fatalf("event %+v, want %q", ev, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no event for %q", line)
+		}
+	}
+	// The seat can still write while its reader waits in poll(2).
+	if err := b.Send(t.Context(), []byte("hello\n")); err != nil {
+		t.Fatal(err)
+	}
+	client.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if got, err := bufio.NewReader(client).ReadString('\n'); err != nil || got != "hello\n" {
+		t.Fatalf("client read %q, %v", got, err)
+	}
+
+	closed := make(chan error, 1)
+	go func() { closed <- b.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close still waits for the reader blocked in poll(2)")
+	}
+	select {
+	case ev := <-events:
+		t.Errorf("event %+v after Close, want none (the server closed, not the client)", ev)
+	default:
+	}
+	// The reader's thread lives on with all its CPUs: had it ended, an engine
+	// process started from it would have been killed (Pdeathsig).
+	status, err := os.ReadFile(fmt.Sprintf("/proc/self/task/%d/status", tid.Load()))
+	if err != nil {
+		t.Fatalf("the reader's thread %d ended with the reader: %v", tid.Load(), err)
+	}
+	var after unix.CPUSet
+	if err := unix.SchedGetaffinity(int(tid.Load()), &after); err != nil || after != all {
+		t.Errorf("the reader's thread may run on %d CPUs after Close (%v), want the %d it had\n%s", after.Count(), err, all.Count(), status)
+	}
+}
+
+// The reader of a pinned seat sees the client leave.
+func TestPinnedSeatSeesTheClientLeave(t *testing.T) {
+	client, sc := tcpPair(t)
+	b := protocol.NewBase(sc)
+	defer b.Close()
+	b.Reader(func() {
+		b.ReadLoop(func(time.Time) bool { return true }, func(line []byte, at time.Time) bool { return true })
+	})
+	if err := b.PinTo([]int{0}); err != nil {
+		t.Fatal(err)
+	}
+	events := make(chan protocol.Event, 4)
+	b.Listen(func(ev protocol.Event) { events <- ev })
+	client.Write([]byte("a line, then gone\n"))
+	client.Close()
+	select {
+	case ev := <-events:
+		if ev.Kind != protocol.Left || ev.Reason != protocol.ReasonDisconnect {
+			t.Errorf("event %+v, want Left by disconnect", ev)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no event after the client closed")
+	}
+}
