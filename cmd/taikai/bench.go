@@ -64,6 +64,7 @@ type benchConfig struct {
 	json       bool
 	cpuprofile string
 	dir        string
+	affinity   bool
 }
 
 // BenchResult holds the figures; the JSON keys are read by other tools.
@@ -83,28 +84,37 @@ type BenchResult struct {
 	EnginesNoRefereeP99us  float64 `json:"engines_no_referee_p99_us"`
 	TurnaroundRatioEngines float64 `json:"turnaround_ratio_engines"`
 	MovesPerSec            float64 `json:"moves_per_sec"`
-	OverheadMoves          int     `json:"overhead_moves"`
-	GamesPerSec            float64 `json:"games_per_sec"`
-	GamesPerSecC2          float64 `json:"games_per_sec_c2"`
-	SpawnFloorGamesPerS    float64 `json:"spawn_floor_games_per_sec"`
-	SpawnMS                float64 `json:"spawn_ms"`
-	ThroughputRatio        float64 `json:"throughput_ratio"`
-	ThroughputRatioC2      float64 `json:"throughput_ratio_c2"`
-	FalseTimeouts          int     `json:"false_timeouts"`
-	ClockMoves             int     `json:"clock_moves"`
-	ClockMaxMS             float64 `json:"clock_max_ms"`
-	TimeoutFlagP50ms       float64 `json:"timeout_flag_p50_ms"`
-	TimeoutFlagP99ms       float64 `json:"timeout_flag_p99_ms"`
-	TimeoutFlagMaxMS       float64 `json:"timeout_flag_max_ms"`
-	TimeoutSamples         int     `json:"timeout_samples"`
-	StoredGamesPerSec      float64 `json:"stored_games_per_sec"`
-	BareInsertsPerSec      float64 `json:"bare_inserts_per_sec"`
-	StorageRatio           float64 `json:"storage_ratio"`
-	BytesPerGame           float64 `json:"bytes_per_game"`
-	MoveBytesPerGame       float64 `json:"move_bytes_per_game"`
-	MovesPerStoredGame     float64 `json:"moves_per_stored_game"`
-	Seconds                float64 `json:"seconds"`
-	Cores                  int     `json:"cores"`
+	// The same games with each game on one CPU (serve/match --affinity), played
+	// in turn with the others; the ratios are to the same baselines.
+	AffinityTurnaroundP50us float64 `json:"affinity_turnaround_p50_us,omitempty"`
+	AffinityTurnaroundP99us float64 `json:"affinity_turnaround_p99_us,omitempty"`
+	AffinityTurnaroundRatio float64 `json:"affinity_turnaround_ratio,omitempty"`
+	AffinityRatioEngines    float64 `json:"affinity_turnaround_ratio_engines,omitempty"`
+	AffinityMovesPerSec     float64 `json:"affinity_moves_per_sec,omitempty"`
+	// Affinity: the throughput and clock games ran with --affinity.
+	Affinity            bool    `json:"affinity"`
+	OverheadMoves       int     `json:"overhead_moves"`
+	GamesPerSec         float64 `json:"games_per_sec"`
+	GamesPerSecC2       float64 `json:"games_per_sec_c2"`
+	SpawnFloorGamesPerS float64 `json:"spawn_floor_games_per_sec"`
+	SpawnMS             float64 `json:"spawn_ms"`
+	ThroughputRatio     float64 `json:"throughput_ratio"`
+	ThroughputRatioC2   float64 `json:"throughput_ratio_c2"`
+	FalseTimeouts       int     `json:"false_timeouts"`
+	ClockMoves          int     `json:"clock_moves"`
+	ClockMaxMS          float64 `json:"clock_max_ms"`
+	TimeoutFlagP50ms    float64 `json:"timeout_flag_p50_ms"`
+	TimeoutFlagP99ms    float64 `json:"timeout_flag_p99_ms"`
+	TimeoutFlagMaxMS    float64 `json:"timeout_flag_max_ms"`
+	TimeoutSamples      int     `json:"timeout_samples"`
+	StoredGamesPerSec   float64 `json:"stored_games_per_sec"`
+	BareInsertsPerSec   float64 `json:"bare_inserts_per_sec"`
+	StorageRatio        float64 `json:"storage_ratio"`
+	BytesPerGame        float64 `json:"bytes_per_game"`
+	MoveBytesPerGame    float64 `json:"move_bytes_per_game"`
+	MovesPerStoredGame  float64 `json:"moves_per_stored_game"`
+	Seconds             float64 `json:"seconds"`
+	Cores               int     `json:"cores"`
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -116,6 +126,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.BoolVar(&c.json, "json", false, "print the figures as one JSON object")
 	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to `file` (go tool pprof)")
 	only := fs.String("only", "", "run only these comma-separated `parts`: "+strings.Join(benchParts, ","))
+	fs.BoolVar(&c.affinity, "affinity", false, "play the throughput and clock games with each game on one CPU, as serve/match --affinity do (the overhead part always measures both)")
 	fs.StringVar(&c.dir, "dir", "", "scratch `directory` for the database and logs (default: a temporary one)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -171,12 +182,13 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 }
 
 type bench struct {
-	cfg    *benchConfig
-	log    io.Writer
-	self   string
-	dir    string
-	tmp    bool
-	runner *tournament.Runner
+	cfg      *benchConfig
+	log      io.Writer
+	self     string
+	dir      string
+	tmp      bool
+	runner   *tournament.Runner
+	affinity *tournament.Affinity // nil where CPU affinity is not supported
 }
 
 func newBench(c *benchConfig, log io.Writer) (*bench, error) {
@@ -192,6 +204,14 @@ func newBench(c *benchConfig, log io.Writer) (*bench, error) {
 		b.tmp = true
 	}
 	b.runner = &tournament.Runner{Launcher: &engines.Launcher{Self: self, ExitGrace: 2 * time.Second}}
+	b.affinity, err = tournament.NewAffinity()
+	if c.affinity {
+		if err != nil {
+			b.close()
+			return nil, fmt.Errorf("--affinity: %w", err)
+		}
+		b.runner.Affinity = b.affinity
+	}
 	return b, nil
 }
 
@@ -209,7 +229,7 @@ func (b *bench) step(format string, args ...any) {
 
 func (b *bench) run(ctx context.Context) (*BenchResult, error) {
 	start := time.Now()
-	r := &BenchResult{Cores: numCPU()}
+	r := &BenchResult{Cores: numCPU(), Affinity: b.runner.Affinity != nil}
 	steps := []func(context.Context, *BenchResult) error{b.overhead, b.throughput, b.clock, b.storage}
 	for i, step := range steps {
 		if len(b.cfg.only) > 0 && !slices.Contains(b.cfg.only, benchParts[i]) {
@@ -246,7 +266,7 @@ func (b *bench) withSelf(e engines.Engine) engines.Engine {
 
 // games plays n games between two engines, concurrency at a time, and returns
 // the records and the wall time.
-func (b *bench) games(ctx context.Context, n, concurrency int, black, white engines.Engine, set tournament.Settings, onMove func(tournament.Tick)) ([]*tournament.Played, time.Duration, error) {
+func (b *bench) games(ctx context.Context, rn *tournament.Runner, n, concurrency int, black, white engines.Engine, set tournament.Settings, onMove func(tournament.Tick)) ([]*tournament.Played, time.Duration, error) {
 	black, white = b.withSelf(black), b.withSelf(white)
 	out := make([]*tournament.Played, n)
 	next := make(chan int)
@@ -255,7 +275,7 @@ func (b *bench) games(ctx context.Context, n, concurrency int, black, white engi
 	for range concurrency {
 		wg.Go(func() {
 			for i := range next {
-				out[i] = b.runner.Play(ctx, tournament.GameSpec{ID: int64(i + 1), Black: black, White: white, Settings: set, Seed: uint64(i), OnMove: onMove})
+				out[i] = rn.Play(ctx, tournament.GameSpec{ID: int64(i + 1), Black: black, White: white, Settings: set, Seed: uint64(i), OnMove: onMove})
 			}
 		})
 	}
@@ -293,43 +313,40 @@ func (b *bench) games(ctx context.Context, n, concurrency int, black, white engi
 func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
 	b.step("per-move overhead: referee games between two instant engines, alternating with bare loopback ping-pongs")
 	var (
-		turns, bare, alt, eng []time.Duration
-		cycles                int // moves after each game's first
+		plain, pinned  moveTimes
+		bare, alt, eng []time.Duration
 	)
-	set := tournament.Settings{Game: "othello", MoveTimeMS: 5000}
-	// The move rate inside games, from the first move to the last: process
-	// starts are the throughput figure's business.
-	var first, last time.Time
-	var inGame time.Duration
-	onMove := func(t tournament.Tick) {
-		now := time.Now()
-		if t.Ply == 1 {
-			first = now
-		}
-		last = now
-	}
+	// Both kinds of game whatever --affinity says: the ping-pongs between the
+	// plain games would be disturbed by pinned ones (see below).
+	plainRunner, pinnedRunner := *b.runner, *b.runner
+	plainRunner.Affinity, pinnedRunner.Affinity = nil, b.affinity
 	for range b.n(30) {
-		played, _, err := b.games(ctx, 1, 1, instant(), instant(), set, onMove)
+		n, err := plain.game(ctx, b, &plainRunner)
 		if err != nil {
 			return err
 		}
-		inGame += last.Sub(first)
-		cycles += len(played[0].Moves) - 1
-		for _, m := range played[0].Moves {
-			if !m.Auto {
-				turns = append(turns, m.Elapsed)
-			}
-		}
 		// As many round trips as the game had moves, of each kind.
-		got, got2, got3, err := b.pingPongs(ctx, len(played[0].Moves))
+		got, got2, got3, err := b.pingPongs(ctx, n)
 		if err != nil {
 			return fmt.Errorf("ping-pong: %w", err)
 		}
 		bare, alt, eng = append(bare, got...), append(alt, got2...), append(eng, got3...)
 	}
-	r.OverheadMoves = len(turns)
-	r.TurnaroundP50us = us(quantile(turns, 0.5))
-	r.TurnaroundP99us = us(quantile(turns, 0.99))
+	// The same games with affinity, after the others: a game pinned to one CPU
+	// leaves that CPU's load history to the kernel, which then places new
+	// processes on the other CPU for a while; a ping-pong right after one
+	// measured 35-40 µs instead of 8.
+	if b.affinity != nil {
+		b.step("per-move overhead: the same games, each on one CPU (--affinity)")
+		for range b.n(30) {
+			if _, err := pinned.game(ctx, b, &pinnedRunner); err != nil {
+				return err
+			}
+		}
+	}
+	r.OverheadMoves = len(plain.turns)
+	r.TurnaroundP50us = us(quantile(plain.turns, 0.5))
+	r.TurnaroundP99us = us(quantile(plain.turns, 0.99))
 	r.BareRoundtripUS = us(quantile(bare, 0.5))
 	r.BareRoundtripP99us = us(quantile(bare, 0.99))
 	r.TurnaroundRatio = round(r.TurnaroundP50us/r.BareRoundtripUS, 2)
@@ -339,9 +356,52 @@ func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
 	r.EnginesNoRefereeUS = us(quantile(eng, 0.5))
 	r.EnginesNoRefereeP99us = us(quantile(eng, 0.99))
 	r.TurnaroundRatioEngines = round(r.TurnaroundP50us/r.EnginesNoRefereeUS, 2)
-	r.MovesPerSec = round(float64(cycles)/inGame.Seconds(), 0)
+	r.MovesPerSec = plain.rate()
+	if b.affinity != nil {
+		r.AffinityTurnaroundP50us = us(quantile(pinned.turns, 0.5))
+		r.AffinityTurnaroundP99us = us(quantile(pinned.turns, 0.99))
+		r.AffinityTurnaroundRatio = round(r.AffinityTurnaroundP50us/r.BareRoundtripUS, 2)
+		r.AffinityRatioEngines = round(r.AffinityTurnaroundP50us/r.EnginesNoRefereeUS, 2)
+		r.AffinityMovesPerSec = pinned.rate()
+	}
 	return nil
 }
+
+// moveTimes collects the turnarounds and the move rate of games.
+type moveTimes struct {
+	turns  []time.Duration
+	cycles int           // moves after each game's first
+	inGame time.Duration // from each game's first move to its last
+}
+
+// game plays one game between instant engines with rn and returns its number
+// of moves.
+func (mt *moveTimes) game(ctx context.Context, b *bench, rn *tournament.Runner) (int, error) {
+	// The move rate inside games, from the first move to the last: process
+	// starts are the throughput figure's business.
+	var first, last time.Time
+	onMove := func(t tournament.Tick) {
+		now := time.Now()
+		if t.Ply == 1 {
+			first = now
+		}
+		last = now
+	}
+	played, _, err := b.games(ctx, rn, 1, 1, instant(), instant(), tournament.Settings{Game: "othello", MoveTimeMS: 5000}, onMove)
+	if err != nil {
+		return 0, err
+	}
+	mt.inGame += last.Sub(first)
+	mt.cycles += len(played[0].Moves) - 1
+	for _, m := range played[0].Moves {
+		if !m.Auto {
+			mt.turns = append(mt.turns, m.Elapsed)
+		}
+	}
+	return len(played[0].Moves), nil
+}
+
+func (mt *moveTimes) rate() float64 { return round(float64(mt.cycles)/mt.inGame.Seconds(), 0) }
 
 // pingPongs times n round trips of each bare kind, with new client processes
 // for each call, as a game has: with one echo client; taking turns between two
@@ -512,7 +572,7 @@ func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
 	)
 	for range rounds {
 		for ci, c := range []int{1, 2} {
-			_, d, err := b.games(ctx, gamesPerRun[ci], c, instant(), instant(), set, nil)
+			_, d, err := b.games(ctx, b.runner, gamesPerRun[ci], c, instant(), instant(), set, nil)
 			if err != nil {
 				return err
 			}
@@ -562,7 +622,7 @@ func (b *bench) clock(ctx context.Context, r *BenchResult) error {
 	moves, games := 0, 0
 	var longest time.Duration
 	for moves < b.n(1000) {
-		played, _, err := b.games(ctx, 4, 4, slow, slow, tournament.Settings{Game: "othello", MoveTimeMS: 20}, nil)
+		played, _, err := b.games(ctx, b.runner, 4, 4, slow, slow, tournament.Settings{Game: "othello", MoveTimeMS: 20}, nil)
 		if err != nil {
 			return err
 		}
@@ -592,7 +652,7 @@ func (b *bench) clock(ctx context.Context, r *BenchResult) error {
 	}
 	set := tournament.Settings{Game: "othello", MoveTimeMS: 20, OnTimeout: tournament.OnTimeoutRandom, MaxTimeouts: 1000}
 	for len(late) < b.n(500) {
-		if _, _, err := b.games(ctx, 4, 4, silent, silent, set, onMove); err != nil {
+		if _, _, err := b.games(ctx, b.runner, 4, 4, silent, silent, set, onMove); err != nil {
 			return err
 		}
 	}
@@ -729,6 +789,9 @@ func round(x float64, digits int) float64 {
 
 func (r *BenchResult) print(w io.Writer) {
 	fmt.Fprintf(w, "taikai bench (%d cores, %.1fs)\n", r.Cores, r.Seconds)
+	if r.Affinity {
+		fmt.Fprintf(w, "throughput and clock games with --affinity\n")
+	}
 	if r.OverheadMoves > 0 {
 		fmt.Fprintf(w, "\nper-move overhead (%d moves, %.0f moves/s)\n", r.OverheadMoves, r.MovesPerSec)
 		fmt.Fprintf(w, "  referee turnaround      p50 %8.1f us   p99 %8.1f us\n", r.TurnaroundP50us, r.TurnaroundP99us)
@@ -738,6 +801,10 @@ func (r *BenchResult) print(w io.Writer) {
 		fmt.Fprintf(w, "  ratio to taking turns   %.2f\n", r.TurnaroundRatioAlt)
 		fmt.Fprintf(w, "  engines, no referee     p50 %8.1f us   p99 %8.1f us   (the same instant engines taking turns under a bare loop)\n", r.EnginesNoRefereeUS, r.EnginesNoRefereeP99us)
 		fmt.Fprintf(w, "  ratio to no referee     %.2f\n", r.TurnaroundRatioEngines)
+		if r.AffinityTurnaroundP50us > 0 {
+			fmt.Fprintf(w, "  with --affinity         p50 %8.1f us   p99 %8.1f us   (%.0f moves/s; each game and its engines on one CPU)\n", r.AffinityTurnaroundP50us, r.AffinityTurnaroundP99us, r.AffinityMovesPerSec)
+			fmt.Fprintf(w, "  ratio to ping-pong      %.2f, to no referee %.2f\n", r.AffinityTurnaroundRatio, r.AffinityRatioEngines)
+		}
 	}
 	if r.GamesPerSec > 0 {
 		fmt.Fprintf(w, "\ngame throughput\n")

@@ -103,9 +103,10 @@ func TestMatchStores200Games(t *testing.T) {
 	t.Logf("%s", stdout.String())
 }
 
+// Also with --affinity: each game on a CPU of its own.
 func TestMatchJSON(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"match", "--game", "gomoku", "--size", "9", "--games", "4", "--move-time", "200ms", "--json", "gomoku-threat", "gomoku-random"}, &stdout, &stderr)
+	code := run([]string{"match", "--game", "gomoku", "--size", "9", "--games", "4", "--move-time", "200ms", "--json", "--affinity", "--concurrency", "2", "gomoku-threat", "gomoku-random"}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
@@ -161,10 +162,14 @@ func TestMatchBadArguments(t *testing.T) {
 
 // A TAIKAI_DEMO that is not a boolean is refused by name, not read as false.
 func TestServeBadDemoEnv(t *testing.T) {
-	t.Setenv("TAIKAI_DEMO", "yes")
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"serve", "--addr", "127.0.0.1:0"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "TAIKAI_DEMO") {
-		t.Errorf("exit %d, stderr %q; want 2 naming TAIKAI_DEMO", code, stderr.String())
+	for _, env := range []string{"TAIKAI_DEMO", "TAIKAI_AFFINITY"} {
+		t.Run(env, func(t *testing.T) {
+			t.Setenv(env, "yes")
+			var stdout, stderr bytes.Buffer
+			if code := run([]string{"serve", "--addr", "127.0.0.1:0"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), env) {
+				t.Errorf("exit %d, stderr %q; want 2 naming %s", code, stderr.String(), env)
+			}
+		})
 	}
 }
 

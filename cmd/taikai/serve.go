@@ -36,6 +36,7 @@ Environment:
   TAIKAI_ADMIN_TOKEN  the admin token for write API calls; if unset, one is
                       generated, stored in the database and printed once
   TAIKAI_LOG_FORMAT   same as --log-format
+  TAIKAI_AFFINITY     1 or true: same as --affinity
 
 Flags:
 `
@@ -48,6 +49,7 @@ type serveConfig struct {
 	demo      bool
 	logFormat string
 	token     string
+	affinity  bool
 }
 
 func envOr(key, def string) string {
@@ -70,6 +72,11 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.StringVar(&c.db, "db", envOr("TAIKAI_DB", "taikai.db"), "SQLite database `file`")
 	fs.StringVar(&c.data, "data", envOr("TAIKAI_DATA", "./data"), "`directory` for uploaded engines and engine logs")
 	fs.BoolVar(&c.demo, "demo", demo, "register the built-in engines and start a demo round robin per game")
+	affinity, err := strconv.ParseBool(envOr("TAIKAI_AFFINITY", "false"))
+	if err != nil {
+		return nil, fmt.Errorf("TAIKAI_AFFINITY=%q: want 1, true, 0 or false", os.Getenv("TAIKAI_AFFINITY"))
+	}
+	fs.BoolVar(&c.affinity, "affinity", affinity, "run each game and its two engines on one CPU of its own (Linux; not for engines that think with several threads)")
 	fs.StringVar(&c.logFormat, "log-format", envOr("TAIKAI_LOG_FORMAT", "text"), "log `format`: text or json")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -153,11 +160,17 @@ func (a *server) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	runner := &tournament.Runner{Launcher: &engines.Launcher{Self: self, Log: a.log}, DataDir: data, Log: a.log}
+	if a.cfg.affinity {
+		if runner.Affinity, err = tournament.NewAffinity(); err != nil {
+			return fmt.Errorf("--affinity: %w", err)
+		}
+	}
 	metrics := web.NewMetrics()
 	a.hub = web.NewHub(a.db, a.log)
 	a.service = &tournament.Service{
 		Store:   a.db,
-		Runner:  &tournament.Runner{Launcher: &engines.Launcher{Self: self, Log: a.log}, DataDir: data, Log: a.log},
+		Runner:  runner,
 		Sink:    sinks{a.hub, metrics},
 		DataDir: data,
 		Log:     a.log,

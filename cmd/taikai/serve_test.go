@@ -138,21 +138,25 @@ func TestBenchTiny(t *testing.T) {
 	if code := run([]string{"bench", "--scale", "0.02", "--json"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
-	var got map[string]float64
+	var got map[string]any
 	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
 		t.Fatalf("%v\n%s", err, stdout.String())
 	}
 	for _, k := range []string{"turnaround_p50_us", "turnaround_p99_us", "bare_roundtrip_us", "turnaround_ratio",
 		"bare_alternating_us", "turnaround_ratio_alternating", "engines_no_referee_us", "turnaround_ratio_engines", "games_per_sec", "games_per_sec_c2", "spawn_floor_games_per_sec", "throughput_ratio", "false_timeouts",
-		"timeout_flag_p99_ms", "stored_games_per_sec", "bytes_per_game"} {
-		v, ok := got[k]
+		"timeout_flag_p99_ms", "stored_games_per_sec", "bytes_per_game",
+		"affinity_turnaround_p50_us", "affinity_turnaround_p99_us", "affinity_turnaround_ratio", "affinity_turnaround_ratio_engines", "affinity_moves_per_sec"} {
+		v, ok := got[k].(float64)
 		if !ok {
-			t.Errorf("no %s in %s", k, stdout.String())
+			t.Errorf("no number %s in %s", k, stdout.String())
 			continue
 		}
 		if k != "false_timeouts" && v <= 0 {
 			t.Errorf("%s = %v", k, v)
 		}
+	}
+	if got["affinity"] != false {
+		t.Errorf("affinity = %v without --affinity", got["affinity"])
 	}
 }
 
@@ -168,14 +172,38 @@ func TestBenchOnly(t *testing.T) {
 	if code := run([]string{"bench", "--only", "storage", "--scale", "0.02", "--json"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
-	var got map[string]float64
+	var got struct {
+		BytesPerGame float64 `json:"bytes_per_game"`
+		Turnaround   float64 `json:"turnaround_p50_us"`
+		GamesPerSec  float64 `json:"games_per_sec"`
+	}
 	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
 		t.Fatalf("%v\n%s", err, stdout.String())
 	}
-	if got["bytes_per_game"] <= 0 || got["turnaround_p50_us"] != 0 || got["games_per_sec"] != 0 {
+	if got.BytesPerGame <= 0 || got.Turnaround != 0 || got.GamesPerSec != 0 {
 		t.Errorf("--only storage: %s", stdout.String())
 	}
 	if strings.Contains(stderr.String(), "per-move overhead") {
 		t.Errorf("--only storage ran other parts:\n%s", stderr.String())
+	}
+
+	// The clock part with every game on one CPU.
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"bench", "--only", "clock", "--affinity", "--scale", "0.02", "--json"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	var clock struct {
+		Affinity      bool    `json:"affinity"`
+		ClockMoves    int     `json:"clock_moves"`
+		FlagP99       float64 `json:"timeout_flag_p99_ms"`
+		FlagSamples   int     `json:"timeout_samples"`
+		FalseTimeouts *int    `json:"false_timeouts"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &clock); err != nil {
+		t.Fatalf("%v\n%s", err, stdout.String())
+	}
+	if !clock.Affinity || clock.ClockMoves < 20 || clock.FlagSamples < 10 || clock.FlagP99 <= 0 || clock.FalseTimeouts == nil {
+		t.Errorf("--only clock --affinity: %s", stdout.String())
 	}
 }
