@@ -42,7 +42,8 @@ the same run:
                       same message sizes; the same round trip taking turns
                       between two clients as a game's moves do; and the
                       games' own instant engines taking turns under a bare
-                      loop (the turnaround without a referee)
+                      loop (the turnaround without a referee); then the same
+                      games with each game on one CPU (--affinity)
   game throughput     whole games per second (engine starts included) at
                       concurrency 1 and 2, against starting the engine binary
                       twice (the floor of one game)
@@ -85,7 +86,7 @@ type BenchResult struct {
 	TurnaroundRatioEngines float64 `json:"turnaround_ratio_engines"`
 	MovesPerSec            float64 `json:"moves_per_sec"`
 	// The same games with each game on one CPU (serve/match --affinity), played
-	// in turn with the others; the ratios are to the same baselines.
+	// after the others (see overhead); the ratios are to the same baselines.
 	AffinityTurnaroundP50us float64 `json:"affinity_turnaround_p50_us,omitempty"`
 	AffinityTurnaroundP99us float64 `json:"affinity_turnaround_p99_us,omitempty"`
 	AffinityTurnaroundRatio float64 `json:"affinity_turnaround_ratio,omitempty"`
