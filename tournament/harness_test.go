@@ -102,8 +102,9 @@ func (o observed) Listen(handle func(protocol.Event)) {
 	})
 }
 
-// waitHandled waits until the referee has handled n more events of seat i and
-// returns them.
+// waitHandled returns the next n events of seat i that the referee has
+// handled, waiting for them. Every event since the game began is kept, so a
+// test that waits must have taken the ones before.
 func (g *game) waitHandled(tb testing.TB, i, n int) []protocol.Event {
 	tb.Helper()
 	var evs []protocol.Event

@@ -212,6 +212,25 @@ func TestOthelloBoardFaults(t *testing.T) {
 			t.Errorf("outcome %+v, want white wins by illegal (max_errors)", out)
 		}
 	})
+	t.Run("max_errors by a line the protocol refuses", func(t *testing.T) {
+		// The adapter answers these itself: the answer still comes before END.
+		g := startGame(t, Settings{Game: "othello", MaxErrors: 3}, boardProtos)
+		g.black.expect(opening...)
+		g.white.expect(openingW...)
+		for _, c := range [][2]string{{"HELLO", "ERROR 4"}, {"PUT x y", "ERROR 1"}, {"PUT 0 0", "ERROR 2"}} {
+			g.black.send(c[0])
+			g.black.expect(c[1])
+		}
+		g.black.send("HELLO")
+		g.black.expect("ERROR 4", "END LOSE 2 2 illegal")
+		g.white.expect("END WIN 2 2 illegal")
+		if out := g.wait(t); out.Cause != protocol.CauseMaxErrors {
+			t.Errorf("outcome %+v, want white wins by illegal (max_errors)", out)
+		}
+		if v := g.ref.Violations()[0]; fmt.Sprint(v) != fmt.Sprint(Violations{"unknown_command": 2, "malformed": 1, "no_flip": 1}) {
+			t.Errorf("black violations %v, want unknown_command 2, malformed 1, no_flip 1", v)
+		}
+	})
 	t.Run("timeout", func(t *testing.T) {
 		g := startGame(t, Settings{Game: "othello", MoveTimeMS: 300}, boardProtos)
 		g.black.expect(opening...)

@@ -92,7 +92,9 @@ func colorOf(i int) protocol.Color {
 // Moves returns the moves played.
 func (r *Referee) Moves() []Move { return r.moves }
 
-// Violations returns the refused commands of black and white.
+// Violations returns the refused commands of black and white. Read it once
+// the seats are closed: a refused line that arrives as the game ends is still
+// counted.
 func (r *Referee) Violations() [2]Violations { return r.violations }
 
 // Stones returns the stones of black and white on the board.
@@ -197,6 +199,13 @@ func (r *Referee) handle(ctx context.Context, from protocol.Color, ev protocol.E
 	r.arriving[i].Add(-1)
 	defer r.mu.Unlock()
 	if r.over {
+		if ev.Kind == protocol.Violation {
+			// Still counted: the adapter has answered the line already, and it
+			// may have been sent before the client could know the game was
+			// over. Violations is read only after the seats are closed, and so
+			// after this handler.
+			r.violations[i][ev.What]++
+		}
 		return
 	}
 	next, out, over := r.event(ctx, from, ev, r.rules.Turn(), r.turnStart, r.deadline)
@@ -307,11 +316,6 @@ func (r *Referee) event(ctx context.Context, from protocol.Color, ev protocol.Ev
 		return r.advance(ctx)
 	case protocol.Violation:
 		r.violations[fi][ev.What]++
-		if ev.Reply != nil {
-			if err := seat.Answer(ctx, ev.Reply); err != nil {
-				return time.Time{}, r.lost(from, protocol.ReasonDisconnect, ""), true
-			}
-		}
 		if r.tooMany(fi) {
 			return time.Time{}, r.lost(from, protocol.ReasonIllegal, protocol.CauseMaxErrors), true
 		}

@@ -206,11 +206,10 @@ func (b *Base) ReadLoop(tooLong func(at time.Time) bool, handle func(line []byte
 }
 
 // Emit delivers an event and returns when it has been handled; false once the
-// seat is closed.
+// seat is closed. A line read before Close is still delivered, and Close
+// waits for that: a refused line the adapter has already answered is counted
+// even when the game ends in between.
 func (b *Base) Emit(ev Event) bool {
-	if b.isClosed() {
-		return false
-	}
 	if h := b.sink.Load(); h != nil {
 		(*h)(ev)
 	}
@@ -243,11 +242,6 @@ func (b *Base) SendUnlessGone(ctx context.Context, p []byte) error {
 	return b.Send(ctx, p)
 }
 
-// Answer writes a Violation's Reply to a client that is still there.
-func (b *Base) Answer(ctx context.Context, reply []byte) error {
-	return b.SendUnlessGone(ctx, reply)
-}
-
 // ReadError turns a fatal read error into the Left event it means.
 func (b *Base) ReadError(err error) {
 	if b.isClosed() {
@@ -268,9 +262,10 @@ func (b *Base) Close() error {
 	b.once.Do(func() {
 		b.life.Lock()
 		close(b.closed)
+		poll := b.poll
 		b.life.Unlock()
-		if b.poll != nil {
-			b.poll.shutdown()
+		if poll != nil {
+			poll.shutdown()
 		}
 		err = b.Conn.Close()
 		b.wg.Wait()

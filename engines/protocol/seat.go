@@ -194,11 +194,7 @@ const (
 	// or Refuse (or ends the game) before its handler returns.
 	Attempt EventKind = iota + 1
 	// Violation: a line the protocol refused on its own (malformed, unknown,
-	// out of turn); counted, and perhaps the game is lost for it. The
-	// protocol's answer to the line, if it has one, is in Reply: the referee
-	// counts the line and then writes the answer, so that a client that has
-	// read the answer knows the line was counted (and an END for too many
-	// errors comes after the answer, not before).
+	// out of turn); counted, and perhaps the game is lost for it.
 	Violation
 	// Chat: a chat line to relay to the opponent.
 	Chat
@@ -215,7 +211,6 @@ type Event struct {
 	Nick   string    // Chat: the sender's nickname
 	Reason string    // Left: disconnect, close or resign
 	Cause  string    // Left: a finer cause, e.g. CauseFlood or CauseInvalidCommand
-	Reply  []byte    // Violation: the protocol's answer to the line, nil if none
 }
 
 // Traits are the rules of a protocol that the referee must follow.
@@ -245,8 +240,6 @@ type Seat interface {
 	Update(ctx context.Context, u Update) error
 	// Refuse answers the pending Attempt: the move was not accepted.
 	Refuse(ctx context.Context, m Move, r Refusal) error
-	// Answer writes a Violation's Reply (nothing if the client is gone).
-	Answer(ctx context.Context, reply []byte) error
 	// Relay passes a chat line from a side (possibly this one) to the client.
 	Relay(ctx context.Context, from Color, nick, text string) error
 	// OpponentLeft tells the client its opponent is gone.

@@ -100,7 +100,11 @@ func (s *Seat) handle(f [][]byte, at time.Time) bool {
 		}
 		if len(f) != 3 || err1 != nil || err2 != nil {
 			// Arguments that are not two integers are answered like a point off the board.
-			return s.Emit(protocol.Event{Kind: protocol.Violation, What: "malformed", At: at, Reply: replyOffBoard})
+			if err := s.Send(context.Background(), replyOffBoard); err != nil {
+				s.ReadError(err)
+				return false
+			}
+			return s.Emit(protocol.Event{Kind: protocol.Violation, What: "malformed", At: at})
 		}
 		return s.Emit(protocol.Event{Kind: protocol.Attempt, Move: protocol.Move{X: x, Y: y}, At: at})
 	}

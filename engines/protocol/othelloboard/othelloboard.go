@@ -19,12 +19,12 @@ import (
 // Protocol is this protocol's id.
 const Protocol = "othello-board"
 
-// ERROR codes of §1 (never modified: written as they are).
-var (
-	errMalformed = []byte("ERROR 1\n")
-	errCannotPut = []byte("ERROR 2\n")
-	errNotTurn   = []byte("ERROR 3\n")
-	errUnknown   = []byte("ERROR 4\n")
+// ERROR codes of §1.
+const (
+	errMalformed = "ERROR 1\n"
+	errCannotPut = "ERROR 2\n"
+	errNotTurn   = "ERROR 3\n"
+	errUnknown   = "ERROR 4\n"
 )
 
 // Options are the protocol's settings.
@@ -114,10 +114,13 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 	}
 }
 
-// violation reports a refused command to the referee, which counts it and
-// writes the reply.
-func (s *Seat) violation(reply []byte, what string, at time.Time) bool {
-	return s.Emit(protocol.Event{Kind: protocol.Violation, What: what, At: at, Reply: reply})
+// violation answers a refused command and reports it to the referee.
+func (s *Seat) violation(reply, what string, at time.Time) bool {
+	if err := s.SendUnlessGone(context.Background(), []byte(reply)); err != nil {
+		s.ReadError(err)
+		return false
+	}
+	return s.Emit(protocol.Event{Kind: protocol.Violation, What: what, At: at})
 }
 
 // parsePut reads the arguments of PUT: " x y" with spaces, or the handout's
@@ -208,7 +211,7 @@ func (s *Seat) Refuse(ctx context.Context, m protocol.Move, r protocol.Refusal) 
 	if r == protocol.NotYourTurn {
 		reply = errNotTurn
 	}
-	return s.SendUnlessGone(ctx, reply)
+	return s.SendUnlessGone(ctx, []byte(reply))
 }
 
 // Relay sends "SAY <nick>: <text>".
