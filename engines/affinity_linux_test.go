@@ -63,3 +63,23 @@ func TestLaunchOnCPUs(t *testing.T) {
 		t.Errorf("launcher threads after the launch may run on %v, want all on %s as before", after, before[0])
 	}
 }
+
+// A CPU that cannot be had (not in the server's set) is the server's problem:
+// the engine starts on any CPU rather than score as a crash.
+func TestLaunchOnAMissingCPUStillStarts(t *testing.T) {
+	all, err := engines.AllowedCPUs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, c, err := launcher(t).Start(t.Context(), engines.Launch{Engine: helperEngine(t, "stay", 0), Color: "white", CPUs: []int{1023}})
+	if err != nil {
+		t.Fatalf("launch pinned to CPU 1023: %v", err)
+	}
+	defer p.Stop(0)
+	defer c.Close()
+	_, pid := hello(t, c)
+	want := cpusAllowed(t, "self")[0]
+	if got := cpusAllowed(t, strconv.Itoa(pid)); slices.ContainsFunc(got, func(s string) bool { return s != want }) {
+		t.Errorf("engine threads may run on %v, want all %d CPUs (%s) like the launcher", got, len(all), want)
+	}
+}

@@ -7,11 +7,11 @@ import (
 	"os/exec"
 )
 
-func startOn(cmd *exec.Cmd, cpus []int) error {
+func startOn(cmd *exec.Cmd, cpus []int) (pinErr, err error) {
 	if len(cpus) > 0 {
-		return errors.New("CPU affinity is supported on Linux only")
+		pinErr = errors.New("CPU affinity is supported on Linux only")
 	}
-	return cmd.Start()
+	return pinErr, cmd.Start()
 }
 
 // AllowedCPUs is supported on Linux only.

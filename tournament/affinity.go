@@ -8,7 +8,7 @@ import (
 	"github.com/taikai-dev/taikai/engines"
 )
 
-// Affinity gives each game a CPU of its own, the one with the fewest games, and
+// Affinity gives each game one CPU, the one with the fewest games, and
 // runs the game's two engines and the referee's readers of them there only
 // (Runner.Affinity). Like fastchess's -use-affinity, it is off by default.
 //
@@ -17,7 +17,7 @@ import (
 // CPUs. That makes moves of fast engines quicker (taikai bench, 2 vCPUs:
 // 12.6-14.2 µs a move instead of 25.7-43.5 µs) and keeps games played at
 // once off each other's CPUs. The costs: a game's two engines start up on one
-// CPU, so a lone game starts slower (76-86 against 99-108 games/s at
+// CPU, so a lone game starts slower (72-86 against 99-108 games/s at
 // concurrency 1); and engines that think with several threads, or while the
 // opponent thinks, get one CPU.
 type Affinity struct {

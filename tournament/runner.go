@@ -72,7 +72,7 @@ type Runner struct {
 	Launcher *engines.Launcher
 	DataDir  string // a relative GameSpec.LogDir is under it
 	Log      *slog.Logger
-	// Affinity, if set, puts each game on one CPU of its own (see Affinity).
+	// Affinity, if set, puts each game on one CPU, the least used (see Affinity).
 	Affinity *Affinity
 }
 

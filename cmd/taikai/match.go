@@ -69,7 +69,7 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 	fs.BoolVar(&c.set.EndMessage, "end-message", false, "gomoku-turn: send 'end <win|lose|draw> <reason>' before closing")
 	fs.DurationVar(&c.connect, "connect-timeout", engines.DefaultConnectTimeout, "time an engine has to connect after it starts")
 	fs.IntVar(&c.concurrency, "concurrency", 1, "games played at once")
-	fs.BoolVar(&c.affinity, "affinity", false, "run each game and its two engines on one CPU of its own (Linux; not for engines that think with several threads)")
+	fs.BoolVar(&c.affinity, "affinity", false, "run each game and its two engines on one CPU, the one with the fewest games (Linux; not for engines that think with several threads)")
 	fs.StringVar(&c.db, "db", "", "SQLite `file` to store the games in")
 	fs.StringVar(&c.logs, "logs", "", "`directory` for the engines' output (default: next to --db, else discarded)")
 	fs.BoolVar(&c.json, "json", false, "print the games and the result as JSON")

@@ -76,7 +76,7 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("TAIKAI_AFFINITY=%q: want 1, true, 0 or false", os.Getenv("TAIKAI_AFFINITY"))
 	}
-	fs.BoolVar(&c.affinity, "affinity", affinity, "run each game and its two engines on one CPU of its own (Linux; not for engines that think with several threads)")
+	fs.BoolVar(&c.affinity, "affinity", affinity, "run each game and its two engines on one CPU, the one with the fewest games (Linux; not for engines that think with several threads)")
 	fs.StringVar(&c.logFormat, "log-format", envOr("TAIKAI_LOG_FORMAT", "text"), "log `format`: text or json")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

@@ -52,13 +52,15 @@ func (b *Base) PinTo(cpus []int) error {
 		runtime.LockOSThread()
 		var old unix.CPUSet
 		if unix.SchedGetaffinity(0, &old) == nil {
-			_ = unix.SchedSetaffinity(0, &set) // unpinned, the seat still works
+			// Unpinned, the seat still works, only slower; the engines'
+			// launch, pinned to the same CPU, logs why it failed.
+			_ = unix.SchedSetaffinity(0, &set)
 			// The thread must not end with the reader, as a locked thread
 			// would: an engine started from it earlier (exec.Cmd.Start runs
 			// on any thread) is sent SIGKILL when it ends, by Pdeathsig,
 			// which is per thread. So it goes back as it was. Should that
-			// fail (it cannot: the old set was valid), it serves on with
-			// fewer CPUs, which is only slower.
+			// fail (the cpuset shrank meanwhile), it serves on with fewer
+			// CPUs, which is only slower.
 			defer func() {
 				_ = unix.SchedSetaffinity(0, &old)
 				runtime.UnlockOSThread()

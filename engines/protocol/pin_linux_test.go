@@ -22,12 +22,7 @@ func TestPinnedSeatReadsOnItsCPUAndCloses(t *testing.T) {
 	if err := unix.SchedGetaffinity(0, &all); err != nil {
 		t.Fatal(err)
 	}
-	cpu := -1
-	for c := range 1024 {
-		if all.IsSet(c) {
-			cpu = c // the last allowed CPU
-		}
-	}
+	cpu := lastCPU(t)
 
 	client, sc := tcpPair(t)
 	b := protocol.NewBase(sc)
@@ -109,7 +104,7 @@ func TestPinnedSeatSeesTheClientLeave(t *testing.T) {
 	b.Reader(func() {
 		b.ReadLoop(func(time.Time) bool { return true }, func(line []byte, at time.Time) bool { return true })
 	})
-	if err := b.PinTo([]int{0}); err != nil {
+	if err := b.PinTo([]int{lastCPU(t)}); err != nil {
 		t.Fatal(err)
 	}
 	events := make(chan protocol.Event, 4)
@@ -124,4 +119,20 @@ func TestPinnedSeatSeesTheClientLeave(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no event after the client closed")
 	}
+}
+
+// lastCPU returns the last CPU this thread may run on.
+func lastCPU(tb testing.TB) int {
+	tb.Helper()
+	var all unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &all); err != nil {
+		tb.Fatal(err)
+	}
+	cpu := -1
+	for c := range 1024 {
+		if all.IsSet(c) {
+			cpu = c
+		}
+	}
+	return cpu
 }
