@@ -114,6 +114,41 @@ func (db *DB) EngineRow(ctx context.Context, id int64) (EngineRow, error) {
 	return r, err
 }
 
+// EngineNames maps engine ids, deleted engines' too, to their names with one
+// query. An id that was never registered is ErrNotFound.
+func (db *DB) EngineNames(ctx context.Context, ids []int64) (map[int64]string, error) {
+	names := make(map[int64]string, len(ids))
+	if len(ids) == 0 {
+		return names, nil
+	}
+	idsJSON, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT id, name FROM engines WHERE id IN (SELECT value FROM json_each(?))`, string(idsJSON))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, err
+		}
+		names[id] = name
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if _, ok := names[id]; !ok {
+			return nil, fmt.Errorf("engine %d: %w", id, tournament.ErrNotFound)
+		}
+	}
+	return names, nil
+}
+
 // Engines lists the registered engines that are not deleted, in id order.
 func (db *DB) Engines(ctx context.Context) ([]EngineRow, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT `+engineColumns+` FROM engines WHERE deleted_at IS NULL AND listed = 1 ORDER BY id`)

@@ -3,10 +3,12 @@ package storage_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -313,4 +315,94 @@ func bulkGames(ctx context.Context, db *storage.DB, t *tournament.Tournament, rn
 		return err
 	}
 	return tx.Commit()
+}
+
+// The tournament list carries each tournament's entrants in seat order, and
+// EngineNames names every entrant, a deleted engine too, and refuses an id
+// nobody registered.
+func TestTournamentListEntrantsAndNames(t *testing.T) {
+	ctx := context.Background()
+	db := open(t)
+	a := field(t, db, 3, 1)
+	// Two more tournaments of the same engines in other seat orders; b runs.
+	create := func(name string, ids ...int64) *tournament.Tournament {
+		tr := &tournament.Tournament{Name: name, Settings: tournament.Settings{Game: "othello"}, GamesPerPair: 1, Seed: 1, Engines: ids}
+		if err := tr.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.CreateTournament(ctx, tr); err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	b := create("b", a.Engines[1], a.Engines[0])
+	if err := db.SetTournamentStatus(ctx, b.ID, tournament.StatusRunning); err != nil {
+		t.Fatal(err)
+	}
+	c := create("c", a.Engines[2], a.Engines[0], a.Engines[1])
+	list, err := db.Tournaments(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int64]string{}
+	for _, tr := range list {
+		got[tr.ID] = fmt.Sprint(tr.Engines)
+	}
+	want := map[int64]string{a.ID: fmt.Sprint(a.Engines), b.ID: fmt.Sprint(b.Engines), c.ID: fmt.Sprint(c.Engines)}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("entrants by tournament %v, want %v", got, want)
+	}
+	running, err := db.TournamentsWithStatus(ctx, tournament.StatusRunning)
+	if err != nil || len(running) != 2 || fmt.Sprint(running[1].Engines) != fmt.Sprint(b.Engines) {
+		t.Errorf("running tournaments %+v (%v), want a and b with their entrants", running, err)
+	}
+
+	for _, tr := range []*tournament.Tournament{a, b, c} {
+		if err := db.SetTournamentStatus(ctx, tr.ID, tournament.StatusCancelled); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.DeleteEngine(ctx, a.Engines[1]); err != nil {
+		t.Fatal(err)
+	}
+	names, err := db.EngineNames(ctx, append(slices.Clone(a.Engines), c.Engines...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != 3 || names[a.Engines[0]] != "e0" || names[a.Engines[1]] != "e1" || names[a.Engines[2]] != "e2" {
+		t.Errorf("names %v, want e0, e1 (deleted) and e2", names)
+	}
+	if _, err := db.EngineNames(ctx, []int64{a.Engines[0], 9999}); !errors.Is(err, tournament.ErrNotFound) {
+		t.Errorf("an unknown engine id: %v, want ErrNotFound", err)
+	}
+}
+
+// BenchmarkTournamentList lists 200 tournaments of 10 entrants each.
+func BenchmarkTournamentList(b *testing.B) {
+	ctx := context.Background()
+	db := open(b)
+	var ids []int64
+	for i := range 10 {
+		e := engines.Engine{Name: fmt.Sprintf("e%d", i), Game: "othello", Protocol: "othello-board", Builtin: "othello-random"}
+		if err := db.CreateEngine(ctx, &e); err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, e.ID)
+	}
+	for i := range 200 {
+		t := &tournament.Tournament{Name: fmt.Sprintf("t%d", i), Settings: tournament.Settings{Game: "othello"}, GamesPerPair: 1, Seed: 1, Engines: ids}
+		if err := t.Validate(); err != nil {
+			b.Fatal(err)
+		}
+		if err := db.CreateTournament(ctx, t); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		list, err := db.Tournaments(ctx)
+		if err != nil || len(list) != 200 || len(list[0].Engines) != 10 {
+			b.Fatalf("%d tournaments, %v", len(list), err)
+		}
+	}
 }

@@ -142,24 +142,22 @@ func (db *DB) TournamentsWithStatus(ctx context.Context, status string) ([]*tour
 	return db.listWithEntrants(ctx, `WHERE status = ? ORDER BY id`, status)
 }
 
+// listWithEntrants reads the tournaments and all their entrants in one read
+// transaction and two queries, however many tournaments there are.
 func (db *DB) listWithEntrants(ctx context.Context, where string, args ...any) ([]*tournament.Tournament, error) {
-	list, err := db.listTournaments(ctx, where, args...)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range list {
-		if err := db.read(ctx, func(tx *sql.Tx) error {
-			t.Engines, err = entrants(ctx, tx, t.ID)
+	var list []*tournament.Tournament
+	err := db.read(ctx, func(tx *sql.Tx) error {
+		var err error
+		if list, err = listTournaments(ctx, tx, where, args...); err != nil {
 			return err
-		}); err != nil {
-			return nil, err
 		}
-	}
-	return list, nil
+		return entrantsOf(ctx, tx, list)
+	})
+	return list, err
 }
 
-func (db *DB) listTournaments(ctx context.Context, where string, args ...any) ([]*tournament.Tournament, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+tournamentColumns+` FROM tournaments `+where, args...)
+func listTournaments(ctx context.Context, tx *sql.Tx, where string, args ...any) ([]*tournament.Tournament, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT `+tournamentColumns+` FROM tournaments `+where, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -173,6 +171,37 @@ func (db *DB) listTournaments(ctx context.Context, where string, args ...any) ([
 		list = append(list, t)
 	}
 	return list, rows.Err()
+}
+
+// entrantsOf fills in the entrants of every tournament in list with one query.
+func entrantsOf(ctx context.Context, tx *sql.Tx, list []*tournament.Tournament) error {
+	if len(list) == 0 {
+		return nil
+	}
+	byID := make(map[int64]*tournament.Tournament, len(list))
+	ids := make([]int64, len(list))
+	for i, t := range list {
+		byID[t.ID], ids[i] = t, t.ID
+	}
+	idsJSON, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT tournament_id, engine_id FROM entrants
+		WHERE tournament_id IN (SELECT value FROM json_each(?)) ORDER BY tournament_id, seat`, string(idsJSON))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var tid, eid int64
+		if err := rows.Scan(&tid, &eid); err != nil {
+			return err
+		}
+		t := byID[tid]
+		t.Engines = append(t.Engines, eid)
+	}
+	return rows.Err()
 }
 
 // SetTournamentStatus moves a tournament to a status. Only pending and running

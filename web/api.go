@@ -229,35 +229,24 @@ func eta(t *tournament.Tournament) *float64 {
 	return &e
 }
 
-// engineNames maps the ids of registered (and deleted) engines to names.
-func (s *Server) engineNames(r *http.Request, ids []int64) (map[int64]string, error) {
-	names := make(map[int64]string, len(ids))
-	for _, id := range ids {
-		if _, ok := names[id]; ok {
-			continue
-		}
-		e, err := s.DB.Engine(r.Context(), id)
-		if err != nil {
-			return nil, err
-		}
-		names[id] = e.Name
-	}
-	return names, nil
-}
-
 func (s *Server) listTournaments(w http.ResponseWriter, r *http.Request) {
 	list, err := s.DB.Tournaments(r.Context())
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	// One query for every entrant's name, not one per entrant.
+	var ids []int64
+	for _, t := range list {
+		ids = append(ids, t.Engines...)
+	}
+	names, err := s.DB.EngineNames(r.Context(), ids)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	out := make([]tournamentJSON, len(list))
 	for i, t := range list {
-		names, err := s.engineNames(r, t.Engines)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
 		out[i] = s.tournamentJSON(t, names)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"tournaments": out})
@@ -278,7 +267,7 @@ func (s *Server) tournament(w http.ResponseWriter, r *http.Request) (*tournament
 }
 
 func (s *Server) writeTournament(w http.ResponseWriter, r *http.Request, status int, t *tournament.Tournament) {
-	names, err := s.engineNames(r, t.Engines)
+	names, err := s.DB.EngineNames(r.Context(), t.Engines)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -558,7 +547,7 @@ func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
 	// Games not started yet come from the schedule, not the database.
 	if (f.Status == "" || f.Status == tournament.GameScheduled) && f.Result == "" && f.Reason == "" && len(out) < f.Limit &&
 		t.Status != tournament.StatusCancelled {
-		names, err := s.engineNames(r, t.Engines)
+		names, err := s.DB.EngineNames(r.Context(), t.Engines)
 		if err != nil {
 			s.writeError(w, r, err)
 			return

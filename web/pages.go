@@ -231,7 +231,7 @@ func (p *pages) routes(r chi.Router, s *Server) {
 			p.fail(w, r, s, err, fmt.Sprintf("There is no tournament %d.", id))
 			return
 		}
-		names, err := s.engineNames(r, t.Engines)
+		names, err := s.DB.EngineNames(r.Context(), t.Engines)
 		if err != nil {
 			p.fail(w, r, s, err, "")
 			return
