@@ -12,6 +12,7 @@ import (
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/engines/protocol/othellomove"
 )
 
 // Event types published to live viewers.
@@ -245,9 +246,13 @@ func (s *Service) prepare(ctx context.Context, t *Tournament, p Pairing, cache m
 	}
 	// Everything that can fail comes before the game is stored as running: a
 	// running row nobody plays would wait for the next restart.
-	records, err := s.Store.Records(ctx, t.ID, [2]int64{players[0].ID, players[1].ID})
-	if err != nil {
-		return GameSpec{}, err
+	// Only othello-move reports the records (BYE): no reads for other games.
+	var records [2]protocol.Record
+	if players[0].Protocol == othellomove.Protocol || players[1].Protocol == othellomove.Protocol {
+		var err error
+		if records, err = s.Store.Records(ctx, t.ID, [2]int64{players[0].ID, players[1].ID}); err != nil {
+			return GameSpec{}, err
+		}
 	}
 	seed := t.Seed ^ (uint64(p.Index)+1)*0x9e3779b97f4a7c15
 	id, err := s.Store.StartGame(ctx, t, p, players[0].ID, players[1].ID, seed)

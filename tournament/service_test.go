@@ -118,3 +118,75 @@ func TestUnstorableGameIsPlayedAgain(t *testing.T) {
 		}
 	}
 }
+
+// countingRecords is a real store that counts the reads of engine records.
+type countingRecords struct {
+	*storage.DB
+	mu    sync.Mutex
+	reads int
+}
+
+func (c *countingRecords) Records(ctx context.Context, tid int64, ids [2]int64) ([2]protocol.Record, error) {
+	c.mu.Lock()
+	c.reads++
+	c.mu.Unlock()
+	return c.DB.Records(ctx, tid, ids)
+}
+
+// The service reads the engines' tournament records before a game only when
+// a seat speaks othello-move, whose BYE reports them.
+func TestRecordsReadOnlyForOthelloMove(t *testing.T) {
+	ctx := context.Background()
+	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "taikai.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	store := &countingRecords{DB: db}
+	svc := &tournament.Service{Store: store, Runner: newRunner(t)}
+	defer svc.Close()
+	for _, tc := range []struct {
+		proto     string
+		wantReads int
+	}{{"othello-board", 0}, {"othello-move", 2}} {
+		tour := &tournament.Tournament{Name: tc.proto, Settings: tournament.Settings{Game: "othello", MoveTimeMS: 2000}, GamesPerPair: 2}
+		for _, name := range []string{"othello-random", "othello-greedy"} {
+			e := builtinEngine(name, tc.proto)
+			e.Name += "-" + tc.proto
+			if err := db.CreateEngine(ctx, &e); err != nil {
+				t.Fatal(err)
+			}
+			tour.Engines = append(tour.Engines, e.ID)
+		}
+		if err := tour.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.CreateTournament(ctx, tour); err != nil {
+			t.Fatal(err)
+		}
+		store.mu.Lock()
+		store.reads = 0
+		store.mu.Unlock()
+		if _, err := svc.Start(ctx, tour.ID); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			cur, err := db.Tournament(ctx, tour.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cur.Status == tournament.StatusFinished {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: tournament still %s after 60 s", tc.proto, cur.Status)
+			}
+		}
+		store.mu.Lock()
+		reads := store.reads
+		store.mu.Unlock()
+		if reads != tc.wantReads {
+			t.Errorf("%s: %d record reads for 2 games, want %d", tc.proto, reads, tc.wantReads)
+		}
+	}
+}
