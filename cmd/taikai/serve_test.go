@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -205,5 +206,22 @@ func TestBenchOnly(t *testing.T) {
 	}
 	if !clock.Affinity || clock.ClockMoves < 20 || clock.FlagSamples < 10 || clock.FlagP99 <= 0 || clock.FalseTimeouts == nil {
 		t.Errorf("--only clock --affinity: %s", stdout.String())
+	}
+}
+
+// --cpuprofile writes a profile that go tool pprof reads.
+func TestBenchCPUProfile(t *testing.T) {
+	prof := filepath.Join(t.TempDir(), "cpu.prof")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"bench", "--only", "overhead", "--scale", "0.05", "--cpuprofile", prof}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	gotool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("go tool pprof reads the profile: %v", err)
+	}
+	out, err := exec.Command(gotool, "tool", "pprof", "-top", prof).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "flat%") {
+		t.Fatalf("go tool pprof -top %s: %v\n%s", prof, err, out)
 	}
 }
