@@ -116,26 +116,45 @@ var Placeholders = []string{"host", "port", "color", "colorflag", "colornum", "n
 
 func checkPlaceholders(argv []string) error {
 	for i, a := range argv {
-		for rest := a; ; {
-			open := strings.IndexByte(rest, '{')
-			if open < 0 {
-				break
+		var bad string
+		closed := placeholders(a, func(string) {}, func(name string) {
+			if bad == "" && !slices.Contains(Placeholders, name) {
+				bad = name
 			}
-			end := strings.IndexByte(rest[open:], '}')
-			if end < 0 {
-				return fmt.Errorf("argument %d %q: unclosed {", i, a)
-			}
-			name := rest[open+1 : open+end]
-			if !slices.Contains(Placeholders, name) {
-				return fmt.Errorf("argument %d %q: unknown placeholder {%s}, want one of {%s}", i, a, name, strings.Join(Placeholders, "}, {"))
-			}
-			rest = rest[open+end+1:]
+		})
+		switch {
+		case bad != "":
+			return fmt.Errorf("argument %d %q: unknown placeholder {%s}, want one of {%s}", i, a, bad, strings.Join(Placeholders, "}, {"))
+		case !closed:
+			return fmt.Errorf("argument %d %q: unclosed {", i, a)
 		}
 	}
 	return nil
 }
 
-// Expand replaces the placeholders of argv with their values.
+// placeholders walks a in order, passing its text to lit and the name of each
+// {name} to ph. It reports false at a '{' without its '}': the rest of a goes
+// to lit.
+func placeholders(a string, lit, ph func(string)) bool {
+	for rest := a; ; {
+		open := strings.IndexByte(rest, '{')
+		if open < 0 {
+			lit(rest)
+			return true
+		}
+		end := strings.IndexByte(rest[open:], '}')
+		if end < 0 {
+			lit(rest)
+			return false
+		}
+		lit(rest[:open])
+		ph(rest[open+1 : open+end])
+		rest = rest[open+end+1:]
+	}
+}
+
+// Expand replaces the placeholders of argv with their values; one without a
+// value stays as it is.
 func Expand(argv []string, vars map[string]string) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
@@ -144,25 +163,13 @@ func Expand(argv []string, vars map[string]string) []string {
 			continue
 		}
 		var sb strings.Builder
-		for rest := a; ; {
-			open := strings.IndexByte(rest, '{')
-			end := -1
-			if open >= 0 {
-				end = strings.IndexByte(rest[open:], '}')
-			}
-			if open < 0 || end < 0 {
-				sb.WriteString(rest)
-				break
-			}
-			name := rest[open+1 : open+end]
-			sb.WriteString(rest[:open])
+		placeholders(a, func(s string) { sb.WriteString(s) }, func(name string) {
 			if v, ok := vars[name]; ok {
 				sb.WriteString(v)
 			} else {
-				sb.WriteString(rest[open : open+end+1])
+				sb.WriteString("{" + name + "}")
 			}
-			rest = rest[open+end+1:]
-		}
+		})
 		out[i] = sb.String()
 	}
 	return out

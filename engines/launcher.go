@@ -95,8 +95,8 @@ func (l *Launcher) logger() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// Argv returns the command line a launch runs, placeholders filled in.
-func (l *Launcher) Argv(la Launch, port int) ([]string, error) {
+// argv returns the command line a launch runs, placeholders filled in from v.
+func (l *Launcher) argv(la Launch, v map[string]string) ([]string, error) {
 	argv := la.Engine.Command
 	if la.Engine.Builtin != "" {
 		self, err := l.self()
@@ -108,7 +108,7 @@ func (l *Launcher) Argv(la Launch, port int) ([]string, error) {
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("engine %s has no command", la.Engine.Name)
 	}
-	return Expand(argv, l.vars(la, port)), nil
+	return Expand(argv, v), nil
 }
 
 func (l *Launcher) vars(la Launch, port int) map[string]string {
@@ -217,7 +217,8 @@ func (l *Launcher) listen(ctx context.Context, port int, deadline time.Time) (ne
 }
 
 func (l *Launcher) spawn(la Launch, port int) (*Process, error) {
-	argv, err := l.Argv(la, port)
+	v := l.vars(la, port)
+	argv, err := l.argv(la, v)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +234,6 @@ func (l *Launcher) spawn(la Launch, port int) (*Process, error) {
 	// Output copying must not outlive the process by long, even if a grandchild
 	// holds the pipe open.
 	cmd.WaitDelay = 2 * time.Second
-	v := l.vars(la, port)
 	cmd.Env = append(engineEnviron(), l.Env...)
 	cmd.Env = append(cmd.Env,
 		"TAIKAI_HOST="+v["host"], "TAIKAI_PORT="+v["port"], "TAIKAI_COLOR="+v["color"],
