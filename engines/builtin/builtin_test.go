@@ -1,11 +1,17 @@
 package builtin_test
 
 import (
+	"bufio"
+	"fmt"
 	"io"
+	"net"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/taikai-dev/taikai/engines/builtin"
+	"github.com/taikai-dev/taikai/games/othello"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -31,5 +37,93 @@ func TestParseArgs(t *testing.T) {
 		if _, err := builtin.ParseArgs(bad, io.Discard); err == nil {
 			t.Errorf("ParseArgs(%q) accepted", bad)
 		}
+	}
+}
+
+// The othello-board client answers only its own TURN, from the board that
+// came with it: it keeps every BOARD, but parses one only when it is to move.
+func TestOthelloBoardAnswersItsTurnFromTheLatestBoard(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	run := func() chan error {
+		opt, err := builtin.ParseArgs([]string{"othello-random", "--port", port}, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- builtin.Run(opt) }()
+		return done
+	}
+	accept := func() (net.Conn, *bufio.Reader) {
+		ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
+		c, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		r := bufio.NewReader(c)
+		if nick, err := r.ReadString('\n'); err != nil || nick != "NICK othello-random\n" {
+			t.Fatalf("first line %q, %v", nick, err)
+		}
+		return c, r
+	}
+	board := func(b othello.Board) string {
+		s := "BOARD"
+		for _, c := range b.Cells(othello.ColumnMajor) {
+			s += " " + strconv.Itoa(int(c))
+		}
+		return s + "\n"
+	}
+
+	done := run()
+	c, r := accept()
+	// Two positions with white to move and no legal move in common: black
+	// opened with d3 in one, with e6 in the other.
+	first, second := othello.New(), othello.New()
+	if _, err := first.Play(othello.At(3, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.Play(othello.At(4, 5)); err != nil {
+		t.Fatal(err)
+	}
+	if first.Legal()&second.Legal() != 0 {
+		t.Fatal("the two positions share a legal move for white")
+	}
+	// Black's turn on the first board is not the client's (it plays white),
+	// then white is to move on the second.
+	fmt.Fprintf(c, "START -1\n%sTURN 1\n%sTURN -1\n", board(first), board(second))
+	line, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x, y int
+	if _, err := fmt.Sscanf(line, "PUT %d %d\n", &x, &y); err != nil {
+		t.Fatalf("answer %q: %v", line, err)
+	}
+	if second.Legal()&(1<<othello.At(x, y)) == 0 {
+		t.Errorf("answer %q is not a legal move for white on the second board", line)
+	}
+	c.Close()
+	if err := <-done; err != nil {
+		t.Errorf("client after the server closed: %v", err)
+	}
+
+	// A TURN for the client before any BOARD is the server's mistake: the
+	// client says so and leaves rather than play on an empty board.
+	done = run()
+	c, _ = accept()
+	defer c.Close()
+	fmt.Fprintf(c, "START 1\nTURN 1\n")
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "TURN before any BOARD") {
+			t.Errorf("client after a TURN without BOARD: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("client still running after a TURN without BOARD")
 	}
 }

@@ -37,14 +37,24 @@ func (c *client) othelloBoard() error {
 		me    othello.Color
 		cells [64]othello.Color
 		f     [][]byte
+		board []byte // the last BOARD line, parsed only when the turn is ours
 	)
 	for {
-		line, err := c.tokens(&f)
+		line, err := c.line()
 		if err == io.EOF {
 			return nil // the server closes after END; also when the opponent left
 		}
 		if err != nil {
 			return err
+		}
+		if len(line) > 5 && string(line[:5]) == "BOARD" && (line[5] == ' ' || line[5] == '\t') {
+			// Kept, not parsed: both sides get every board, and only the side
+			// to move needs it.
+			board = append(board[:0], line...)
+			continue
+		}
+		if f = protocol.Fields(line, f); len(f) == 0 {
+			continue
 		}
 		switch string(f[0]) {
 		case "START":
@@ -56,7 +66,17 @@ func (c *client) othelloBoard() error {
 				return fmt.Errorf("bad START line %q", line)
 			}
 			me = othello.Color(n)
-		case "BOARD":
+		case "TURN":
+			if len(f) != 2 {
+				return fmt.Errorf("bad TURN line %q", line)
+			}
+			if n, _ := atoi(f[1]); othello.Color(n) != me || me == othello.Empty {
+				continue
+			}
+			if len(board) == 0 {
+				return errors.New("TURN before any BOARD")
+			}
+			f = protocol.Fields(board, f)
 			if len(f) != 65 {
 				return fmt.Errorf("BOARD with %d cells, want 64", len(f)-1)
 			}
@@ -66,13 +86,6 @@ func (c *client) othelloBoard() error {
 					return fmt.Errorf("bad BOARD cell %d: %q", i, f[i+1])
 				}
 				cells[i] = othello.Color(n)
-			}
-		case "TURN":
-			if len(f) != 2 {
-				return fmt.Errorf("bad TURN line %q", line)
-			}
-			if n, _ := atoi(f[1]); othello.Color(n) != me || me == othello.Empty {
-				continue
 			}
 			if !c.answer() {
 				continue
