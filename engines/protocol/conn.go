@@ -34,12 +34,19 @@ var (
 // written with a deadline on every write. Reads belong to one goroutine;
 // writes may come from several.
 type Conn struct {
-	c     net.Conn
+	c     stream
 	r     *bufio.Reader
 	wmu   sync.Mutex
 	stamp [FloodLines]time.Time // times of the last FloodLines lines, a ring
 	next  int
 	full  bool
+}
+
+// stream is what Conn needs of a connection: a net.Conn, or the socket of a
+// pinned seat (Base.PinTo).
+type stream interface {
+	io.ReadWriteCloser
+	SetWriteDeadline(time.Time) error
 }
 
 // NewConn wraps a connection.
@@ -152,7 +159,7 @@ type Base struct {
 	started bool
 	once    sync.Once
 	wg      sync.WaitGroup
-	poll    *pollReader
+	pinned  bool
 }
 
 // NewBase wraps a connection for an adapter.
@@ -262,11 +269,7 @@ func (b *Base) Close() error {
 	b.once.Do(func() {
 		b.life.Lock()
 		close(b.closed)
-		poll := b.poll
 		b.life.Unlock()
-		if poll != nil {
-			poll.shutdown()
-		}
 		err = b.Conn.Close()
 		b.wg.Wait()
 	})

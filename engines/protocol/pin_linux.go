@@ -4,15 +4,17 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"runtime"
+	"sync"
 	"sync/atomic"
-	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
 
 // PinTo runs the seat's reader on an OS thread of its own that may run only on
-// cpus, and has it wait for the client in poll(2) rather than in Go's network
+// cpus, blocked in read(2) on a socket of its own rather than in Go's network
 // poller. Call it before Listen; Close stops the reader as usual.
 //
 // Why: a game is a ping-pong, only one side thinks at a time, so one CPU can
@@ -21,7 +23,9 @@ import (
 // running, and no wake-up has to cross to another CPU. On the 2-vCPU VM taikai
 // is developed on, a wake-up across CPUs costs about 30 µs, more than a whole
 // move of two instant engines. The network poller cannot take part: it hands a
-// ready connection to whatever thread polls, on whatever CPU.
+// ready connection to whatever thread polls, on whatever CPU. The connection
+// leaves it altogether (see detach): while it was still registered there,
+// every line the engine sent woke the poller's thread too, on the game's CPU.
 func (b *Base) PinTo(cpus []int) error {
 	if len(cpus) == 0 {
 		return nil
@@ -30,23 +34,23 @@ func (b *Base) PinTo(cpus []int) error {
 	if !ok {
 		return errors.New("pin a seat: not a TCP connection")
 	}
-	raw, err := tc.SyscallConn()
-	if err != nil {
-		return err
-	}
 	var set unix.CPUSet
 	for _, c := range cpus {
 		set.Set(c)
 	}
 	b.life.Lock()
 	defer b.life.Unlock()
-	if b.started || b.poll != nil {
+	if b.started || b.pinned {
 		// The reader may have buffered lines, or is pinned already.
 		return errors.New("pin a seat: already reading or pinned")
 	}
-	p := &pollReader{raw: raw}
-	b.Conn.r.Reset(p)
-	b.poll = p
+	s, err := detach(tc)
+	if err != nil {
+		return err
+	}
+	b.Conn.c = s
+	b.Conn.r.Reset(s)
+	b.pinned = true
 	loop := b.loop
 	b.loop = func() {
 		runtime.LockOSThread()
@@ -73,53 +77,126 @@ func (b *Base) PinTo(cpus []int) error {
 	return nil
 }
 
-// pollReader reads a socket by blocking the reading thread in poll(2). The
-// descriptor stays non-blocking, as Go's writes on it expect.
-type pollReader struct {
-	raw    syscall.RawConn
+// socket is a pinned seat's connection outside Go's network poller: reads
+// block the reading thread in read(2), so that the kernel wakes that thread
+// itself, in one system call; writes never block the writer beyond its
+// deadline.
+type socket struct {
+	fd     int
 	closed atomic.Bool
+	dl     atomic.Int64 // write deadline, Unix nanoseconds; 0 for none
+	// inCall is held, shared, by every read and write for the time of its
+	// system calls, and by Close exclusively to close the descriptor: the
+	// number must not be reused under a call still using it.
+	inCall sync.RWMutex
+	once   sync.Once
 }
 
-// pollWait bounds one poll(2), in milliseconds: the reader looks at closed at
-// least this often even if the shutdown that should wake it were lost.
-var pollWait = 1000
+// detach moves a connection out of the network poller: its descriptor is
+// duplicated, and the original closed, which removes the socket from the
+// poller's epoll set (an epoll registration lasts as long as the descriptor
+// it was made with). The duplicate is made blocking for reads; O_NONBLOCK
+// belongs to the open socket, which nothing else uses any more.
+func detach(tc *net.TCPConn) (*socket, error) {
+	raw, err := tc.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	fd, dupErr := -1, error(nil)
+	if err := raw.Control(func(s uintptr) { fd, dupErr = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
+		return nil, err
+	}
+	if dupErr != nil {
+		return nil, dupErr
+	}
+	if err := unix.SetNonblock(fd, false); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	tc.Close()
+	return &socket{fd: fd}, nil
+}
 
-func (p *pollReader) Read(b []byte) (int, error) {
-	var n int
-	var err error
-	rerr := p.raw.Read(func(fd uintptr) bool {
-		fds := [1]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN | unix.POLLRDHUP}}
-		for !p.closed.Load() {
-			// Poll first: the reader is called when its buffer is empty, which is
-			// usually just after the referee wrote, so a read would find nothing.
-			if _, err = unix.Poll(fds[:], pollWait); err != nil && err != unix.EINTR {
-				return true
-			}
-			if fds[0].Revents == 0 {
-				continue
-			}
-			n, err = unix.Read(int(fd), b)
-			if err != unix.EAGAIN && err != unix.EINTR {
-				return true
-			}
+// Read blocks until the client sends something, leaves, or Close.
+func (s *socket) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	s.inCall.RLock()
+	defer s.inCall.RUnlock()
+	for !s.closed.Load() {
+		n, err := unix.Read(s.fd, p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return 0, err
+		case n == 0:
+			return 0, io.EOF
 		}
-		err = net.ErrClosed
-		return true
-	})
-	switch {
-	case rerr != nil:
-		return 0, rerr
-	case err != nil:
-		return 0, err
-	case n == 0:
-		return 0, io.EOF
+		return n, nil
+	}
+	return 0, net.ErrClosed
+}
+
+// Write writes p whole unless the deadline passes first. It never blocks in
+// send(2) (MSG_DONTWAIT, the socket itself blocks for the reader): when the
+// client's buffer is full it waits for room in poll(2), until the deadline.
+func (s *socket) Write(p []byte) (int, error) {
+	s.inCall.RLock()
+	defer s.inCall.RUnlock()
+	n := 0
+	for n < len(p) {
+		if s.closed.Load() {
+			return n, net.ErrClosed
+		}
+		m, err := unix.SendmsgN(s.fd, p[n:], nil, nil, unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL)
+		n += max(m, 0)
+		switch err {
+		case nil, unix.EINTR:
+		case unix.EAGAIN:
+			wait := -1 // no deadline: wait for room as long as it takes
+			if dl := s.dl.Load(); dl != 0 {
+				left := time.Until(time.Unix(0, dl))
+				if left <= 0 {
+					return n, os.ErrDeadlineExceeded
+				}
+				wait = int((left + time.Millisecond - 1) / time.Millisecond)
+			}
+			fds := [1]unix.PollFd{{Fd: int32(s.fd), Events: unix.POLLOUT}}
+			if _, err := unix.Poll(fds[:], wait); err != nil && err != unix.EINTR {
+				return n, err
+			}
+		default:
+			return n, err
+		}
 	}
 	return n, nil
 }
 
-// shutdown wakes a reader blocked in poll; the connection is closed after.
-// Go's Close waits for a read in progress, so it must not come first.
-func (p *pollReader) shutdown() {
-	p.closed.Store(true)
-	_ = p.raw.Control(func(fd uintptr) { _ = unix.Shutdown(int(fd), unix.SHUT_RD) })
+// SetWriteDeadline bounds the writes that follow; the zero time removes it.
+func (s *socket) SetWriteDeadline(t time.Time) error {
+	if t.IsZero() {
+		s.dl.Store(0)
+	} else {
+		s.dl.Store(t.UnixNano())
+	}
+	return nil
 }
+
+// Close shuts the connection down, which ends a read or a wait for room in
+// progress at once, waits for those calls to return, and closes the
+// descriptor. Later calls fail with net.ErrClosed.
+func (s *socket) Close() error {
+	var err error
+	s.once.Do(func() {
+		s.closed.Store(true)
+		_ = unix.Shutdown(s.fd, unix.SHUT_RDWR)
+		s.inCall.Lock()
+		defer s.inCall.Unlock()
+		err = unix.Close(s.fd)
+	})
+	return err
+}
+
+var _ stream = (*socket)(nil)

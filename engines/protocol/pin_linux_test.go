@@ -2,6 +2,8 @@ package protocol_test
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync/atomic"
@@ -15,9 +17,8 @@ import (
 
 // A pinned seat reads its client's lines on a thread that runs only on the
 // CPU it was given, and Close stops that reader at once, although it is
-// blocked in poll(2) and no poll timeout would end the wait in time.
+// blocked in read(2), which has no timeout.
 func TestPinnedSeatReadsOnItsCPUAndCloses(t *testing.T) {
-	defer protocol.SetPollWait(int(time.Hour / time.Millisecond))()
 	var all unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &all); err != nil {
 		t.Fatal(err)
@@ -60,7 +61,7 @@ func TestPinnedSeatReadsOnItsCPUAndCloses(t *testing.T) {
 			t.Fatalf("no event for %q", line)
 		}
 	}
-	// The seat can still write while its reader waits in poll(2).
+	// The seat can still write while its reader waits in read(2).
 	if err := b.Send(t.Context(), []byte("hello\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestPinnedSeatReadsOnItsCPUAndCloses(t *testing.T) {
 			t.Errorf("Close: %v", err)
 		}
 	case <-time.After(5 * time.Second):
-		t.Fatal("Close still waits for the reader blocked in poll(2)")
+		t.Fatal("Close still waits for the reader blocked in read(2)")
 	}
 	select {
 	case ev := <-events:
@@ -135,4 +136,59 @@ func lastCPU(tb testing.TB) int {
 		}
 	}
 	return cpu
+}
+
+// A pinned seat's socket is out of Go's network poller, so its deadlines are
+// its own: a write to a client that reads nothing fails at its deadline, and
+// Close ends a write that waits for room, however far its deadline is.
+func TestPinnedSeatWritesWithinTheirDeadline(t *testing.T) {
+	_, sc := tcpPair(t) // the client reads nothing
+	b := protocol.NewBase(sc)
+	b.Reader(func() {
+		b.ReadLoop(func(time.Time) bool { return true }, func([]byte, time.Time) bool { return true })
+	})
+	if err := b.PinTo([]int{lastCPU(t)}); err != nil {
+		t.Fatal(err)
+	}
+	b.Listen(func(protocol.Event) {})
+	chunk := make([]byte, 64<<10)
+	// fill writes until one fails; the loopback buffers hold a few MiB, so
+	// 4,096 chunks (256 MiB) that all fit would mean no deadline at all.
+	fill := func(ctx context.Context) error {
+		for range 4096 {
+			if err := b.Send(ctx, chunk); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	err := fill(ctx)
+	cancel()
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("writes to a client that reads nothing: %v, want the deadline exceeded", err)
+	}
+
+	// The buffers are full: a write with the default deadline (WriteTimeout)
+	// waits for room, and Close must end that wait.
+	failed := make(chan error, 1)
+	go func() { failed <- fill(t.Context()) }()
+	closed := make(chan error, 1)
+	go func() { closed <- b.Close() }()
+	select {
+	case err := <-failed:
+		if err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("write ended by Close: %v, want the connection's error", err)
+		}
+	case <-time.After(protocol.WriteTimeout / 2):
+		t.Fatal("a write waiting for room outlived Close")
+	}
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not return")
+	}
+	if err := b.Send(t.Context(), []byte("late\n")); err == nil {
+		t.Error("Send after Close: no error")
+	}
 }

@@ -11,7 +11,3 @@ func (b *Base) PinTo(cpus []int) error {
 	}
 	return errors.New("pin a seat: CPU affinity is supported on Linux only")
 }
-
-type pollReader struct{}
-
-func (p *pollReader) shutdown() {}
