@@ -175,6 +175,7 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 		Records:  spec.Records,
 		Rand:     rand.New(rand.NewPCG(spec.Seed, uint64(spec.ID))),
 		OnMove:   spec.OnMove,
+		Yield:    len(cpus) == 0,
 	}
 	p.Outcome = ref.Run(ctx)
 	for i, s := range seats {
