@@ -25,6 +25,7 @@ import (
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/engines/protocol/othelloboard"
 	"github.com/taikai-dev/taikai/games/othello"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
@@ -473,17 +474,12 @@ func (b *bench) startClient(ctx context.Context, engine string, color int) (*pin
 	}
 	c.(*net.TCPConn).SetNoDelay(true)
 	pp.c, pp.rd = c, bufio.NewReader(c)
-	// The bytes the referee writes to give a move: BOARD of the start position
-	// and TURN, in one write; and the same with the other colour to move, which
-	// tells a client its opponent is to play.
-	board := othello.New()
-	cells := []byte("BOARD")
-	for _, cell := range board.Cells(othello.ColumnMajor) {
-		cells = append(cells, ' ')
-		cells = strconv.AppendInt(cells, int64(cell), 10)
-	}
-	pp.msg = fmt.Appendf(nil, "%s\nTURN %d\n", cells, color)
-	pp.tell = fmt.Appendf(nil, "%s\nTURN %d\n", cells, -color)
+	// The bytes the referee writes to give a move, made by the adapter itself:
+	// BOARD of the start position and TURN, in one write; and the same with
+	// the other colour to move, which tells a client its opponent is to play.
+	start := startBoard{othello.New()}
+	pp.msg = othelloboard.AppendUpdate(nil, start, protocol.Color(color), othelloboard.Options{})
+	pp.tell = othelloboard.AppendUpdate(nil, start, protocol.Color(-color), othelloboard.Options{})
 	if engine != "echo" {
 		c.SetDeadline(time.Now().Add(10 * time.Second))
 		if _, err := fmt.Fprintf(c, "START %d\n", color); err != nil {
@@ -501,6 +497,12 @@ func (b *bench) startClient(ctx context.Context, engine string, color int) (*pin
 	}
 	return pp, nil
 }
+
+// startBoard shows an Othello position to the othello-board adapter.
+type startBoard struct{ b othello.Board }
+
+func (s startBoard) Size() int        { return 8 }
+func (s startBoard) At(x, y int) int8 { return int8(s.b.At(x, y)) }
 
 // measure times n round trips.
 func (pp *pingPong) measure(n int) ([]time.Duration, error) {

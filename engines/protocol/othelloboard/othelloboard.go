@@ -181,10 +181,17 @@ func (s *Seat) Update(ctx context.Context, u protocol.Update) error {
 }
 
 func (s *Seat) appendBoard(b []byte, board protocol.Board, turn protocol.Color) []byte {
+	return AppendUpdate(b, board, turn, s.opt)
+}
+
+// AppendUpdate appends what a client is sent after every move: BOARD, then
+// TURN unless turn is protocol.None (the game is over). taikai bench sends the
+// same bytes in its bare ping-pong.
+func AppendUpdate(b []byte, board protocol.Board, turn protocol.Color, opt Options) []byte {
 	b = append(b, "BOARD"...)
 	for i := range 64 {
 		x, y := i/8, i%8
-		if s.opt.RowMajor {
+		if opt.RowMajor {
 			x, y = i%8, i/8
 		}
 		switch board.At(x, y) {
