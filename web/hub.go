@@ -60,13 +60,25 @@ type Hub struct {
 	dirty  map[int64]int // tournaments whose standings are being read: 1, or 2 if they changed meanwhile
 }
 
-// liveGame is a running game as viewers see it.
+// liveGame is a running game as viewers see it. The board is brought up to
+// date only when someone looks: a move nobody watches costs an append.
 type liveGame struct {
 	header    tournament.Game
-	moves     []tournament.Move
-	frames    []frame
+	moves     []tournament.Move // only appended to: a snapshot keeps a prefix
 	remaining [2]int64
-	replay    *replay
+	replay    *replay // the position after moves[:applied]
+	applied   int
+	last      frame // the frame of moves[applied-1], or the start position
+}
+
+// catchUp brings the board up to the last move and returns that move's frame
+// (the start position before any). The caller holds h.smu for writing, or
+// has the game to itself.
+func (g *liveGame) catchUp() frame {
+	for ; g.applied < len(g.moves); g.applied++ {
+		g.last = g.replay.apply(g.moves[g.applied])
+	}
+	return g.last
 }
 
 // viewer is one websocket connection.
@@ -80,8 +92,15 @@ type viewer struct {
 type subscribe struct {
 	v     *viewer
 	topic string
-	first func(h *Hub) []byte // runs in run: the snapshot sent before any event
-	ok    chan bool           // false: nothing to watch
+	first func(h *Hub) func() []byte // runs in run: see serve
+	ok    chan subscribed
+}
+
+// subscribed answers a subscribe: ok false when there is nothing to watch;
+// snapshot, if any, encodes what the viewer is sent before any event.
+type subscribed struct {
+	ok       bool
+	snapshot func() []byte
 }
 
 type unsubscribe struct{ v *viewer }
@@ -173,11 +192,10 @@ func (h *Hub) handle(x any) {
 	case tournament.Event:
 		h.event(x)
 	case subscribe:
-		var first []byte
+		var snapshot func() []byte
 		if x.first != nil {
-			first = x.first(h)
-			if first == nil {
-				x.ok <- false
+			if snapshot = x.first(h); snapshot == nil {
+				x.ok <- subscribed{}
 				return
 			}
 		}
@@ -188,10 +206,7 @@ func (h *Hub) handle(x any) {
 		}
 		set[x.v] = struct{}{}
 		x.v.topics = append(x.v.topics, x.topic)
-		if first != nil {
-			h.deliver(x.v, prepare(first))
-		}
-		x.ok <- true
+		x.ok <- subscribed{ok: true, snapshot: snapshot}
 	case unsubscribe:
 		h.drop(x.v)
 	case standingsReady:
@@ -277,11 +292,11 @@ func (h *Hub) event(ev tournament.Event) {
 	switch ev.Type {
 	case tournament.EventGameStarted:
 		g := &liveGame{header: *ev.Game, replay: newReplay(ev.Game.Game, ev.Game.Rule, ev.Game.Size)}
-		g.frames = []frame{{Board: g.replay.rows()}}
+		g.last = frame{Board: g.replay.rows()}
 		h.smu.Lock()
 		h.games[ev.GameID] = g
 		h.smu.Unlock()
-		msg := mustJSON(map[string]any{"type": "game_started", "game": toGameJSON(&g.header), "board": g.frames[0].Board})
+		msg := mustJSON(map[string]any{"type": "game_started", "game": toGameJSON(&g.header), "board": g.last.Board})
 		h.broadcast(msg, tournamentTopic(ev.TournamentID), liveTopic)
 	case tournament.EventMove:
 		h.smu.Lock()
@@ -291,15 +306,15 @@ func (h *Hub) event(ev tournament.Event) {
 			return
 		}
 		m := ev.Tick.Move
-		f := g.replay.apply(m)
 		g.moves = append(g.moves, m)
-		g.frames = append(g.frames, f)
 		g.header.Plies = len(g.moves)
 		g.remaining = [2]int64{ev.Tick.Remaining[0].Milliseconds(), ev.Tick.Remaining[1].Milliseconds()}
-		h.smu.Unlock()
 		if len(h.topics[gameTopic(ev.GameID)]) == 0 && len(h.topics[liveTopic]) == 0 && len(h.topics[tournamentTopic(ev.TournamentID)]) == 0 {
-			return // nobody watches: do not even encode
+			h.smu.Unlock()
+			return // nobody watches: not even the board is drawn
 		}
+		f := g.catchUp()
+		h.smu.Unlock()
 		msg := mustJSON(moveMessage{
 			Type: "move", GameID: ev.GameID, TournamentID: ev.TournamentID,
 			MoveView: m.View(g.header.Game, ev.Tick.Ply), Board: f.Board, Flipped: f.Flipped,
@@ -312,7 +327,8 @@ func (h *Hub) event(ev tournament.Event) {
 		delete(h.games, ev.GameID)
 		h.smu.Unlock()
 		end := map[string]any{"type": "end", "game_id": ev.GameID, "game": toGameJSON(ev.Game), "result": ev.Game.Result, "reason": ev.Game.Reason}
-		if g != nil {
+		if g != nil && len(h.topics[gameTopic(ev.GameID)]) > 0 {
+			g.catchUp() // out of h.games: the hub has it to itself
 			end["five"] = g.replay.five()
 		}
 		if p := ev.Played; p != nil {
@@ -495,14 +511,21 @@ func (h *Hub) ServeGame(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("game %d: not found", id), http.StatusNotFound)
 		return
 	}
-	h.serve(w, r, gameTopic(id), func(h *Hub) []byte {
+	h.serve(w, r, gameTopic(id), func(h *Hub) func() []byte {
 		h.smu.RLock()
 		defer h.smu.RUnlock()
 		lg := h.games[id]
 		if lg == nil {
 			return nil
 		}
-		return gameSnapshot(&lg.header, lg.moves, lg.frames, remainingJSON(lg.remaining), true, nil)
+		// The game as it is now; the frames are drawn and the whole encoded by
+		// the viewer's goroutine, not the hub's.
+		g, remaining := lg.header, remainingJSON(lg.remaining)
+		g.Moves = lg.moves[:len(lg.moves):len(lg.moves)]
+		return func() []byte {
+			frames, _ := framesOf(&g)
+			return gameSnapshot(&g, g.Moves, frames, remaining, true, nil)
+		}
 	}, nil, func() [][]byte {
 		// Not live: a stored game (finished or aborted) is sent whole, then
 		// end. The one read above will do unless it was still running then.
@@ -553,23 +576,23 @@ func (h *Hub) ServeTournament(w http.ResponseWriter, r *http.Request) {
 
 // ServeLive is /ws/live: the running games of every tournament, for the overview.
 func (h *Hub) ServeLive(w http.ResponseWriter, r *http.Request) {
-	h.serve(w, r, liveTopic, func(h *Hub) []byte {
-		return mustJSON(map[string]any{"type": "snapshot", "running": h.runningBoards(0)})
+	h.serve(w, r, liveTopic, func(h *Hub) func() []byte {
+		running := h.runningBoards(0)
+		return func() []byte { return mustJSON(map[string]any{"type": "snapshot", "running": running}) }
 	}, nil, nil)
 }
 
 // runningBoards lists running games (of one tournament, or all for 0) with
 // their current boards.
 func (h *Hub) runningBoards(tid int64) []map[string]any {
-	h.smu.RLock()
-	defer h.smu.RUnlock()
+	h.smu.Lock() // for catchUp
+	defer h.smu.Unlock()
 	out := []map[string]any{}
 	for _, g := range h.games {
 		if tid != 0 && g.header.TournamentID != tid {
 			continue
 		}
-		last := g.frames[len(g.frames)-1]
-		item := map[string]any{"game": toGameJSON(&g.header), "board": last.Board, "remaining": remainingJSON(g.remaining)}
+		item := map[string]any{"game": toGameJSON(&g.header), "board": g.catchUp().Board, "remaining": remainingJSON(g.remaining)}
 		if n := len(g.moves); n > 0 {
 			item["last"] = g.moves[n-1].View(g.header.Game, n)
 		}
@@ -580,10 +603,13 @@ func (h *Hub) runningBoards(tid int64) []map[string]any {
 
 // serve upgrades the connection, subscribes it and pumps messages until the
 // browser goes away or the hub drops it. first, if given, runs in the hub's
-// goroutine at subscription and gives the snapshot; if it returns nil there is
+// goroutine at subscription and takes what the snapshot needs, so that the
+// snapshot is the state just before the first event queued for the viewer;
+// the function it returns encodes the snapshot on this goroutine, so that a
+// long game's snapshot holds up no one else. If first returns nil there is
 // nothing live, and offline gives the messages to send before closing.
 // initial, if given, gives the snapshot after subscribing, outside the hub.
-func (h *Hub) serve(w http.ResponseWriter, r *http.Request, topic string, first func(*Hub) []byte, initial func() []byte, offline func() [][]byte) {
+func (h *Hub) serve(w http.ResponseWriter, r *http.Request, topic string, first func(*Hub) func() []byte, initial func() []byte, offline func() [][]byte) {
 	conn, err := h.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return // the upgrader has answered
@@ -598,16 +624,16 @@ func (h *Hub) serve(w http.ResponseWriter, r *http.Request, topic string, first 
 		_ = tc.SetWriteBuffer(64 << 10)
 	}
 	v := &viewer{conn: conn, send: make(chan *websocket.PreparedMessage, q)}
-	ok := make(chan bool, 1)
+	ok := make(chan subscribed, 1)
 	h.enqueue(subscribe{v: v, topic: topic, first: first, ok: ok})
-	var subscribed bool
+	var sub subscribed
 	select {
-	case subscribed = <-ok:
+	case sub = <-ok:
 	case <-h.stop:
 		conn.Close()
 		return
 	}
-	if !subscribed {
+	if !sub.ok {
 		// Nothing live: send what there is and close.
 		if offline != nil {
 			for _, msg := range offline() {
@@ -623,6 +649,9 @@ func (h *Hub) serve(w http.ResponseWriter, r *http.Request, topic string, first 
 		return
 	}
 	var snap []byte
+	if sub.snapshot != nil {
+		snap = sub.snapshot()
+	}
 	if initial != nil {
 		if snap = initial(); snap == nil {
 			h.enqueue(unsubscribe{v: v})

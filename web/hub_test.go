@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http/httptest"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -304,4 +305,101 @@ func BenchmarkFanOut1000(b *testing.B) {
 	b.ReportMetric(q(0.5), "p50-ms")
 	b.ReportMetric(q(0.99), "p99-ms")
 	b.ReportMetric(float64(len(delays)), "deliveries")
+}
+
+// The hub draws a live game's board only when someone looks: a viewer who
+// arrives after moves nobody watched gets every frame in its snapshot, and
+// the next move's board is right.
+func TestViewerAfterUnwatchedMoves(t *testing.T) {
+	g := newLiveGame(t, 256)
+	for range 10 {
+		g.move()
+	}
+	d := websocket.Dialer{HandshakeTimeout: 10 * time.Second}
+	conn, _, err := d.Dial(g.url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var snap struct {
+		Type   string `json:"type"`
+		Moves  []any  `json:"moves"`
+		Frames []struct {
+			Board []string `json:"board"`
+		} `json:"frames"`
+	}
+	if err := conn.ReadJSON(&snap); err != nil {
+		t.Fatal(err)
+	}
+	if snap.Type != "snapshot" || len(snap.Moves) != 10 || len(snap.Frames) != 11 {
+		t.Fatalf("first message: type %q, %d moves, %d frames; want a snapshot of 10 moves and 11 frames", snap.Type, len(snap.Moves), len(snap.Frames))
+	}
+	if got, want := snap.Frames[10].Board, rowsOf(g.b); !slices.Equal(got, want) {
+		t.Errorf("snapshot's last frame %q, want %q", got, want)
+	}
+	if got, want := snap.Frames[0].Board, rowsOf(othello.New()); !slices.Equal(got, want) {
+		t.Errorf("snapshot's first frame %q, want the start position %q", got, want)
+	}
+
+	ply, _ := g.move()
+	var mv struct {
+		Type  string   `json:"type"`
+		Ply   int      `json:"ply"`
+		Board []string `json:"board"`
+	}
+	if err := conn.ReadJSON(&mv); err != nil {
+		t.Fatal(err)
+	}
+	if mv.Type != "move" || mv.Ply != ply {
+		t.Fatalf("next message: type %q, ply %d; want move %d", mv.Type, mv.Ply, ply)
+	}
+	if want := rowsOf(g.b); !slices.Equal(mv.Board, want) {
+		t.Errorf("board after move %d: %q, want %q", ply, mv.Board, want)
+	}
+}
+
+// rowsOf draws a position as the dashboard does: rows from the top, 'x' for
+// black, 'o' for white, '.' for empty.
+func rowsOf(b othello.Board) []string {
+	rows := make([]string, 8)
+	for y := range 8 {
+		var row []byte
+		for x := range 8 {
+			switch b.At(x, y) {
+			case othello.Black:
+				row = append(row, 'x')
+			case othello.White:
+				row = append(row, 'o')
+			default:
+				row = append(row, '.')
+			}
+		}
+		rows[y] = string(row)
+	}
+	return rows
+}
+
+// BenchmarkUnwatchedMoves is the hub's work for a move of a live game that
+// nobody watches (each op publishes 60 moves and waits until the hub has
+// them all).
+func BenchmarkUnwatchedMoves(b *testing.B) {
+	g := newLiveGame(b, web.DefaultSendQueue)
+	for b.Loop() {
+		for range 60 {
+			g.move()
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			n, ok := g.hub.LivePlies(g.game.ID)
+			if ok && n == g.ply {
+				break
+			}
+			if time.Now().After(deadline) {
+				b.Fatalf("the hub has %d of %d moves after 10 s", n, g.ply)
+			}
+			runtime.Gosched()
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(g.ply), "ns/move")
 }
