@@ -55,7 +55,6 @@ type Referee struct {
 	// not to move and giving the move (see advance). The runner sets it for
 	// games not pinned to a CPU.
 	Yield bool
-	Now   func() time.Time // for tests; time.Now by default
 
 	rules      rules
 	moves      []Move
@@ -242,9 +241,9 @@ const lockTries = 100
 // lockTries the handler blocks as before, so a holder busy on another CPU
 // costs at most that many system calls.
 //
-// taikai bench, pinned games (--affinity), 2 vCPUs, 3 runs each way: median
-// turnaround 10.7-10.9 -> 8.9 µs, moves per second 15-18k -> 34k; games not
-// pinned: no change beyond the noise (12.9-35 -> 13.6-15 µs).
+// taikai bench, 2 vCPUs, 3 runs each way, alternated: pinned games
+// (--affinity): median turnaround 10.7-10.8 -> 8.9 µs, moves per second
+// 14.6-15.3k -> 34.4-35.4k; games not pinned: 14.4-15.8 -> 13.3-14.4 µs.
 func (r *Referee) lock() {
 	for range lockTries {
 		if r.mu.TryLock() {

@@ -94,8 +94,9 @@ func TestOthelloBoardAnswersItsTurnFromTheLatestBoard(t *testing.T) {
 		t.Fatal("the two positions share a legal move for white")
 	}
 	// Black's turn on the first board is not the client's (it plays white),
-	// then white is to move on the second.
-	fmt.Fprintf(c, "START -1\n%sTURN 1\n%sTURN -1\n", board(first), board(second))
+	// then white is to move on the second, sent with a leading blank (a form
+	// the client's fast path for BOARD does not take).
+	fmt.Fprintf(c, "START -1\n%sTURN 1\n %sTURN -1\n", board(first), board(second))
 	line, err := r.ReadString('\n')
 	if err != nil {
 		t.Fatal(err)

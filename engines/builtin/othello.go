@@ -66,6 +66,8 @@ func (c *client) othelloBoard() error {
 				return fmt.Errorf("bad START line %q", line)
 			}
 			me = othello.Color(n)
+		case "BOARD": // in a form the test above does not take
+			board = append(board[:0], line...)
 		case "TURN":
 			if len(f) != 2 {
 				return fmt.Errorf("bad TURN line %q", line)
