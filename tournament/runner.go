@@ -161,9 +161,11 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 	}
 
 	var seats [2]protocol.Seat
+	pinned := len(cpus) > 0
 	for i := range 2 {
 		seats[i] = newSeat(players[i].Protocol, conns[i], colorOf(i), &set)
 		if err := seats[i].PinTo(cpus); err != nil {
+			pinned = false
 			r.log().Warn("seat not pinned to its game's CPU", "game", spec.ID, "cpu", cpus, "err", err)
 		}
 	}
@@ -175,7 +177,7 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 		Records:  spec.Records,
 		Rand:     rand.New(rand.NewPCG(spec.Seed, uint64(spec.ID))),
 		OnMove:   spec.OnMove,
-		Yield:    len(cpus) == 0,
+		Yield:    !pinned,
 	}
 	p.Outcome = ref.Run(ctx)
 	for i, s := range seats {

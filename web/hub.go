@@ -606,7 +606,9 @@ func (h *Hub) runningBoards(tid int64) []map[string]any {
 // goroutine at subscription and takes what the snapshot needs, so that the
 // snapshot is the state just before the first event queued for the viewer;
 // the function it returns encodes the snapshot on this goroutine, so that a
-// long game's snapshot holds up no one else. If first returns nil there is
+// long game's snapshot holds up no one else. (The overview's first still
+// brings every running board up to date in the hub's goroutine; only its
+// encoding moves.) If first returns nil there is
 // nothing live, and offline gives the messages to send before closing.
 // initial, if given, gives the snapshot after subscribing, outside the hub.
 func (h *Hub) serve(w http.ResponseWriter, r *http.Request, topic string, first func(*Hub) func() []byte, initial func() []byte, offline func() [][]byte) {

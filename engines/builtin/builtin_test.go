@@ -109,8 +109,13 @@ func TestOthelloBoardAnswersItsTurnFromTheLatestBoard(t *testing.T) {
 		t.Errorf("answer %q is not a legal move for white on the second board", line)
 	}
 	c.Close()
-	if err := <-done; err != nil {
-		t.Errorf("client after the server closed: %v", err)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("client after the server closed: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("client still running 10 s after the server closed")
 	}
 
 	// A TURN for the client before any BOARD is the server's mistake: the

@@ -3,6 +3,7 @@ package protocol
 import (
 	"errors"
 	"io"
+	"math"
 	"net"
 	"os"
 	"runtime"
@@ -26,9 +27,18 @@ import (
 // ready connection to whatever thread polls, on whatever CPU. The connection
 // leaves it altogether (see detach): while it was still registered there,
 // every line the engine sent woke the poller's thread too, on the game's CPU.
+//
+// PinTo replaces the connection under the seat, so it must come before
+// anything is written to the seat too.
 func (b *Base) PinTo(cpus []int) error {
 	if len(cpus) == 0 {
 		return nil
+	}
+	b.life.Lock()
+	defer b.life.Unlock()
+	if b.started || b.pinned || b.isClosed() {
+		// The reader may have buffered lines, or is pinned already.
+		return errors.New("pin a seat: already reading, pinned or closed")
 	}
 	tc, ok := b.Conn.c.(*net.TCPConn)
 	if !ok {
@@ -37,12 +47,6 @@ func (b *Base) PinTo(cpus []int) error {
 	var set unix.CPUSet
 	for _, c := range cpus {
 		set.Set(c)
-	}
-	b.life.Lock()
-	defer b.life.Unlock()
-	if b.started || b.pinned {
-		// The reader may have buffered lines, or is pinned already.
-		return errors.New("pin a seat: already reading or pinned")
 	}
 	s, err := detach(tc)
 	if err != nil {
@@ -84,7 +88,7 @@ func (b *Base) PinTo(cpus []int) error {
 type socket struct {
 	fd     int
 	closed atomic.Bool
-	dl     atomic.Int64 // write deadline, Unix nanoseconds; 0 for none
+	dl     atomic.Int64 // write deadline, as time since epoch; noDeadline for none
 	// inCall is held, shared, by every read and write for the time of its
 	// system calls, and by Close exclusively to close the descriptor: the
 	// number must not be reused under a call still using it.
@@ -92,11 +96,19 @@ type socket struct {
 	once   sync.Once
 }
 
+// epoch is where the sockets' write deadlines are counted from, on the
+// monotonic clock, so that a step of the wall clock does not move them.
+var epoch = time.Now()
+
+const noDeadline = math.MinInt64
+
 // detach moves a connection out of the network poller: its descriptor is
-// duplicated, and the original closed, which removes the socket from the
-// poller's epoll set (an epoll registration lasts as long as the descriptor
-// it was made with). The duplicate is made blocking for reads; O_NONBLOCK
-// belongs to the open socket, which nothing else uses any more.
+// duplicated, and the original closed through the net.Conn, whose Close takes
+// it out of the poller's epoll set (EPOLL_CTL_DEL) before it closes it. A raw
+// close(2) would not: the registration would live on with the duplicate,
+// which refers to the same open socket. The duplicate is made blocking for
+// reads; O_NONBLOCK belongs to the open socket, which nothing else uses any
+// more.
 func detach(tc *net.TCPConn) (*socket, error) {
 	raw, err := tc.SyscallConn()
 	if err != nil {
@@ -114,7 +126,9 @@ func detach(tc *net.TCPConn) (*socket, error) {
 		return nil, err
 	}
 	tc.Close()
-	return &socket{fd: fd}, nil
+	s := &socket{fd: fd}
+	s.dl.Store(noDeadline)
+	return s, nil
 }
 
 // Read blocks until the client sends something, leaves, or Close.
@@ -156,8 +170,8 @@ func (s *socket) Write(p []byte) (int, error) {
 		case nil, unix.EINTR:
 		case unix.EAGAIN:
 			wait := -1 // no deadline: wait for room as long as it takes
-			if dl := s.dl.Load(); dl != 0 {
-				left := time.Until(time.Unix(0, dl))
+			if dl := s.dl.Load(); dl != noDeadline {
+				left := time.Duration(dl) - time.Since(epoch)
 				if left <= 0 {
 					return n, os.ErrDeadlineExceeded
 				}
@@ -177,9 +191,9 @@ func (s *socket) Write(p []byte) (int, error) {
 // SetWriteDeadline bounds the writes that follow; the zero time removes it.
 func (s *socket) SetWriteDeadline(t time.Time) error {
 	if t.IsZero() {
-		s.dl.Store(0)
+		s.dl.Store(noDeadline)
 	} else {
-		s.dl.Store(t.UnixNano())
+		s.dl.Store(int64(t.Sub(epoch)))
 	}
 	return nil
 }

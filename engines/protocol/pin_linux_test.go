@@ -173,6 +173,11 @@ func TestPinnedSeatWritesWithinTheirDeadline(t *testing.T) {
 	// waits for room, and Close must end that wait.
 	failed := make(chan error, 1)
 	go func() { failed <- fill(t.Context()) }()
+	select {
+	case err := <-failed:
+		t.Fatalf("a write to full buffers returned at once: %v", err)
+	case <-time.After(100 * time.Millisecond): // still waiting for room
+	}
 	closed := make(chan error, 1)
 	go func() { closed <- b.Close() }()
 	select {
