@@ -257,7 +257,8 @@ func (db *DB) Records(ctx context.Context, tournamentID int64, ids [2]int64) ([2
 
 // Recount rebuilds a tournament's standings, pair results and finished count
 // from its games table, in one transaction. The table kept game by game must
-// always equal this; tests compare them, and an operator can repair with it.
+// always equal this, and the tests compare them. (No command runs it yet: a
+// repair by hand is a Go program that opens the database and calls it.)
 func (db *DB) Recount(ctx context.Context, tournamentID int64) error {
 	return db.write(ctx, func(tx *sql.Tx) error {
 		for _, q := range []string{
