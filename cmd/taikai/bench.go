@@ -29,6 +29,7 @@ import (
 	"github.com/taikai-dev/taikai/games/othello"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
+	"github.com/taikai-dev/taikai/web"
 )
 
 const benchUsage = `usage: taikai bench [flags]
@@ -93,6 +94,12 @@ type BenchResult struct {
 	AffinityTurnaroundRatio float64 `json:"affinity_turnaround_ratio,omitempty"`
 	AffinityRatioEngines    float64 `json:"affinity_turnaround_ratio_engines,omitempty"`
 	AffinityMovesPerSec     float64 `json:"affinity_moves_per_sec,omitempty"`
+	// The plain games with the live hub publishing every move, as serve runs
+	// them (nobody watching); the ratio is to the bare ping-pong.
+	HubTurnaroundP50us float64 `json:"hub_turnaround_p50_us"`
+	HubTurnaroundP99us float64 `json:"hub_turnaround_p99_us"`
+	HubTurnaroundRatio float64 `json:"hub_turnaround_ratio"`
+	HubMovesPerSec     float64 `json:"hub_moves_per_sec"`
 	// Affinity: the throughput and clock games ran with --affinity.
 	Affinity            bool    `json:"affinity"`
 	OverheadMoves       int     `json:"overhead_moves"`
@@ -318,6 +325,11 @@ func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
 		plain, pinned  moveTimes
 		bare, alt, eng []time.Duration
 	)
+	// The live hub of serve, fed every move; nobody watches, as in most of a
+	// tournament. (The game's end is not published: that reads the database.)
+	hub := web.NewHub(nil, nil)
+	defer hub.Close()
+	hubbed := moveTimes{hub: hub}
 	// Both kinds of game whatever --affinity says: the ping-pongs between the
 	// plain games would be disturbed by pinned ones (see below).
 	plainRunner, pinnedRunner := *b.runner, *b.runner
@@ -333,6 +345,9 @@ func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
 			return fmt.Errorf("ping-pong: %w", err)
 		}
 		bare, alt, eng = append(bare, got...), append(alt, got2...), append(eng, got3...)
+		if _, err := hubbed.game(ctx, b, &plainRunner); err != nil {
+			return err
+		}
 	}
 	// The same games with affinity, after the others: a game pinned to one CPU
 	// leaves that CPU's load history to the kernel, which then places new
@@ -359,6 +374,10 @@ func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
 	r.EnginesNoRefereeP99us = us(quantile(eng, 0.99))
 	r.TurnaroundRatioEngines = round(r.TurnaroundP50us/r.EnginesNoRefereeUS, 2)
 	r.MovesPerSec = plain.rate()
+	r.HubTurnaroundP50us = us(quantile(hubbed.turns, 0.5))
+	r.HubTurnaroundP99us = us(quantile(hubbed.turns, 0.99))
+	r.HubTurnaroundRatio = round(r.HubTurnaroundP50us/r.BareRoundtripUS, 2)
+	r.HubMovesPerSec = hubbed.rate()
 	if b.affinity != nil {
 		r.AffinityTurnaroundP50us = us(quantile(pinned.turns, 0.5))
 		r.AffinityTurnaroundP99us = us(quantile(pinned.turns, 0.99))
@@ -374,6 +393,7 @@ type moveTimes struct {
 	turns  []time.Duration
 	cycles int           // moves after each game's first
 	inGame time.Duration // from each game's first move to its last
+	hub    *web.Hub      // if set, is told of each game and its moves, as serve's is
 }
 
 // game plays one game between instant engines with rn and returns its number
@@ -382,12 +402,21 @@ func (mt *moveTimes) game(ctx context.Context, b *bench, rn *tournament.Runner) 
 	// The move rate inside games, from the first move to the last: process
 	// starts are the throughput figure's business.
 	var first, last time.Time
+	if mt.hub != nil {
+		// Game 1 each time, as b.games numbers them: each start replaces the
+		// last game in the hub's live state.
+		mt.hub.Publish(tournament.Event{Type: tournament.EventGameStarted, TournamentID: 1, GameID: 1,
+			Game: &tournament.Game{ID: 1, TournamentID: 1, Game: "othello", Size: 8, Status: tournament.GameRunning}})
+	}
 	onMove := func(t tournament.Tick) {
 		now := time.Now()
 		if t.Ply == 1 {
 			first = now
 		}
 		last = now
+		if mt.hub != nil {
+			mt.hub.Publish(tournament.Event{Type: tournament.EventMove, TournamentID: 1, GameID: 1, Tick: &t})
+		}
 	}
 	played, _, err := b.games(ctx, rn, 1, 1, instant(), instant(), tournament.Settings{Game: "othello", MoveTimeMS: 5000}, onMove)
 	if err != nil {
@@ -808,6 +837,8 @@ func (r *BenchResult) print(w io.Writer) {
 			fmt.Fprintf(w, "  with --affinity         p50 %8.1f us   p99 %8.1f us   (%.0f moves/s; each game and its engines on one CPU)\n", r.AffinityTurnaroundP50us, r.AffinityTurnaroundP99us, r.AffinityMovesPerSec)
 			fmt.Fprintf(w, "  ratio to ping-pong      %.2f, to no referee %.2f\n", r.AffinityTurnaroundRatio, r.AffinityRatioEngines)
 		}
+		fmt.Fprintf(w, "  with the live hub       p50 %8.1f us   p99 %8.1f us   (%.0f moves/s; every move published as serve does, nobody watching)\n", r.HubTurnaroundP50us, r.HubTurnaroundP99us, r.HubMovesPerSec)
+		fmt.Fprintf(w, "  ratio to ping-pong      %.2f\n", r.HubTurnaroundRatio)
 	}
 	if r.GamesPerSec > 0 {
 		fmt.Fprintf(w, "\ngame throughput\n")

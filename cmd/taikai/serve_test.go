@@ -146,7 +146,8 @@ func TestBenchTiny(t *testing.T) {
 	for _, k := range []string{"turnaround_p50_us", "turnaround_p99_us", "bare_roundtrip_us", "turnaround_ratio",
 		"bare_alternating_us", "turnaround_ratio_alternating", "engines_no_referee_us", "turnaround_ratio_engines", "games_per_sec", "games_per_sec_c2", "spawn_floor_games_per_sec", "throughput_ratio", "false_timeouts",
 		"timeout_flag_p99_ms", "stored_games_per_sec", "bytes_per_game",
-		"affinity_turnaround_p50_us", "affinity_turnaround_p99_us", "affinity_turnaround_ratio", "affinity_turnaround_ratio_engines", "affinity_moves_per_sec"} {
+		"affinity_turnaround_p50_us", "affinity_turnaround_p99_us", "affinity_turnaround_ratio", "affinity_turnaround_ratio_engines", "affinity_moves_per_sec",
+		"hub_turnaround_p50_us", "hub_turnaround_p99_us", "hub_turnaround_ratio", "hub_moves_per_sec"} {
 		v, ok := got[k].(float64)
 		if !ok {
 			t.Errorf("no number %s in %s", k, stdout.String())
