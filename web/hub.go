@@ -150,14 +150,16 @@ func sameOrigin(r *http.Request) bool {
 // Publish queues an event. It never blocks on viewers.
 //
 // A move while no browser is connected does not wake the hub: it is queued,
-// and taken with the others at most lazyWake later. Waking the hub's goroutine
-// on every move, from inside the referee's handling of the move, woke another
-// thread of the Go scheduler, often on another CPU, and pulled the game's
-// processes apart. taikai bench's games with the hub (hub_turnaround_p50_us),
-// 4 runs each way, alternated: median turnaround 35.5-41.4 µs and
-// 12,100-13,000 moves/s with a wake per move; 12.7-15.7 µs and 16,200-19,400
-// moves/s with this, as without a hub. The live state the API reads
-// (LivePlies, LiveMoves) may lag that much behind a game nobody watches.
+// and a timer takes it with the others about lazyWake later. Waking the hub's
+// goroutine on every move, from inside the referee's handling of the move,
+// woke another thread of the Go scheduler, often on another CPU, and pulled
+// the game's processes apart. taikai bench's games with the hub
+// (hub_turnaround_p50_us), 4 runs each way, alternated: median turnaround
+// 35.5-41.4 µs and 12,100-13,000 moves/s with a wake per move; 12.7-15.7 µs
+// and 16,200-19,400 moves/s with this (the games without a hub, in the same
+// runs: 13.5-25.7 µs). The live state the API reads (LivePlies, LiveMoves)
+// may lag that much behind a game nobody watches, and so may the first moves
+// a viewer sees if it connects while they are queued (in order all the same).
 func (h *Hub) Publish(ev tournament.Event) {
 	if ev.Type != tournament.EventMove || h.viewers.Load() > 0 {
 		h.enqueue(ev)
@@ -172,7 +174,7 @@ func (h *Hub) Publish(ev tournament.Event) {
 	h.qmu.Unlock()
 }
 
-// lazyWake bounds how late the hub takes a move nobody watches.
+// lazyWake is how long the hub leaves a move nobody watches in its queue.
 const lazyWake = 10 * time.Millisecond
 
 func (h *Hub) enqueue(x any) {

@@ -411,9 +411,10 @@ func rowsOf(b othello.Board) []string {
 
 // BenchmarkUnwatchedMoves is what publishing a move of a live game that
 // nobody watches costs the referee, with the hub taking the moves meanwhile
-// (each op publishes one move; at the end the hub must have them all). Moves
-// this close together find the hub awake; what waking it cost a real game is
-// taikai bench's hub_turnaround_p50_us.
+// (each op publishes one move; at the end the hub must have them all). With
+// no viewer, an op is an append and now and then the timer's Reset; what
+// waking the hub on every move cost a real game shows in taikai bench's
+// hub_turnaround_p50_us.
 func BenchmarkUnwatchedMoves(b *testing.B) {
 	g := newLiveGame(b, web.DefaultSendQueue)
 	for b.Loop() {
@@ -430,4 +431,38 @@ func BenchmarkUnwatchedMoves(b *testing.B) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// The hub counts its viewers, and a move while there are none does not wake
+// it: the count must come back to 0 when a viewer leaves, whether it closes
+// its connection or the hub drops it for falling behind.
+func TestViewerCountComesBackToZero(t *testing.T) {
+	g := newLiveGame(t, 4)
+	waitViewers := func(want int64) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for web.Viewers(g.hub) != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("the hub counts %d viewers, want %d", web.Viewers(g.hub), want)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	v := dialViewer(t, g.url)
+	waitViewers(1)
+	v.conn.Close()
+	<-v.done
+	waitViewers(0)
+
+	// A viewer that stops reading falls behind its queue of 4 and is dropped.
+	frozen := stalled(t, g.url)
+	defer frozen.Close()
+	waitViewers(1)
+	for range 2000 {
+		g.move()
+		if web.Viewers(g.hub) == 0 {
+			break
+		}
+	}
+	waitViewers(0)
 }

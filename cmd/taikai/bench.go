@@ -326,7 +326,8 @@ func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
 		bare, alt, eng []time.Duration
 	)
 	// The live hub of serve, fed every move; nobody watches, as in most of a
-	// tournament. (The game's end is not published: that reads the database.)
+	// tournament. (The game's end is not published: once a game, it is not
+	// part of a move's time.)
 	hub := web.NewHub(nil, nil)
 	defer hub.Close()
 	hubbed := moveTimes{hub: hub}
