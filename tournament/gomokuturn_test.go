@@ -120,12 +120,8 @@ func TestGomokuTurnConformance(t *testing.T) {
 		t.Errorf("outcome %+v, want black wins by resign", out)
 	}
 	v := g.ref.Violations()
-	if fmt.Sprint(v[0]) != fmt.Sprint(Violations{"forbidden": 1}) {
-		t.Errorf("black violations %v, want forbidden 1", v[0])
-	}
-	if fmt.Sprint(v[1]) != fmt.Sprint(Violations{"occupied": 1, "off_board": 2, "malformed": 2, "out_of_turn": 2, "unknown_command": 1}) {
-		t.Errorf("white violations %v", v[1])
-	}
+	wantViolations(t, "black", v[0], Violations{"forbidden": 1})
+	wantViolations(t, "white", v[1], Violations{"occupied": 1, "off_board": 2, "malformed": 2, "out_of_turn": 2, "unknown_command": 1})
 }
 
 func TestGomokuTurnEnds(t *testing.T) {

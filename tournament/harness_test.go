@@ -177,6 +177,14 @@ func startGame(tb testing.TB, set Settings, protos [2]string) *game {
 }
 
 // wait returns the outcome once the referee has finished.
+// wantViolations checks one seat's violation counts.
+func wantViolations(tb testing.TB, seat string, got, want Violations) {
+	tb.Helper()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		tb.Errorf("%s violations %v, want %v", seat, got, want)
+	}
+}
+
 func (g *game) wait(tb testing.TB) Outcome {
 	tb.Helper()
 	select {

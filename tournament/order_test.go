@@ -1,7 +1,6 @@
 package tournament
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
@@ -40,9 +39,7 @@ func TestOthelloBoardPipelinedLines(t *testing.T) {
 	W.expect("CLOSE")
 	g.wait(t)
 	v := g.ref.Violations()
-	if fmt.Sprint(v[0]) != fmt.Sprint(Violations{"no_flip": 1, "out_of_turn": 1}) {
-		t.Errorf("black violations %v, want no_flip 1, out_of_turn 1", v[0])
-	}
+	wantViolations(t, "black", v[0], Violations{"no_flip": 1, "out_of_turn": 1})
 	if len(v[1]) != 0 {
 		t.Errorf("white violations %v, want none", v[1])
 	}
@@ -68,12 +65,8 @@ func TestGomokuTurnPipelinedLines(t *testing.T) {
 		t.Errorf("outcome %+v, want black wins by resign", out)
 	}
 	v := g.ref.Violations()
-	if fmt.Sprint(v[0]) != fmt.Sprint(Violations{"out_of_turn": 3}) {
-		t.Errorf("black violations %v, want out_of_turn 3", v[0])
-	}
-	if fmt.Sprint(v[1]) != fmt.Sprint(Violations{"occupied": 1}) {
-		t.Errorf("white violations %v, want occupied 1", v[1])
-	}
+	wantViolations(t, "black", v[0], Violations{"out_of_turn": 3})
+	wantViolations(t, "white", v[1], Violations{"occupied": 1})
 	if moves := g.ref.Moves(); len(moves) != 2 || moves[1].X != 6 || moves[1].Y != 6 {
 		t.Errorf("moves %+v, want (7,7) then (6,6)", moves)
 	}

@@ -50,37 +50,13 @@ func TestUnstorableGameIsPlayedAgain(t *testing.T) {
 	defer db.Close()
 	store := &unstorable{DB: db}
 	tour := &tournament.Tournament{Name: "t", Settings: tournament.Settings{Game: "othello", MoveTimeMS: 2000}, GamesPerPair: 2, Concurrency: 2}
-	for _, name := range []string{"othello-random", "othello-greedy"} {
-		e := builtinEngine(name, "")
-		if err := db.CreateEngine(ctx, &e); err != nil {
-			t.Fatal(err)
-		}
-		tour.Engines = append(tour.Engines, e.ID)
-	}
-	if err := tour.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.CreateTournament(ctx, tour); err != nil {
-		t.Fatal(err)
-	}
+	createBetweenBuiltins(t, db, tour, "")
 	svc := &tournament.Service{Store: store, Runner: newRunner(t)}
 	defer svc.Close()
 	if _, err := svc.Start(ctx, tour.ID); err != nil {
 		t.Fatal(err)
 	}
-	var cur *tournament.Tournament
-	for deadline := time.Now().Add(60 * time.Second); ; {
-		if cur, err = db.Tournament(ctx, tour.ID); err != nil {
-			t.Fatal(err)
-		}
-		if cur.Status == tournament.StatusFinished {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tournament still %s with %d of %d games after 60 s", cur.Status, cur.FinishedGames, cur.TotalGames)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	cur := waitFinished(t, db, tour.ID)
 	if cur.FinishedGames != cur.TotalGames {
 		t.Errorf("finished %d of %d games", cur.FinishedGames, cur.TotalGames)
 	}
@@ -150,43 +126,59 @@ func TestRecordsReadOnlyForOthelloMove(t *testing.T) {
 		wantReads int
 	}{{"othello-board", 0}, {"othello-move", 2}} {
 		tour := &tournament.Tournament{Name: tc.proto, Settings: tournament.Settings{Game: "othello", MoveTimeMS: 2000}, GamesPerPair: 2}
-		for _, name := range []string{"othello-random", "othello-greedy"} {
-			e := builtinEngine(name, tc.proto)
-			e.Name += "-" + tc.proto
-			if err := db.CreateEngine(ctx, &e); err != nil {
-				t.Fatal(err)
-			}
-			tour.Engines = append(tour.Engines, e.ID)
-		}
-		if err := tour.Validate(); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.CreateTournament(ctx, tour); err != nil {
-			t.Fatal(err)
-		}
+		createBetweenBuiltins(t, db, tour, tc.proto)
 		store.mu.Lock()
 		store.reads = 0
 		store.mu.Unlock()
 		if _, err := svc.Start(ctx, tour.ID); err != nil {
 			t.Fatal(err)
 		}
-		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-			cur, err := db.Tournament(ctx, tour.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if cur.Status == tournament.StatusFinished {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: tournament still %s after 60 s", tc.proto, cur.Status)
-			}
-		}
+		waitFinished(t, db, tour.ID)
 		store.mu.Lock()
 		reads := store.reads
 		store.mu.Unlock()
 		if reads != tc.wantReads {
 			t.Errorf("%s: %d record reads for 2 games, want %d", tc.proto, reads, tc.wantReads)
+		}
+	}
+}
+
+// createBetweenBuiltins stores tour between two built-in engines speaking
+// proto ("" for the game's default), registered under names of their own.
+func createBetweenBuiltins(tb testing.TB, db *storage.DB, tour *tournament.Tournament, proto string) {
+	tb.Helper()
+	ctx := context.Background()
+	for _, name := range []string{"othello-random", "othello-greedy"} {
+		e := builtinEngine(name, proto)
+		if proto != "" {
+			e.Name += "-" + proto
+		}
+		if err := db.CreateEngine(ctx, &e); err != nil {
+			tb.Fatal(err)
+		}
+		tour.Engines = append(tour.Engines, e.ID)
+	}
+	if err := tour.Validate(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := db.CreateTournament(ctx, tour); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// waitFinished waits, for at most 60 s, until the tournament has finished.
+func waitFinished(tb testing.TB, db *storage.DB, id int64) *tournament.Tournament {
+	tb.Helper()
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		cur, err := db.Tournament(context.Background(), id)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if cur.Status == tournament.StatusFinished {
+			return cur
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("tournament %d still %s with %d of %d games after 60 s", id, cur.Status, cur.FinishedGames, cur.TotalGames)
 		}
 	}
 }
