@@ -1,9 +1,13 @@
 package engines
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -57,4 +61,105 @@ func AllowedCPUs() ([]int, error) {
 		}
 	}
 	return cpus, nil
+}
+
+// SetCPUs sets the CPUs the engine may run on, as it runs: every thread of its
+// process and of the processes it started that are still in its process
+// group. A thread or process that ends meanwhile is skipped. It must not be
+// called after Stop (the process id could belong to another process by then).
+//
+// Threads inherit the affinity of the thread that starts them, so a thread
+// started during the walk by one not yet set would keep the old one: the
+// walk is repeated until it finds no thread it had not seen (4 times at
+// most).
+func (p *Process) SetCPUs(cpus []int) error {
+	if len(cpus) == 0 {
+		return errors.New("set CPU affinity: no CPUs")
+	}
+	var set unix.CPUSet
+	for _, c := range cpus {
+		set.Set(c)
+	}
+	seen := make(map[int]bool)
+	for range 4 {
+		found, err := setTree(p.Pid(), p.pgid, &set, seen)
+		if err != nil {
+			return fmt.Errorf("set CPU affinity %v of engine process %d: %w", cpus, p.Pid(), err)
+		}
+		if !found {
+			return nil
+		}
+	}
+	return nil
+}
+
+// maxTree bounds the processes setTree visits.
+const maxTree = 256
+
+// setTree sets the affinity of every thread of process pid and of its
+// descendants in process group pgid, and reports whether it met a thread not
+// in seen (which it adds).
+func setTree(pid, pgid int, set *unix.CPUSet, seen map[int]bool) (found bool, err error) {
+	queue := []int{pid}
+	visited := 0
+	for len(queue) > 0 && visited < maxTree {
+		proc := queue[0]
+		queue = queue[1:]
+		visited++
+		// A descendant is taken only while it is in the engine's group: a
+		// process id read from children may have been reused since.
+		if proc != pid && processGroup(proc) != pgid {
+			continue
+		}
+		dir := "/proc/" + strconv.Itoa(proc) + "/task"
+		tasks, rerr := os.ReadDir(dir)
+		if rerr != nil {
+			if proc == pid {
+				return found, rerr
+			}
+			continue // it ended
+		}
+		for _, t := range tasks {
+			tid, aerr := strconv.Atoi(t.Name())
+			if aerr != nil {
+				continue
+			}
+			if !seen[tid] {
+				seen[tid], found = true, true
+			}
+			if serr := unix.SchedSetaffinity(tid, set); serr != nil && !errors.Is(serr, unix.ESRCH) {
+				return found, serr
+			}
+			kids, _ := os.ReadFile(dir + "/" + t.Name() + "/children")
+			for _, f := range bytes.Fields(kids) {
+				if k, err := strconv.Atoi(string(f)); err == nil {
+					queue = append(queue, k)
+				}
+			}
+		}
+	}
+	return found, nil
+}
+
+// processGroup returns the process group of a process, or -1 if it cannot be
+// read (the process ended).
+func processGroup(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return -1
+	}
+	// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return -1
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 3 {
+		return -1
+	}
+	g, err := strconv.Atoi(string(f[2]))
+	if err != nil {
+		return -1
+	}
+	return g
 }

@@ -1,12 +1,14 @@
 package engines_test
 
 import (
+	"bufio"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/taikai-dev/taikai/engines"
 )
@@ -81,5 +83,57 @@ func TestLaunchOnAMissingCPUStillStarts(t *testing.T) {
 	want := cpusAllowed(t, "self")[0]
 	if got := cpusAllowed(t, strconv.Itoa(pid)); slices.ContainsFunc(got, func(s string) bool { return s != want }) {
 		t.Errorf("engine threads may run on %v, want all %d CPUs (%s) like the launcher", got, len(all), want)
+	}
+}
+
+// SetCPUs moves a running engine, every thread of it and the process it
+// started, to the CPUs given, and back.
+func TestSetCPUsOfARunningEngine(t *testing.T) {
+	all, err := engines.AllowedCPUs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 2 {
+		t.Skipf("one CPU (%v): a pinned engine cannot be told from a free one", all)
+	}
+	p, c, err := launcher(t).Start(t.Context(), engines.Launch{Engine: helperEngine(t, "spawn", 0), Color: "black"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop(0)
+	defer c.Close()
+	r := bufio.NewReader(c)
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := r.ReadString('\n'); err != nil { // HELLO
+		t.Fatal(err)
+	}
+	line, err := r.ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "CHILD ") {
+		t.Fatalf("child line %q, %v", line, err)
+	}
+	child := strings.TrimSpace(strings.TrimPrefix(line, "CHILD "))
+	free := cpusAllowed(t, "self")[0]
+
+	cpu := all[len(all)-1]
+	if err := p.SetCPUs([]int{cpu}); err != nil {
+		t.Fatal(err)
+	}
+	want := strconv.Itoa(cpu)
+	for _, pid := range []string{strconv.Itoa(p.Pid()), child} {
+		if got := cpusAllowed(t, pid); slices.ContainsFunc(got, func(s string) bool { return s != want }) {
+			t.Errorf("after SetCPUs([%d]): threads of process %s may run on %v, want all on %s", cpu, pid, got, want)
+		}
+	}
+	if got := cpusAllowed(t, "self"); slices.ContainsFunc(got, func(s string) bool { return s != free }) {
+		t.Errorf("the server's own threads may run on %v, want all on %s as before", got, free)
+	}
+
+	if err := p.SetCPUs(all); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range []string{strconv.Itoa(p.Pid()), child} {
+		if got := cpusAllowed(t, pid); slices.ContainsFunc(got, func(s string) bool { return s != free }) {
+			t.Errorf("after SetCPUs(%v): threads of process %s may run on %v, want all on %s", all, pid, got, free)
+		}
 	}
 }

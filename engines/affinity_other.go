@@ -18,3 +18,8 @@ func startOn(cmd *exec.Cmd, cpus []int) (pinErr, err error) {
 func AllowedCPUs() ([]int, error) {
 	return nil, errors.New("CPU affinity is supported on Linux only")
 }
+
+// SetCPUs is supported on Linux only.
+func (p *Process) SetCPUs(cpus []int) error {
+	return errors.New("CPU affinity is supported on Linux only")
+}
