@@ -160,6 +160,7 @@ type Base struct {
 	once    sync.Once
 	wg      sync.WaitGroup
 	pinned  bool
+	pin     pinState // Linux: where the pinned reader runs, for Unpin
 }
 
 // NewBase wraps a connection for an adapter.

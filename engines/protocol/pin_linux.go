@@ -62,7 +62,12 @@ func (b *Base) PinTo(cpus []int) error {
 		if unix.SchedGetaffinity(0, &old) == nil {
 			// Unpinned, the seat still works, only slower; the engines'
 			// launch, pinned to the same CPU, logs why it failed.
-			_ = unix.SchedSetaffinity(0, &set)
+			b.pin.mu.Lock()
+			if !b.pin.freed {
+				_ = unix.SchedSetaffinity(0, &set)
+			}
+			b.pin.tid, b.pin.old = unix.Gettid(), old
+			b.pin.mu.Unlock()
 			// The thread must not end with the reader, as a locked thread
 			// would: an engine started from it earlier (exec.Cmd.Start runs
 			// on any thread) is sent SIGKILL when it ends, by Pdeathsig,
@@ -70,6 +75,9 @@ func (b *Base) PinTo(cpus []int) error {
 			// fail (the cpuset shrank meanwhile), it serves on with fewer
 			// CPUs, which is only slower.
 			defer func() {
+				b.pin.mu.Lock()
+				b.pin.tid = 0 // back in Go's pool: Unpin must not touch it
+				b.pin.mu.Unlock()
 				_ = unix.SchedSetaffinity(0, &old)
 				runtime.UnlockOSThread()
 			}()
@@ -79,6 +87,29 @@ func (b *Base) PinTo(cpus []int) error {
 		loop()
 	}
 	return nil
+}
+
+// pinState is where a pinned seat's reader runs, for Unpin.
+type pinState struct {
+	mu    sync.Mutex
+	freed bool        // Unpin was called
+	tid   int         // the reader's thread while it reads, else 0
+	old   unix.CPUSet // the CPUs that thread had before PinTo
+}
+
+// Unpin lets the reader of a pinned seat run on the CPUs its thread had
+// before, from now on or from its start; it keeps its own socket and thread.
+// It does nothing to a seat not pinned. Safe to call from any goroutine, the
+// seat's handler included, and more than once.
+func (b *Base) Unpin() {
+	b.pin.mu.Lock()
+	defer b.pin.mu.Unlock()
+	b.pin.freed = true
+	if b.pin.tid != 0 {
+		// Should this fail (the cpuset shrank meanwhile), the reader stays
+		// on its CPU, which is only slower.
+		_ = unix.SchedSetaffinity(b.pin.tid, &b.pin.old)
+	}
 }
 
 // socket is a pinned seat's connection outside Go's network poller: reads

@@ -197,3 +197,62 @@ func TestPinnedSeatWritesWithinTheirDeadline(t *testing.T) {
 		t.Error("Send after Close: no error")
 	}
 }
+
+// Unpin lets the reader of a pinned seat run on all the CPUs it had before,
+// whether it comes while the reader waits or before the reader starts; the
+// seat reads on as before.
+func TestUnpinnedSeatReadsOnEveryCPU(t *testing.T) {
+	var all unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &all); err != nil {
+		t.Fatal(err)
+	}
+	if all.Count() < 2 {
+		t.Skip("one CPU: a pinned reader cannot be told from a free one")
+	}
+	for _, early := range []bool{false, true} {
+		client, sc := tcpPair(t)
+		b := protocol.NewBase(sc)
+		b.Reader(func() {
+			b.ReadLoop(func(time.Time) bool { return true }, func(line []byte, at time.Time) bool {
+				var set unix.CPUSet
+				if err := unix.SchedGetaffinity(0, &set); err != nil {
+					return b.Emit(protocol.Event{Kind: protocol.Chat, What: "error " + err.Error()})
+				}
+				return b.Emit(protocol.Event{Kind: protocol.Chat, What: fmt.Sprintf("%s on %d cpus", line, set.Count())})
+			})
+		})
+		if err := b.PinTo([]int{lastCPU(t)}); err != nil {
+			t.Fatal(err)
+		}
+		if early {
+			b.Unpin()
+		}
+		events := make(chan protocol.Event, 16)
+		b.Listen(func(ev protocol.Event) { events <- ev })
+		next := func(line string, cpus int) {
+			t.Helper()
+			if _, err := fmt.Fprintf(client, "%s\n", line); err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf("%s on %d cpus", line, cpus)
+			select {
+			case ev := <-events:
+				if ev.What != want {
+					t.Fatalf("Unpin before Listen %v: event %q, want %q", early, ev.What, want)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("no event for %q", line)
+			}
+		}
+		if !early {
+			next("pinned", 1)
+			b.Unpin()
+		}
+		next("free", all.Count())
+		b.Unpin() // again: nothing changes
+		next("still free", all.Count())
+		if err := b.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -11,3 +11,9 @@ func (b *Base) PinTo(cpus []int) error {
 	}
 	return errors.New("pin a seat: CPU affinity is supported on Linux only")
 }
+
+// pinState is empty where seats cannot be pinned.
+type pinState struct{}
+
+// Unpin does nothing where seats cannot be pinned.
+func (b *Base) Unpin() {}
