@@ -389,16 +389,28 @@ func TestClassroomJavaClient(t *testing.T) {
 	t.Logf("%d games ended normally, %d by the client's stall", normal, stalls)
 }
 
-// With Affinity, games on every protocol play to their normal ends at once,
-// and the faults that end a game from the reader (a flood, a dropped socket,
-// CLOSE, garbage) end it as they do without.
+// With Affinity, for the whole game or only its start (placement), games on
+// every protocol play to their normal ends at once, and the faults that end a
+// game from the reader (a flood, a dropped socket, CLOSE, garbage) end it as
+// they do without.
 func TestAffinityGames(t *testing.T) {
-	aff, err := tournament.NewAffinity()
-	if err != nil {
-		t.Fatal(err)
+	for name, newAffinity := range map[string]func() (*tournament.Affinity, error){
+		"whole game": tournament.NewAffinity,
+		"placement":  tournament.NewPlacement,
+	} {
+		t.Run(name, func(t *testing.T) {
+			aff, err := newAffinity()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := newRunner(t)
+			r.Affinity = aff
+			affinityGames(t, r)
+		})
 	}
-	r := newRunner(t)
-	r.Affinity = aff
+}
+
+func affinityGames(t *testing.T, r *tournament.Runner) {
 	othello := tournament.Settings{Game: "othello", MoveTimeMS: 500, ConnectMS: 5000}
 	gomoku := tournament.Settings{Game: "gomoku", MoveTimeMS: 500, ConnectMS: 5000}
 	for _, tc := range []struct {
@@ -423,6 +435,102 @@ func TestAffinityGames(t *testing.T) {
 			p := play(t, r, tournament.GameSpec{ID: 1, Black: tc.black, White: tc.white, Settings: tc.set, Seed: 3})
 			if p.Outcome.Reason != tc.reason || (tc.reason != protocol.ReasonNormal && p.Outcome.Winner != tc.winner) {
 				t.Errorf("outcome %+v, want %s (winner %v) (detail %q)", p.Outcome, tc.reason, tc.winner, p.Detail)
+			}
+		})
+	}
+}
+
+// pinnedThreads returns, for the engines (the test's child processes) and for
+// the test process itself, how many threads may run on one CPU only.
+func pinnedThreads(tb testing.TB) (engines, server int) {
+	tb.Helper()
+	single := func(pid string) (n int) {
+		tasks, _ := filepath.Glob(filepath.Join("/proc", pid, "task", "*", "status"))
+		for _, t := range tasks {
+			b, err := os.ReadFile(t)
+			if err != nil {
+				continue // the thread ended
+			}
+			for line := range strings.Lines(string(b)) {
+				if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok && !strings.ContainsAny(v, ",-") {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	kids, _ := filepath.Glob("/proc/self/task/*/children")
+	for _, k := range kids {
+		b, _ := os.ReadFile(k)
+		for _, pid := range strings.Fields(string(b)) {
+			engines += single(pid)
+		}
+	}
+	return engines, single("self")
+}
+
+// A placed game runs on one CPU while it starts, every thread of both engines
+// and the server's two readers of them, and on every CPU once let go: after
+// its first moves, or after its time, whichever comes first.
+func TestPlacedGameIsLetGo(t *testing.T) {
+	all, err := engines.AllowedCPUs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 2 {
+		t.Skipf("one CPU (%v): a placed game cannot be told from a free one", all)
+	}
+	if e, s := pinnedThreads(t); e != 0 || s != 0 {
+		t.Fatalf("before the game: %d engine and %d server threads on one CPU", e, s)
+	}
+	slow := func() engines.Engine {
+		e := builtinEngine("othello-random", "")
+		e.Builtin = ""
+		e.Command = append(engines.BuiltinCommand(self(t), "othello-random", "othello-board"), "--delay", "5ms")
+		return e
+	}
+	set := tournament.Settings{Game: "othello", MoveTimeMS: 5000, ConnectMS: 5000}
+	for _, tc := range []struct {
+		name  string
+		plies int
+		after time.Duration
+		check int // the ply at which the game must have been let go
+	}{
+		{"after 4 moves", 4, time.Minute, 6},
+		{"after its time", 1000, 12 * time.Millisecond, 4}, // 5 ms a move
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := tournament.NewPlacement()
+			if err != nil {
+				t.Fatal(err)
+			}
+			tournament.SetStart(a, tc.plies, tc.after)
+			r := newRunner(t)
+			r.Affinity = a
+			var first, later [2]int
+			onMove := func(tk tournament.Tick) {
+				switch tk.Ply {
+				case 1:
+					first[0], first[1] = pinnedThreads(t)
+				case tc.check:
+					// Let go beside the game: allow it a moment.
+					for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+						if later[0], later[1] = pinnedThreads(t); later == [2]int{} {
+							break
+						}
+					}
+				}
+			}
+			p := play(t, r, tournament.GameSpec{ID: 1, Black: slow(), White: slow(), Settings: set, Seed: 1, OnMove: onMove})
+			if p.Outcome.Reason != protocol.ReasonNormal {
+				t.Fatalf("outcome %+v (%s)", p.Outcome, p.Detail)
+			}
+			// Each engine is a Go program with several threads.
+			if first[0] < 4 || first[1] != 2 {
+				t.Errorf("at the first move: %d engine threads and %d server threads on one CPU, want every engine thread (4 or more) and the 2 readers", first[0], first[1])
+			}
+			if later != [2]int{} {
+				t.Errorf("at move %d: %d engine threads and %d server threads still on one CPU, want none", tc.check, later[0], later[1])
 			}
 		})
 	}

@@ -72,7 +72,8 @@ type Runner struct {
 	Launcher *engines.Launcher
 	DataDir  string // a relative GameSpec.LogDir is under it
 	Log      *slog.Logger
-	// Affinity, if set, puts each game on one CPU, the least used (see Affinity).
+	// Affinity, if set, puts each game on one CPU, the least used, for the
+	// whole game or while it starts (see Affinity and NewPlacement).
 	Affinity *Affinity
 }
 
@@ -118,7 +119,9 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 			TimeMS: set.MoveTime(players[i].Protocol).Milliseconds(),
 			Rule:   set.Rule, Size: set.Size, ConnectTimeout: set.connectTimeout(),
 		}
-		la.CPUs = cpus
+		if r.Affinity != nil && r.Affinity.wholeGame() {
+			la.CPUs = cpus
+		}
 		if set.BoardOrder != "" {
 			la.Env = []string{"TAIKAI_BOARD_ORDER=" + set.BoardOrder}
 		}
@@ -160,6 +163,15 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 		return p
 	}
 
+	placing := r.Affinity != nil && !r.Affinity.wholeGame()
+	if placing {
+		// Moved once connected: an engine's start-up is never confined.
+		for _, pr := range procs {
+			if err := pr.SetCPUs(cpus); err != nil {
+				r.log().Warn("engine not placed on its game's CPU", "game", spec.ID, "cpu", cpus, "err", err)
+			}
+		}
+	}
 	var seats [2]protocol.Seat
 	pinned := len(cpus) > 0
 	for i := range 2 {
@@ -169,6 +181,17 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 			r.log().Warn("seat not pinned to its game's CPU", "game", spec.ID, "cpu", cpus, "err", err)
 		}
 	}
+	onMove := spec.OnMove
+	var placed *start
+	if placing {
+		placed = r.Affinity.place(seats, procs, r.log(), spec.ID)
+		onMove = func(t Tick) {
+			placed.seen(t)
+			if spec.OnMove != nil {
+				spec.OnMove(t)
+			}
+		}
+	}
 	ref := &Referee{
 		Settings: set,
 		Seats:    seats,
@@ -176,10 +199,13 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 		Names:    [2]string{players[0].Name, players[1].Name},
 		Records:  spec.Records,
 		Rand:     rand.New(rand.NewPCG(spec.Seed, uint64(spec.ID))),
-		OnMove:   spec.OnMove,
+		OnMove:   onMove,
 		Yield:    !pinned,
 	}
 	p.Outcome = ref.Run(ctx)
+	if placed != nil {
+		placed.stop()
+	}
 	for i, s := range seats {
 		p.Nicks[i] = s.Nick()
 		s.Close()
