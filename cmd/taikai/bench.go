@@ -44,8 +44,11 @@ the same run:
                       same message sizes; the same round trip taking turns
                       between two clients as a game's moves do; and the
                       games' own instant engines taking turns under a bare
-                      loop (the turnaround without a referee); then the same
-                      games with each game on one CPU (--affinity)
+                      loop (the turnaround without a referee). The games are
+                      played as serve and match play them (each placed on
+                      one CPU while it starts), and again with no CPU
+                      affinity at all, and with each game on one CPU to the
+                      end (--affinity)
   game throughput     whole games per second (engine starts included) at
                       concurrency 1 and 2, against starting the engine binary
                       twice (the floor of one game)
@@ -68,6 +71,7 @@ type benchConfig struct {
 	cpuprofile string
 	dir        string
 	affinity   bool
+	placement  bool
 }
 
 // BenchResult holds the figures; the JSON keys are read by other tools.
@@ -87,8 +91,15 @@ type BenchResult struct {
 	EnginesNoRefereeP99us  float64 `json:"engines_no_referee_p99_us"`
 	TurnaroundRatioEngines float64 `json:"turnaround_ratio_engines"`
 	MovesPerSec            float64 `json:"moves_per_sec"`
-	// The same games with each game on one CPU (serve/match --affinity), played
-	// after the others (see overhead); the ratios are to the same baselines.
+	// The same games with no CPU affinity at all (serve/match
+	// --placement=false); the ratio is to the bare ping-pong.
+	UnplacedTurnaroundP50us float64 `json:"unplaced_turnaround_p50_us,omitempty"`
+	UnplacedTurnaroundP99us float64 `json:"unplaced_turnaround_p99_us,omitempty"`
+	UnplacedTurnaroundRatio float64 `json:"unplaced_turnaround_ratio,omitempty"`
+	UnplacedMovesPerSec     float64 `json:"unplaced_moves_per_sec,omitempty"`
+	// The same games with each game on one CPU to the end (serve/match
+	// --affinity), played after the others (see overhead); the ratios are to
+	// the same baselines.
 	AffinityTurnaroundP50us float64 `json:"affinity_turnaround_p50_us,omitempty"`
 	AffinityTurnaroundP99us float64 `json:"affinity_turnaround_p99_us,omitempty"`
 	AffinityTurnaroundRatio float64 `json:"affinity_turnaround_ratio,omitempty"`
@@ -100,8 +111,11 @@ type BenchResult struct {
 	HubTurnaroundP99us float64 `json:"hub_turnaround_p99_us"`
 	HubTurnaroundRatio float64 `json:"hub_turnaround_ratio"`
 	HubMovesPerSec     float64 `json:"hub_moves_per_sec"`
-	// Affinity: the throughput and clock games ran with --affinity.
+	// Affinity: the throughput and clock games ran with --affinity;
+	// Placement: with each game placed on one CPU while it starts (the
+	// default).
 	Affinity            bool    `json:"affinity"`
+	Placement           bool    `json:"placement"`
 	OverheadMoves       int     `json:"overhead_moves"`
 	GamesPerSec         float64 `json:"games_per_sec"`
 	GamesPerSecC2       float64 `json:"games_per_sec_c2"`
@@ -135,7 +149,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.BoolVar(&c.json, "json", false, "print the figures as one JSON object")
 	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to `file` (go tool pprof)")
 	only := fs.String("only", "", "run only these comma-separated `parts`: "+strings.Join(benchParts, ","))
-	fs.BoolVar(&c.affinity, "affinity", false, "play the throughput and clock games with each game on one CPU, as serve/match --affinity do (the overhead part always measures both)")
+	fs.BoolVar(&c.affinity, "affinity", false, "play the throughput and clock games with each game on one CPU to the end, as serve/match --affinity do (the overhead part always measures every way)")
+	fs.BoolVar(&c.placement, "placement", true, "play the throughput and clock games with each game placed on one CPU while it starts, as serve and match do by default (the overhead part always measures every way)")
 	fs.StringVar(&c.dir, "dir", "", "scratch `directory` for the database and logs (default: a temporary one)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -191,13 +206,14 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 }
 
 type bench struct {
-	cfg      *benchConfig
-	log      io.Writer
-	self     string
-	dir      string
-	tmp      bool
-	runner   *tournament.Runner
-	affinity *tournament.Affinity // nil where CPU affinity is not supported
+	cfg       *benchConfig
+	log       io.Writer
+	self      string
+	dir       string
+	tmp       bool
+	runner    *tournament.Runner
+	affinity  *tournament.Affinity // nil where CPU affinity is not supported
+	placement *tournament.Affinity // likewise
 }
 
 func newBench(c *benchConfig, log io.Writer) (*bench, error) {
@@ -214,12 +230,16 @@ func newBench(c *benchConfig, log io.Writer) (*bench, error) {
 	}
 	b.runner = &tournament.Runner{Launcher: &engines.Launcher{Self: self, ExitGrace: 2 * time.Second}}
 	b.affinity, err = tournament.NewAffinity()
-	if c.affinity {
+	b.placement, _ = tournament.NewPlacement() // the same error, if any
+	switch {
+	case c.affinity:
 		if err != nil {
 			b.close()
 			return nil, fmt.Errorf("--affinity: %w", err)
 		}
 		b.runner.Affinity = b.affinity
+	case c.placement && b.placement != nil:
+		b.runner.Affinity = b.placement
 	}
 	return b, nil
 }
@@ -238,7 +258,7 @@ func (b *bench) step(format string, args ...any) {
 
 func (b *bench) run(ctx context.Context) (*BenchResult, error) {
 	start := time.Now()
-	r := &BenchResult{Cores: numCPU(), Affinity: b.runner.Affinity != nil}
+	r := &BenchResult{Cores: numCPU(), Affinity: b.cfg.affinity, Placement: !b.cfg.affinity && b.runner.Affinity != nil}
 	steps := []func(context.Context, *BenchResult) error{b.overhead, b.throughput, b.clock, b.storage}
 	for i, step := range steps {
 		if len(b.cfg.only) > 0 && !slices.Contains(b.cfg.only, benchParts[i]) {
@@ -309,8 +329,12 @@ func (b *bench) games(ctx context.Context, rn *tournament.Runner, n, concurrency
 }
 
 // overhead: per-move turnaround of the referee against a bare ping-pong. The
-// two are measured in alternation, a game then a burst of pings, so that both
-// see the same machine: a noisy neighbour moves both, not their ratio.
+// two are measured in alternation, games then a burst of pings, so that both
+// see the same machine: a noisy neighbour moves both, not their ratio. The
+// games are played as serve and match play them, placed on one CPU while
+// they start, and the same again with no affinity at all, which is played
+// just before the pings, so that these meet the machine as they did before
+// placement existed.
 //
 // Beside the ping-pong the issue asks for, with one client always just awake,
 // a second baseline takes turns between two clients as a game does, each idle
@@ -322,8 +346,8 @@ func (b *bench) games(ctx context.Context, rn *tournament.Runner, n, concurrency
 func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
 	b.step("per-move overhead: referee games between two instant engines, alternating with bare loopback ping-pongs")
 	var (
-		plain, pinned  moveTimes
-		bare, alt, eng []time.Duration
+		plain, pinned, unplaced moveTimes
+		bare, alt, eng          []time.Duration
 	)
 	// The live hub of serve, fed every move; nobody watches, as in most of a
 	// tournament. (The game's end is not published: once a game, it is not
@@ -331,24 +355,27 @@ func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
 	hub := web.NewHub(nil, nil)
 	defer hub.Close()
 	hubbed := moveTimes{hub: hub}
-	// Both kinds of game whatever --affinity says: the ping-pongs between the
-	// plain games would be disturbed by pinned ones (see below).
-	plainRunner, pinnedRunner := *b.runner, *b.runner
-	plainRunner.Affinity, pinnedRunner.Affinity = nil, b.affinity
+	// Every kind of game whatever the flags say: the ping-pongs between the
+	// games would be disturbed by ones pinned to the end (see below).
+	plainRunner, unplacedRunner, pinnedRunner := *b.runner, *b.runner, *b.runner
+	plainRunner.Affinity, unplacedRunner.Affinity, pinnedRunner.Affinity = b.placement, nil, b.affinity
 	for range b.n(30) {
 		n, err := plain.game(ctx, b, &plainRunner)
 		if err != nil {
 			return err
 		}
-		// As many round trips as the game had moves, of each kind.
+		if _, err := hubbed.game(ctx, b, &plainRunner); err != nil {
+			return err
+		}
+		if _, err := unplaced.game(ctx, b, &unplacedRunner); err != nil {
+			return err
+		}
+		// As many round trips as the first game had moves, of each kind.
 		got, got2, got3, err := b.pingPongs(ctx, n)
 		if err != nil {
 			return fmt.Errorf("ping-pong: %w", err)
 		}
 		bare, alt, eng = append(bare, got...), append(alt, got2...), append(eng, got3...)
-		if _, err := hubbed.game(ctx, b, &plainRunner); err != nil {
-			return err
-		}
 	}
 	// The same games with affinity, after the others: a game pinned to one CPU
 	// leaves that CPU's load history to the kernel, which then places new
@@ -379,6 +406,10 @@ func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
 	r.HubTurnaroundP99us = us(quantile(hubbed.turns, 0.99))
 	r.HubTurnaroundRatio = round(r.HubTurnaroundP50us/r.BareRoundtripUS, 2)
 	r.HubMovesPerSec = hubbed.rate()
+	r.UnplacedTurnaroundP50us = us(quantile(unplaced.turns, 0.5))
+	r.UnplacedTurnaroundP99us = us(quantile(unplaced.turns, 0.99))
+	r.UnplacedTurnaroundRatio = round(r.UnplacedTurnaroundP50us/r.BareRoundtripUS, 2)
+	r.UnplacedMovesPerSec = unplaced.rate()
 	if b.affinity != nil {
 		r.AffinityTurnaroundP50us = us(quantile(pinned.turns, 0.5))
 		r.AffinityTurnaroundP99us = us(quantile(pinned.turns, 0.99))
@@ -822,18 +853,25 @@ func round(x float64, digits int) float64 {
 
 func (r *BenchResult) print(w io.Writer) {
 	fmt.Fprintf(w, "taikai bench (%d cores, %.1fs)\n", r.Cores, r.Seconds)
-	if r.Affinity {
+	switch {
+	case r.Affinity:
 		fmt.Fprintf(w, "throughput and clock games with --affinity\n")
+	case !r.Placement:
+		fmt.Fprintf(w, "throughput and clock games with no CPU affinity (--placement=false)\n")
 	}
 	if r.OverheadMoves > 0 {
 		fmt.Fprintf(w, "\nper-move overhead (%d moves, %.0f moves/s)\n", r.OverheadMoves, r.MovesPerSec)
-		fmt.Fprintf(w, "  referee turnaround      p50 %8.1f us   p99 %8.1f us\n", r.TurnaroundP50us, r.TurnaroundP99us)
+		fmt.Fprintf(w, "  referee turnaround      p50 %8.1f us   p99 %8.1f us   (games as serve plays them: placed on one CPU while they start)\n", r.TurnaroundP50us, r.TurnaroundP99us)
 		fmt.Fprintf(w, "  bare ping-pong          p50 %8.1f us   p99 %8.1f us\n", r.BareRoundtripUS, r.BareRoundtripP99us)
 		fmt.Fprintf(w, "  ratio (target <= 1.5)   %.2f\n", r.TurnaroundRatio)
 		fmt.Fprintf(w, "  bare, taking turns      p50 %8.1f us   p99 %8.1f us   (two clients, each idle during the other's turn, as in a game)\n", r.BareAlternatingUS, r.BareAlternatingP99us)
 		fmt.Fprintf(w, "  ratio to taking turns   %.2f\n", r.TurnaroundRatioAlt)
 		fmt.Fprintf(w, "  engines, no referee     p50 %8.1f us   p99 %8.1f us   (the same instant engines taking turns under a bare loop)\n", r.EnginesNoRefereeUS, r.EnginesNoRefereeP99us)
 		fmt.Fprintf(w, "  ratio to no referee     %.2f\n", r.TurnaroundRatioEngines)
+		if r.UnplacedTurnaroundP50us > 0 {
+			fmt.Fprintf(w, "  with no affinity        p50 %8.1f us   p99 %8.1f us   (%.0f moves/s; --placement=false)\n", r.UnplacedTurnaroundP50us, r.UnplacedTurnaroundP99us, r.UnplacedMovesPerSec)
+			fmt.Fprintf(w, "  ratio to ping-pong      %.2f\n", r.UnplacedTurnaroundRatio)
+		}
 		if r.AffinityTurnaroundP50us > 0 {
 			fmt.Fprintf(w, "  with --affinity         p50 %8.1f us   p99 %8.1f us   (%.0f moves/s; each game and its engines on one CPU)\n", r.AffinityTurnaroundP50us, r.AffinityTurnaroundP99us, r.AffinityMovesPerSec)
 			fmt.Fprintf(w, "  ratio to ping-pong      %.2f, to no referee %.2f\n", r.AffinityTurnaroundRatio, r.AffinityRatioEngines)

@@ -103,10 +103,17 @@ func TestMatchStores200Games(t *testing.T) {
 	t.Logf("%s", stdout.String())
 }
 
-// Also with --affinity: each game on a CPU of its own.
+// Also with --affinity: each game on a CPU of its own; and with no affinity
+// at all (--placement=false).
 func TestMatchJSON(t *testing.T) {
+	for _, cpus := range []string{"--affinity", "--placement=false"} {
+		t.Run(cpus, func(t *testing.T) { matchJSON(t, cpus) })
+	}
+}
+
+func matchJSON(t *testing.T, cpus string) {
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"match", "--game", "gomoku", "--size", "9", "--games", "4", "--move-time", "200ms", "--json", "--affinity", "--concurrency", "2", "gomoku-threat", "gomoku-random"}, &stdout, &stderr)
+	code := run([]string{"match", "--game", "gomoku", "--size", "9", "--games", "4", "--move-time", "200ms", "--json", cpus, "--concurrency", "2", "gomoku-threat", "gomoku-random"}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
@@ -162,7 +169,7 @@ func TestMatchBadArguments(t *testing.T) {
 
 // A TAIKAI_DEMO that is not a boolean is refused by name, not read as false.
 func TestServeBadDemoEnv(t *testing.T) {
-	for _, env := range []string{"TAIKAI_DEMO", "TAIKAI_AFFINITY"} {
+	for _, env := range []string{"TAIKAI_DEMO", "TAIKAI_AFFINITY", "TAIKAI_PLACEMENT"} {
 		t.Run(env, func(t *testing.T) {
 			t.Setenv(env, "yes")
 			var stdout, stderr bytes.Buffer

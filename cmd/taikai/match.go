@@ -49,6 +49,7 @@ type matchConfig struct {
 	connect     time.Duration
 	seed        uint64
 	affinity    bool
+	placement   bool
 }
 
 func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine, error) {
@@ -69,7 +70,8 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 	fs.BoolVar(&c.set.EndMessage, "end-message", false, "gomoku-turn: send 'end <win|lose|draw> <reason>' before closing")
 	fs.DurationVar(&c.connect, "connect-timeout", engines.DefaultConnectTimeout, "time an engine has to connect after it starts")
 	fs.IntVar(&c.concurrency, "concurrency", 1, "games played at once")
-	fs.BoolVar(&c.affinity, "affinity", false, "run each game and its two engines on one CPU, the one with the fewest games (Linux; not for engines that think with several threads)")
+	fs.BoolVar(&c.affinity, "affinity", false, affinityUsage)
+	fs.BoolVar(&c.placement, "placement", true, placementUsage)
 	fs.StringVar(&c.db, "db", "", "SQLite `file` to store the games in")
 	fs.StringVar(&c.logs, "logs", "", "`directory` for the engines' output (default: next to --db, else discarded)")
 	fs.BoolVar(&c.json, "json", false, "print the games and the result as JSON")
@@ -220,10 +222,8 @@ func (m *match) play(ctx context.Context) error {
 		return err
 	}
 	runner := &tournament.Runner{Launcher: &engines.Launcher{Self: self, ConnectTimeout: m.cfg.connect}}
-	if m.cfg.affinity {
-		if runner.Affinity, err = tournament.NewAffinity(); err != nil {
-			return fmt.Errorf("--affinity: %w", err)
-		}
+	if runner.Affinity, err = gameCPUs(m.cfg.affinity, m.cfg.placement); err != nil {
+		return err
 	}
 	next := make(chan int)
 	errc := make(chan error, m.cfg.concurrency)

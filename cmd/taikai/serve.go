@@ -37,6 +37,7 @@ Environment:
                       generated, stored in the database and printed once
   TAIKAI_LOG_FORMAT   same as --log-format
   TAIKAI_AFFINITY     1 or true: same as --affinity
+  TAIKAI_PLACEMENT    0 or false: same as --placement=false
 
 Flags:
 `
@@ -50,6 +51,34 @@ type serveConfig struct {
 	logFormat string
 	token     string
 	affinity  bool
+	placement bool
+}
+
+// The help of --affinity and --placement, in serve and match.
+const (
+	affinityUsage  = "run each game and its two engines on one CPU to the end, the one with the fewest games (Linux; not for engines that think with several threads)"
+	placementUsage = "start each game on one CPU, the one with the fewest games: its engines, once connected, and the server's readers of them run there for the first 4 moves or 20 ms, then anywhere (Linux; see README, Performance)"
+)
+
+// gameCPUs returns what runs a game's engines on which CPUs: --affinity wins
+// over --placement, which is quietly off where it cannot work (it only makes
+// moves faster).
+func gameCPUs(affinity, placement bool) (*tournament.Affinity, error) {
+	switch {
+	case affinity:
+		a, err := tournament.NewAffinity()
+		if err != nil {
+			return nil, fmt.Errorf("--affinity: %w", err)
+		}
+		return a, nil
+	case placement:
+		a, err := tournament.NewPlacement()
+		if err != nil {
+			return nil, nil
+		}
+		return a, nil
+	}
+	return nil, nil
 }
 
 func envOr(key, def string) string {
@@ -76,7 +105,12 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("TAIKAI_AFFINITY=%q: want 1, true, 0 or false", os.Getenv("TAIKAI_AFFINITY"))
 	}
-	fs.BoolVar(&c.affinity, "affinity", affinity, "run each game and its two engines on one CPU, the one with the fewest games (Linux; not for engines that think with several threads)")
+	fs.BoolVar(&c.affinity, "affinity", affinity, affinityUsage)
+	placement, err := strconv.ParseBool(envOr("TAIKAI_PLACEMENT", "true"))
+	if err != nil {
+		return nil, fmt.Errorf("TAIKAI_PLACEMENT=%q: want 1, true, 0 or false", os.Getenv("TAIKAI_PLACEMENT"))
+	}
+	fs.BoolVar(&c.placement, "placement", placement, placementUsage)
 	fs.StringVar(&c.logFormat, "log-format", envOr("TAIKAI_LOG_FORMAT", "text"), "log `format`: text or json")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -161,10 +195,8 @@ func (a *server) Open(ctx context.Context) error {
 		return err
 	}
 	runner := &tournament.Runner{Launcher: &engines.Launcher{Self: self, Log: a.log}, DataDir: data, Log: a.log}
-	if a.cfg.affinity {
-		if runner.Affinity, err = tournament.NewAffinity(); err != nil {
-			return fmt.Errorf("--affinity: %w", err)
-		}
+	if runner.Affinity, err = gameCPUs(a.cfg.affinity, a.cfg.placement); err != nil {
+		return err
 	}
 	metrics := web.NewMetrics()
 	a.hub = web.NewHub(a.db, a.log)

@@ -147,7 +147,8 @@ func TestBenchTiny(t *testing.T) {
 		"bare_alternating_us", "turnaround_ratio_alternating", "engines_no_referee_us", "turnaround_ratio_engines", "games_per_sec", "games_per_sec_c2", "spawn_floor_games_per_sec", "throughput_ratio", "false_timeouts",
 		"timeout_flag_p99_ms", "stored_games_per_sec", "bytes_per_game",
 		"affinity_turnaround_p50_us", "affinity_turnaround_p99_us", "affinity_turnaround_ratio", "affinity_turnaround_ratio_engines", "affinity_moves_per_sec",
-		"hub_turnaround_p50_us", "hub_turnaround_p99_us", "hub_turnaround_ratio", "hub_moves_per_sec"} {
+		"hub_turnaround_p50_us", "hub_turnaround_p99_us", "hub_turnaround_ratio", "hub_moves_per_sec",
+		"unplaced_turnaround_p50_us", "unplaced_turnaround_p99_us", "unplaced_turnaround_ratio", "unplaced_moves_per_sec"} {
 		v, ok := got[k].(float64)
 		if !ok {
 			t.Errorf("no number %s in %s", k, stdout.String())
@@ -157,8 +158,8 @@ func TestBenchTiny(t *testing.T) {
 			t.Errorf("%s = %v", k, v)
 		}
 	}
-	if got["affinity"] != false {
-		t.Errorf("affinity = %v without --affinity", got["affinity"])
+	if got["affinity"] != false || got["placement"] != true {
+		t.Errorf("affinity = %v, placement = %v without flags; want false, true (the defaults of serve and match)", got["affinity"], got["placement"])
 	}
 }
 
