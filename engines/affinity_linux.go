@@ -65,8 +65,10 @@ func AllowedCPUs() ([]int, error) {
 
 // SetCPUs sets the CPUs the engine may run on, as it runs: every thread of its
 // process and of the processes it started that are still in its process
-// group. A thread or process that ends meanwhile is skipped. It must not be
-// called after Stop (the process id could belong to another process by then).
+// group. A thread or process that ends meanwhile is skipped, and so is an
+// engine that has exited (its process id may be another's by then). A thread
+// that cannot be set does not stop the others; the errors are returned
+// together.
 //
 // Threads inherit the affinity of the thread that starts them, so a thread
 // started during the walk by one not yet set would keep the old one: the
@@ -76,19 +78,26 @@ func (p *Process) SetCPUs(cpus []int) error {
 	if len(cpus) == 0 {
 		return errors.New("set CPU affinity: no CPUs")
 	}
+	select {
+	case <-p.done:
+		return nil
+	default:
+	}
 	var set unix.CPUSet
 	for _, c := range cpus {
 		set.Set(c)
 	}
 	seen := make(map[int]bool)
+	var errs error // of the last walk: the threads still not set
 	for range 4 {
-		found, err := setTree(p.Pid(), p.pgid, &set, seen)
-		if err != nil {
-			return fmt.Errorf("set CPU affinity %v of engine process %d: %w", cpus, p.Pid(), err)
-		}
+		var found bool
+		found, errs = setTree(p.Pid(), p.pgid, &set, seen)
 		if !found {
-			return nil
+			break
 		}
+	}
+	if errs != nil {
+		return fmt.Errorf("set CPU affinity %v of engine process %d: %w", cpus, p.Pid(), errs)
 	}
 	return nil
 }
@@ -98,7 +107,7 @@ const maxTree = 256
 
 // setTree sets the affinity of every thread of process pid and of its
 // descendants in process group pgid, and reports whether it met a thread not
-// in seen (which it adds).
+// in seen (which it adds). A thread it cannot set is skipped, its error kept.
 func setTree(pid, pgid int, set *unix.CPUSet, seen map[int]bool) (found bool, err error) {
 	queue := []int{pid}
 	visited := 0
@@ -106,17 +115,14 @@ func setTree(pid, pgid int, set *unix.CPUSet, seen map[int]bool) (found bool, er
 		proc := queue[0]
 		queue = queue[1:]
 		visited++
-		// A descendant is taken only while it is in the engine's group: a
-		// process id read from children may have been reused since.
-		if proc != pid && processGroup(proc) != pgid {
+		// A process is taken only while it is in the engine's group: it may
+		// have ended and its id been reused since it was listed.
+		if processGroup(proc) != pgid {
 			continue
 		}
 		dir := "/proc/" + strconv.Itoa(proc) + "/task"
 		tasks, rerr := os.ReadDir(dir)
 		if rerr != nil {
-			if proc == pid {
-				return found, rerr
-			}
 			continue // it ended
 		}
 		for _, t := range tasks {
@@ -128,7 +134,7 @@ func setTree(pid, pgid int, set *unix.CPUSet, seen map[int]bool) (found bool, er
 				seen[tid], found = true, true
 			}
 			if serr := unix.SchedSetaffinity(tid, set); serr != nil && !errors.Is(serr, unix.ESRCH) {
-				return found, serr
+				err = errors.Join(err, fmt.Errorf("thread %d of process %d: %w", tid, proc, serr))
 			}
 			kids, _ := os.ReadFile(dir + "/" + t.Name() + "/children")
 			for _, f := range bytes.Fields(kids) {
@@ -138,7 +144,7 @@ func setTree(pid, pgid int, set *unix.CPUSet, seen map[int]bool) (found bool, er
 			}
 		}
 	}
-	return found, nil
+	return found, err
 }
 
 // processGroup returns the process group of a process, or -1 if it cannot be

@@ -68,10 +68,15 @@ func NewAffinity() (*Affinity, error) {
 // An engine that thinks with several threads, or while the opponent thinks,
 // has every CPU again after at most those 20 ms, and its start-up (a JVM's,
 // say) is never confined: the engines are moved only once connected.
+//
+// On one CPU there is nothing to place, and NewPlacement returns an error.
 func NewPlacement() (*Affinity, error) {
 	a, err := NewAffinity()
 	if err != nil {
 		return nil, err
+	}
+	if len(a.cpus) < 2 {
+		return nil, errors.New("placement: one CPU, nothing to place")
 	}
 	a.startPlies, a.startTime = placementPlies, placementTime
 	return a, nil

@@ -440,11 +440,16 @@ func affinityGames(t *testing.T, r *tournament.Runner) {
 	}
 }
 
-// pinnedThreads returns, for the engines (the test's child processes) and for
-// the test process itself, how many threads may run on one CPU only.
-func pinnedThreads(tb testing.TB) (engines, server int) {
+// threadCount counts the threads of the engines (the test's child processes)
+// and of the test process itself.
+type threadCount struct {
+	engines, enginesOnOne int // threads, and those that may run on one CPU only
+	serverOnOne           int
+}
+
+func countThreads(tb testing.TB) threadCount {
 	tb.Helper()
-	single := func(pid string) (n int) {
+	count := func(pid string) (all, single int) {
 		tasks, _ := filepath.Glob(filepath.Join("/proc", pid, "task", "*", "status"))
 		for _, t := range tasks {
 			b, err := os.ReadFile(t)
@@ -452,21 +457,28 @@ func pinnedThreads(tb testing.TB) (engines, server int) {
 				continue // the thread ended
 			}
 			for line := range strings.Lines(string(b)) {
-				if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok && !strings.ContainsAny(v, ",-") {
-					n++
+				if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+					all++
+					if !strings.ContainsAny(v, ",-") {
+						single++
+					}
 				}
 			}
 		}
-		return n
+		return all, single
 	}
+	var c threadCount
 	kids, _ := filepath.Glob("/proc/self/task/*/children")
 	for _, k := range kids {
 		b, _ := os.ReadFile(k)
 		for _, pid := range strings.Fields(string(b)) {
-			engines += single(pid)
+			all, single := count(pid)
+			c.engines += all
+			c.enginesOnOne += single
 		}
 	}
-	return engines, single("self")
+	_, c.serverOnOne = count("self")
+	return c
 }
 
 // A placed game runs on one CPU while it starts, every thread of both engines
@@ -480,13 +492,14 @@ func TestPlacedGameIsLetGo(t *testing.T) {
 	if len(all) < 2 {
 		t.Skipf("one CPU (%v): a placed game cannot be told from a free one", all)
 	}
-	if e, s := pinnedThreads(t); e != 0 || s != 0 {
-		t.Fatalf("before the game: %d engine and %d server threads on one CPU", e, s)
+	if c := countThreads(t); c.engines != 0 || c.serverOnOne != 0 {
+		t.Fatalf("before the game: %+v, want no engine and no server thread on one CPU", c)
 	}
+	// 50 ms a move: the first is seen well within the time of the second case.
 	slow := func() engines.Engine {
 		e := builtinEngine("othello-random", "")
 		e.Builtin = ""
-		e.Command = append(engines.BuiltinCommand(self(t), "othello-random", "othello-board"), "--delay", "5ms")
+		e.Command = append(engines.BuiltinCommand(self(t), "othello-random", "othello-board"), "--delay", "50ms")
 		return e
 	}
 	set := tournament.Settings{Game: "othello", MoveTimeMS: 5000, ConnectMS: 5000}
@@ -497,7 +510,7 @@ func TestPlacedGameIsLetGo(t *testing.T) {
 		check int // the ply at which the game must have been let go
 	}{
 		{"after 4 moves", 4, time.Minute, 6},
-		{"after its time", 1000, 12 * time.Millisecond, 4}, // 5 ms a move
+		{"after its time", 1000, 500 * time.Millisecond, 12}, // 50 ms a move
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, err := tournament.NewPlacement()
@@ -507,15 +520,15 @@ func TestPlacedGameIsLetGo(t *testing.T) {
 			tournament.SetStart(a, tc.plies, tc.after)
 			r := newRunner(t)
 			r.Affinity = a
-			var first, later [2]int
+			var first, later threadCount
 			onMove := func(tk tournament.Tick) {
 				switch tk.Ply {
 				case 1:
-					first[0], first[1] = pinnedThreads(t)
+					first = countThreads(t)
 				case tc.check:
 					// Let go beside the game: allow it a moment.
 					for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-						if later[0], later[1] = pinnedThreads(t); later == [2]int{} {
+						if later = countThreads(t); later.enginesOnOne == 0 && later.serverOnOne == 0 {
 							break
 						}
 					}
@@ -526,11 +539,11 @@ func TestPlacedGameIsLetGo(t *testing.T) {
 				t.Fatalf("outcome %+v (%s)", p.Outcome, p.Detail)
 			}
 			// Each engine is a Go program with several threads.
-			if first[0] < 4 || first[1] != 2 {
-				t.Errorf("at the first move: %d engine threads and %d server threads on one CPU, want every engine thread (4 or more) and the 2 readers", first[0], first[1])
+			if first.engines < 4 || first.enginesOnOne != first.engines || first.serverOnOne != 2 {
+				t.Errorf("at the first move: %+v, want every engine thread (4 or more) and the 2 readers on one CPU", first)
 			}
-			if later != [2]int{} {
-				t.Errorf("at move %d: %d engine threads and %d server threads still on one CPU, want none", tc.check, later[0], later[1])
+			if later.enginesOnOne != 0 || later.serverOnOne != 0 {
+				t.Errorf("at move %d: %+v, want no thread on one CPU", tc.check, later)
 			}
 		})
 	}

@@ -53,7 +53,9 @@ type Referee struct {
 	OnMove   func(Tick)         // called after every move; must not block
 	// Yield has the referee's thread give up its CPU between telling the side
 	// not to move and giving the move (see advance). The runner sets it for
-	// games not pinned to a CPU.
+	// games whose readers are not pinned to a CPU; placed games, whose readers
+	// are pinned only while they start, go without (a placed game measured
+	// the same either way: median 8.9-9.1 µs).
 	Yield bool
 
 	rules      rules

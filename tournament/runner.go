@@ -185,6 +185,7 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 	var placed *start
 	if placing {
 		placed = r.Affinity.place(seats, procs, r.log(), spec.ID)
+		defer placed.stop() // before the engines are stopped: defers run last first
 		onMove = func(t Tick) {
 			placed.seen(t)
 			if spec.OnMove != nil {
@@ -203,9 +204,6 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 		Yield:    !pinned,
 	}
 	p.Outcome = ref.Run(ctx)
-	if placed != nil {
-		placed.stop()
-	}
 	for i, s := range seats {
 		p.Nicks[i] = s.Nick()
 		s.Close()

@@ -857,7 +857,7 @@ func (r *BenchResult) print(w io.Writer) {
 	case r.Affinity:
 		fmt.Fprintf(w, "throughput and clock games with --affinity\n")
 	case !r.Placement:
-		fmt.Fprintf(w, "throughput and clock games with no CPU affinity (--placement=false)\n")
+		fmt.Fprintf(w, "throughput and clock games with no CPU affinity\n")
 	}
 	if r.OverheadMoves > 0 {
 		fmt.Fprintf(w, "\nper-move overhead (%d moves, %.0f moves/s)\n", r.OverheadMoves, r.MovesPerSec)
@@ -869,7 +869,7 @@ func (r *BenchResult) print(w io.Writer) {
 		fmt.Fprintf(w, "  engines, no referee     p50 %8.1f us   p99 %8.1f us   (the same instant engines taking turns under a bare loop)\n", r.EnginesNoRefereeUS, r.EnginesNoRefereeP99us)
 		fmt.Fprintf(w, "  ratio to no referee     %.2f\n", r.TurnaroundRatioEngines)
 		if r.UnplacedTurnaroundP50us > 0 {
-			fmt.Fprintf(w, "  with no affinity        p50 %8.1f us   p99 %8.1f us   (%.0f moves/s; --placement=false)\n", r.UnplacedTurnaroundP50us, r.UnplacedTurnaroundP99us, r.UnplacedMovesPerSec)
+			fmt.Fprintf(w, "  with no affinity        p50 %8.1f us   p99 %8.1f us   (%.0f moves/s; as --placement=false, played after placed games)\n", r.UnplacedTurnaroundP50us, r.UnplacedTurnaroundP99us, r.UnplacedMovesPerSec)
 			fmt.Fprintf(w, "  ratio to ping-pong      %.2f\n", r.UnplacedTurnaroundRatio)
 		}
 		if r.AffinityTurnaroundP50us > 0 {

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -222,7 +223,7 @@ func (m *match) play(ctx context.Context) error {
 		return err
 	}
 	runner := &tournament.Runner{Launcher: &engines.Launcher{Self: self, ConnectTimeout: m.cfg.connect}}
-	if runner.Affinity, err = gameCPUs(m.cfg.affinity, m.cfg.placement); err != nil {
+	if runner.Affinity, err = gameCPUs(m.cfg.affinity, m.cfg.placement, slog.New(slog.DiscardHandler)); err != nil {
 		return err
 	}
 	next := make(chan int)

@@ -61,9 +61,9 @@ const (
 )
 
 // gameCPUs returns what runs a game's engines on which CPUs: --affinity wins
-// over --placement, which is quietly off where it cannot work (it only makes
-// moves faster).
-func gameCPUs(affinity, placement bool) (*tournament.Affinity, error) {
+// over --placement, which is off, with a line in log, where it cannot work
+// (it only makes moves faster).
+func gameCPUs(affinity, placement bool, log *slog.Logger) (*tournament.Affinity, error) {
 	switch {
 	case affinity:
 		a, err := tournament.NewAffinity()
@@ -74,11 +74,21 @@ func gameCPUs(affinity, placement bool) (*tournament.Affinity, error) {
 	case placement:
 		a, err := tournament.NewPlacement()
 		if err != nil {
+			log.Info("games are not placed on CPUs", "err", err)
 			return nil, nil
 		}
 		return a, nil
 	}
 	return nil, nil
+}
+
+// envBool reads a boolean environment variable, def if it is unset.
+func envBool(key string, def bool) (bool, error) {
+	v, err := strconv.ParseBool(envOr(key, strconv.FormatBool(def)))
+	if err != nil {
+		return false, fmt.Errorf("%s=%q: want 1, true, 0 or false", key, os.Getenv(key))
+	}
+	return v, nil
 }
 
 func envOr(key, def string) string {
@@ -93,22 +103,22 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, serveUsage); fs.PrintDefaults() }
-	demo, err := strconv.ParseBool(envOr("TAIKAI_DEMO", "false"))
+	demo, err := envBool("TAIKAI_DEMO", false)
 	if err != nil {
-		return nil, fmt.Errorf("TAIKAI_DEMO=%q: want 1, true, 0 or false", os.Getenv("TAIKAI_DEMO"))
+		return nil, err
 	}
 	fs.StringVar(&c.addr, "addr", envOr("TAIKAI_ADDR", "127.0.0.1:8080"), "HTTP listen `address`")
 	fs.StringVar(&c.db, "db", envOr("TAIKAI_DB", "taikai.db"), "SQLite database `file`")
 	fs.StringVar(&c.data, "data", envOr("TAIKAI_DATA", "./data"), "`directory` for uploaded engines and engine logs")
 	fs.BoolVar(&c.demo, "demo", demo, "register the built-in engines and start a demo round robin per game")
-	affinity, err := strconv.ParseBool(envOr("TAIKAI_AFFINITY", "false"))
+	affinity, err := envBool("TAIKAI_AFFINITY", false)
 	if err != nil {
-		return nil, fmt.Errorf("TAIKAI_AFFINITY=%q: want 1, true, 0 or false", os.Getenv("TAIKAI_AFFINITY"))
+		return nil, err
 	}
 	fs.BoolVar(&c.affinity, "affinity", affinity, affinityUsage)
-	placement, err := strconv.ParseBool(envOr("TAIKAI_PLACEMENT", "true"))
+	placement, err := envBool("TAIKAI_PLACEMENT", true)
 	if err != nil {
-		return nil, fmt.Errorf("TAIKAI_PLACEMENT=%q: want 1, true, 0 or false", os.Getenv("TAIKAI_PLACEMENT"))
+		return nil, err
 	}
 	fs.BoolVar(&c.placement, "placement", placement, placementUsage)
 	fs.StringVar(&c.logFormat, "log-format", envOr("TAIKAI_LOG_FORMAT", "text"), "log `format`: text or json")
@@ -195,7 +205,7 @@ func (a *server) Open(ctx context.Context) error {
 		return err
 	}
 	runner := &tournament.Runner{Launcher: &engines.Launcher{Self: self, Log: a.log}, DataDir: data, Log: a.log}
-	if runner.Affinity, err = gameCPUs(a.cfg.affinity, a.cfg.placement); err != nil {
+	if runner.Affinity, err = gameCPUs(a.cfg.affinity, a.cfg.placement, a.log); err != nil {
 		return err
 	}
 	metrics := web.NewMetrics()
