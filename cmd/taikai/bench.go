@@ -85,6 +85,9 @@ type BenchResult struct {
 	BareAlternatingUS    float64 `json:"bare_alternating_us"`
 	BareAlternatingP99us float64 `json:"bare_alternating_p99_us"`
 	TurnaroundRatioAlt   float64 `json:"turnaround_ratio_alternating"`
+	// BaselineDisturbed: the bare ping-pong was slower than the same round
+	// trip taking turns, which is never so on a quiet machine (see overhead).
+	BaselineDisturbed bool `json:"baseline_disturbed"`
 	// The games' instant engines taking turns under a bare loop: the turnaround
 	// without the referee.
 	EnginesNoRefereeUS     float64 `json:"engines_no_referee_us"`
@@ -398,6 +401,11 @@ func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
 	r.BareAlternatingUS = us(quantile(alt, 0.5))
 	r.BareAlternatingP99us = us(quantile(alt, 0.99))
 	r.TurnaroundRatioAlt = round(r.TurnaroundP50us/r.BareAlternatingUS, 2)
+	// One echo is not slower than two taking turns (6.9-8.2 against 8.1-9.7
+	// µs in 15 runs); once, its median was 33.5 µs against 8.6, as if the
+	// echoes had been started on the CPU the bench's thread was not on for
+	// most of the run, and the ratio (0.27) meant nothing.
+	r.BaselineDisturbed = r.BareRoundtripUS > 1.5*r.BareAlternatingUS
 	r.EnginesNoRefereeUS = us(quantile(eng, 0.5))
 	r.EnginesNoRefereeP99us = us(quantile(eng, 0.99))
 	r.TurnaroundRatioEngines = round(r.TurnaroundP50us/r.EnginesNoRefereeUS, 2)
@@ -864,6 +872,9 @@ func (r *BenchResult) print(w io.Writer) {
 		fmt.Fprintf(w, "  referee turnaround      p50 %8.1f us   p99 %8.1f us   (games as serve plays them: placed on one CPU while they start)\n", r.TurnaroundP50us, r.TurnaroundP99us)
 		fmt.Fprintf(w, "  bare ping-pong          p50 %8.1f us   p99 %8.1f us\n", r.BareRoundtripUS, r.BareRoundtripP99us)
 		fmt.Fprintf(w, "  ratio (target <= 1.5)   %.2f\n", r.TurnaroundRatio)
+		if r.BaselineDisturbed {
+			fmt.Fprintf(w, "  warning: the bare ping-pong was slower than two clients taking turns: the baseline was disturbed in this run; use the ratio to taking turns\n")
+		}
 		fmt.Fprintf(w, "  bare, taking turns      p50 %8.1f us   p99 %8.1f us   (two clients, each idle during the other's turn, as in a game)\n", r.BareAlternatingUS, r.BareAlternatingP99us)
 		fmt.Fprintf(w, "  ratio to taking turns   %.2f\n", r.TurnaroundRatioAlt)
 		fmt.Fprintf(w, "  engines, no referee     p50 %8.1f us   p99 %8.1f us   (the same instant engines taking turns under a bare loop)\n", r.EnginesNoRefereeUS, r.EnginesNoRefereeP99us)

@@ -165,6 +165,9 @@ func TestBenchTiny(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, ok := got["baseline_disturbed"].(bool); !ok {
+		t.Errorf("no boolean baseline_disturbed in %s", stdout.String())
+	}
 	if got["affinity"] != false || got["placement"] != (len(cpus) > 1) {
 		t.Errorf("affinity = %v, placement = %v without flags on %d CPUs", got["affinity"], got["placement"], len(cpus))
 	}
