@@ -2,8 +2,6 @@ package engines_test
 
 import (
 	"bufio"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,26 +9,15 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/engines/proctest"
 )
 
 // cpusAllowed returns the Cpus_allowed_list of every thread of a process.
 func cpusAllowed(tb testing.TB, pid string) []string {
 	tb.Helper()
-	tasks, err := filepath.Glob(filepath.Join("/proc", pid, "task", "*", "status"))
-	if err != nil || len(tasks) == 0 {
-		tb.Fatalf("threads of %s: %v", pid, err)
-	}
-	var out []string
-	for _, t := range tasks {
-		b, err := os.ReadFile(t)
-		if err != nil {
-			continue // the thread ended
-		}
-		for line := range strings.Lines(string(b)) {
-			if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
-				out = append(out, strings.TrimSpace(v))
-			}
-		}
+	out := proctest.CPUsAllowed(tb, pid)
+	if len(out) == 0 {
+		tb.Fatalf("no threads of process %s", pid)
 	}
 	return out
 }

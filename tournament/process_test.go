@@ -17,6 +17,7 @@ import (
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/builtin"
+	"github.com/taikai-dev/taikai/engines/proctest"
 	"github.com/taikai-dev/taikai/engines/protocol"
 	"github.com/taikai-dev/taikai/games/othello"
 	"github.com/taikai-dev/taikai/tournament"
@@ -449,35 +450,24 @@ type threadCount struct {
 
 func countThreads(tb testing.TB) threadCount {
 	tb.Helper()
-	count := func(pid string) (all, single int) {
-		tasks, _ := filepath.Glob(filepath.Join("/proc", pid, "task", "*", "status"))
-		for _, t := range tasks {
-			b, err := os.ReadFile(t)
-			if err != nil {
-				continue // the thread ended
-			}
-			for line := range strings.Lines(string(b)) {
-				if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
-					all++
-					if !strings.ContainsAny(v, ",-") {
-						single++
-					}
-				}
-			}
-		}
-		return all, single
-	}
 	var c threadCount
 	kids, _ := filepath.Glob("/proc/self/task/*/children")
 	for _, k := range kids {
 		b, _ := os.ReadFile(k)
 		for _, pid := range strings.Fields(string(b)) {
-			all, single := count(pid)
-			c.engines += all
-			c.enginesOnOne += single
+			for _, l := range proctest.CPUsAllowed(tb, pid) {
+				c.engines++
+				if proctest.OneCPU(l) {
+					c.enginesOnOne++
+				}
+			}
 		}
 	}
-	_, c.serverOnOne = count("self")
+	for _, l := range proctest.CPUsAllowed(tb, "self") {
+		if proctest.OneCPU(l) {
+			c.serverOnOne++
+		}
+	}
 	return c
 }
 
