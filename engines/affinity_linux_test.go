@@ -73,8 +73,8 @@ func TestLaunchOnAMissingCPUStillStarts(t *testing.T) {
 	}
 }
 
-// SetCPUs moves a running engine, every thread of it and the process it
-// started, to the CPUs given, and back.
+// SetCPUs moves a running engine, every thread of it and the process its main
+// thread started, to the CPUs given, and back.
 func TestSetCPUsOfARunningEngine(t *testing.T) {
 	all, err := engines.AllowedCPUs()
 	if err != nil {

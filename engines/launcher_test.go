@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +19,14 @@ import (
 
 	"github.com/taikai-dev/taikai/engines"
 )
+
+// A helper runs on the process's main thread, as a C or shell engine does:
+// SetCPUs sees only the processes a main thread started ("spawn").
+func init() {
+	if os.Getenv("TAIKAI_TEST_HELPER") != "" {
+		runtime.LockOSThread()
+	}
+}
 
 // The test binary doubles as the engine under test: started with
 // TAIKAI_TEST_HELPER set, it acts out one behaviour and exits.
