@@ -151,7 +151,7 @@ func setTree(pid, pgid int, set *unix.CPUSet, seen map[int]bool) (found bool, er
 			}
 			kids, _ := os.ReadFile(dir + "/" + t.Name() + "/children")
 			for _, f := range bytes.Fields(kids) {
-				if k, err := strconv.Atoi(string(f)); err == nil {
+				if k, kerr := strconv.Atoi(string(f)); kerr == nil {
 					queue = append(queue, k)
 				}
 			}
