@@ -76,8 +76,8 @@ func AllowedCPUs() ([]int, error) {
 // became slow enough to hold a CPU for milliseconds (taikai bench's clock
 // part, traced with perf: 47-92 ms in shrink_dcache_parent a run, against
 // 2-3.5 ms without placement and 1.5-2 ms asking main threads only). A
-// process started by another thread (a Go or Java engine's exec, say) is not
-// seen.
+// process started by another thread (a Go or Java engine's exec, often) is
+// not seen.
 //
 // Threads inherit the affinity of the thread that starts them, so a thread
 // started during the walk by one not yet set would keep the old one: the
@@ -125,9 +125,11 @@ func setTree(pid, pgid int, set *unix.CPUSet, seen map[int]bool) (found bool, er
 		proc := queue[0]
 		queue = queue[1:]
 		visited++
-		// A process is taken only while it is in the engine's group: it may
-		// have ended and its id been reused since it was listed.
-		if processGroup(proc) != pgid {
+		// A descendant is taken only while it is in the engine's group: it
+		// may have ended and its id been reused since it was listed. The
+		// engine's own process, not yet reaped (SetCPUs), is taken even if
+		// it left its group.
+		if proc != pid && processGroup(proc) != pgid {
 			continue
 		}
 		dir := "/proc/" + strconv.Itoa(proc) + "/task"

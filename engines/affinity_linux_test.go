@@ -118,6 +118,14 @@ func TestSetCPUsOfARunningEngine(t *testing.T) {
 	if err := p.SetCPUs(all); err != nil {
 		t.Fatal(err)
 	}
+	defer func() {
+		// Once the engine has been reaped, its process id may be another's:
+		// SetCPUs leaves it alone.
+		p.Stop(0)
+		if err := p.SetCPUs([]int{cpu}); err != nil {
+			t.Errorf("SetCPUs after Stop: %v, want nil (nothing done)", err)
+		}
+	}()
 	for _, pid := range []string{strconv.Itoa(p.Pid()), child} {
 		if got := cpusAllowed(t, pid); slices.ContainsFunc(got, func(s string) bool { return s != free }) {
 			t.Errorf("after SetCPUs(%v): threads of process %s may run on %v, want all on %s", all, pid, got, free)

@@ -483,7 +483,7 @@ func TestPlacedGameIsLetGo(t *testing.T) {
 		t.Skipf("one CPU (%v): a placed game cannot be told from a free one", all)
 	}
 	if c := countThreads(t); c.engines != 0 || c.serverOnOne != 0 {
-		t.Fatalf("before the game: %+v, want no engine and no server thread on one CPU", c)
+		t.Fatalf("before the game: %+v, want no child process and no server thread on one CPU", c)
 	}
 	// 50 ms a move: the first is seen well within the time of the second case.
 	slow := func() engines.Engine {
@@ -511,11 +511,13 @@ func TestPlacedGameIsLetGo(t *testing.T) {
 			r := newRunner(t)
 			r.Affinity = a
 			var first, later threadCount
+			checked := false
 			onMove := func(tk tournament.Tick) {
 				switch tk.Ply {
 				case 1:
 					first = countThreads(t)
 				case tc.check:
+					checked = true
 					// Let go beside the game: allow it a moment.
 					for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 						if later = countThreads(t); later.enginesOnOne == 0 && later.serverOnOne == 0 {
@@ -531,6 +533,9 @@ func TestPlacedGameIsLetGo(t *testing.T) {
 			// Each engine is a Go program with several threads.
 			if first.engines < 4 || first.enginesOnOne != first.engines || first.serverOnOne != 2 {
 				t.Errorf("at the first move: %+v, want every engine thread (4 or more) and the 2 readers on one CPU", first)
+			}
+			if !checked {
+				t.Fatalf("the game ended before move %d", tc.check)
 			}
 			if later.enginesOnOne != 0 || later.serverOnOne != 0 {
 				t.Errorf("at move %d: %+v, want no thread on one CPU", tc.check, later)

@@ -85,8 +85,8 @@ type BenchResult struct {
 	BareAlternatingUS    float64 `json:"bare_alternating_us"`
 	BareAlternatingP99us float64 `json:"bare_alternating_p99_us"`
 	TurnaroundRatioAlt   float64 `json:"turnaround_ratio_alternating"`
-	// BaselineDisturbed: the bare ping-pong was slower than the same round
-	// trip taking turns, which is never so on a quiet machine (see overhead).
+	// BaselineDisturbed: the bare ping-pong took over 1.5 times the same round
+	// trip taking turns, which it never did on a quiet machine (see overhead).
 	BaselineDisturbed bool `json:"baseline_disturbed"`
 	// The games' instant engines taking turns under a bare loop: the turnaround
 	// without the referee.
@@ -233,7 +233,7 @@ func newBench(c *benchConfig, log io.Writer) (*bench, error) {
 	}
 	b.runner = &tournament.Runner{Launcher: &engines.Launcher{Self: self, ExitGrace: 2 * time.Second}}
 	b.affinity, err = tournament.NewAffinity()
-	b.placement, _ = tournament.NewPlacement() // the same error, if any
+	b.placement, _ = tournament.NewPlacement() // nil where it cannot work: one CPU, or no affinity
 	switch {
 	case c.affinity:
 		if err != nil {
@@ -873,7 +873,7 @@ func (r *BenchResult) print(w io.Writer) {
 		fmt.Fprintf(w, "  bare ping-pong          p50 %8.1f us   p99 %8.1f us\n", r.BareRoundtripUS, r.BareRoundtripP99us)
 		fmt.Fprintf(w, "  ratio (target <= 1.5)   %.2f\n", r.TurnaroundRatio)
 		if r.BaselineDisturbed {
-			fmt.Fprintf(w, "  warning: the bare ping-pong was slower than two clients taking turns: the baseline was disturbed in this run; use the ratio to taking turns\n")
+			fmt.Fprintf(w, "  warning: the bare ping-pong took over 1.5 times the round trip of two clients taking turns: the baseline was disturbed in this run; use the ratio to taking turns\n")
 		}
 		fmt.Fprintf(w, "  bare, taking turns      p50 %8.1f us   p99 %8.1f us   (two clients, each idle during the other's turn, as in a game)\n", r.BareAlternatingUS, r.BareAlternatingP99us)
 		fmt.Fprintf(w, "  ratio to taking turns   %.2f\n", r.TurnaroundRatioAlt)
