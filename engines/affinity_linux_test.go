@@ -25,13 +25,7 @@ func cpusAllowed(tb testing.TB, pid string) []string {
 // An engine launched with CPUs runs on those only, every thread of it, and the
 // launcher's own threads keep all their CPUs.
 func TestLaunchOnCPUs(t *testing.T) {
-	all, err := engines.AllowedCPUs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(all) < 2 {
-		t.Skipf("one CPU (%v): a pinned engine cannot be told from a free one", all)
-	}
+	all := proctest.TwoCPUs(t)
 	cpu := all[len(all)-1]
 	before := cpusAllowed(t, "self")
 
@@ -76,13 +70,7 @@ func TestLaunchOnAMissingCPUStillStarts(t *testing.T) {
 // SetCPUs moves a running engine, every thread of it and the process its main
 // thread started, to the CPUs given, and back.
 func TestSetCPUsOfARunningEngine(t *testing.T) {
-	all, err := engines.AllowedCPUs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(all) < 2 {
-		t.Skipf("one CPU (%v): a pinned engine cannot be told from a free one", all)
-	}
+	all := proctest.TwoCPUs(t)
 	p, c, err := launcher(t).Start(t.Context(), engines.Launch{Engine: helperEngine(t, "spawn", 0), Color: "black"})
 	if err != nil {
 		t.Fatal(err)

@@ -475,13 +475,7 @@ func countThreads(tb testing.TB) threadCount {
 // and the server's two readers of them, and on every CPU once let go: after
 // its first moves, or after its time, whichever comes first.
 func TestPlacedGameIsLetGo(t *testing.T) {
-	all, err := engines.AllowedCPUs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(all) < 2 {
-		t.Skipf("one CPU (%v): a placed game cannot be told from a free one", all)
-	}
+	proctest.TwoCPUs(t)
 	if c := countThreads(t); c.engines != 0 || c.serverOnOne != 0 {
 		t.Fatalf("before the game: %+v, want no child process and no server thread on one CPU", c)
 	}

@@ -451,7 +451,11 @@ func TestViewerCountComesBackToZero(t *testing.T) {
 	v := dialViewer(t, g.url)
 	waitViewers(1)
 	v.conn.Close()
-	<-v.done
+	select {
+	case <-v.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the viewer still reads 10 s after its connection closed")
+	}
 	waitViewers(0)
 
 	// A viewer that stops reading falls behind its queue of 4 and is dropped.

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/taikai-dev/taikai/engines"
 )
 
 // CPUsAllowed returns the Cpus_allowed_list of every thread of a process
@@ -35,3 +37,18 @@ func CPUsAllowed(tb testing.TB, pid string) []string {
 
 // OneCPU reports whether a Cpus_allowed_list names a single CPU.
 func OneCPU(list string) bool { return !strings.ContainsAny(list, ",-") }
+
+// TwoCPUs returns the CPUs this process may run on, and skips the test when
+// there is only one: a thread confined to one CPU cannot then be told from a
+// free one.
+func TwoCPUs(tb testing.TB) []int {
+	tb.Helper()
+	all, err := engines.AllowedCPUs()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(all) < 2 {
+		tb.Skipf("one CPU (%v): a thread confined to one CPU cannot be told from a free one", all)
+	}
+	return all
+}
