@@ -241,11 +241,7 @@ func (l *Launcher) spawn(la Launch, port int) (*Process, error) {
 		"TAIKAI_SIZE="+v["size"], "TAIKAI_TIME_MS="+v["time_ms"], "TAIKAI_NAME="+v["name"])
 	cmd.Env = append(cmd.Env, la.Env...)
 	fmt.Fprintf(out, "[taikai] %s: %s\n", time.Now().UTC().Format(time.RFC3339Nano), QuoteCommand(argv))
-	pinErr, err := startOn(cmd, la.CPUs)
-	if pinErr != nil {
-		l.logger().Warn("engine not pinned to its game's CPU", "engine", la.Engine.Name, "color", la.Color, "game", la.GameID, "err", pinErr)
-	}
-	if err != nil {
+	if err := startOn(cmd, la.CPUs); err != nil {
 		out.Close()
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
+
 	"strconv"
 	"strings"
 	"sync"
@@ -19,14 +19,6 @@ import (
 
 	"github.com/taikai-dev/taikai/engines"
 )
-
-// A helper runs on the process's main thread, as a C or shell engine does:
-// SetCPUs sees only the processes a main thread started ("spawn").
-func init() {
-	if os.Getenv("TAIKAI_TEST_HELPER") != "" {
-		runtime.LockOSThread()
-	}
-}
 
 // The test binary doubles as the engine under test: started with
 // TAIKAI_TEST_HELPER set, it acts out one behaviour and exits.
@@ -229,6 +221,54 @@ func TestStopKillsProcessGroup(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// With CPUs, an engine starts with that affinity, and so does every process
+// it starts.
+func TestStartOnCPU(t *testing.T) {
+	cpus, err := engines.AllowedCPUs()
+	if err != nil || len(cpus) < 2 {
+		t.Skipf("needs two CPUs: %v %v", cpus, err)
+	}
+	want := cpus[len(cpus)-1]
+	l := launcher(t)
+	p, c, err := l.Start(context.Background(), engines.Launch{Engine: helperEngine(t, "spawn", 0), Color: "black", CPUs: []int{want}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop(50 * time.Millisecond)
+	defer c.Close()
+	r := bufio.NewReader(c)
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	r.ReadString('\n')
+	line, err := r.ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "CHILD ") {
+		t.Fatalf("child line %q, %v", line, err)
+	}
+	child := strings.TrimSpace(strings.TrimPrefix(line, "CHILD "))
+	for _, pid := range []string{strconv.Itoa(p.Pid()), child} {
+		b, err := os.ReadFile("/proc/" + pid + "/status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cpusAllowed(string(b)); got != strconv.Itoa(want) {
+			t.Errorf("process %s may run on CPUs %q, want %d", pid, got, want)
+		}
+	}
+	// The server's own threads are not left on that CPU.
+	b, _ := os.ReadFile("/proc/self/status")
+	if got := cpusAllowed(string(b)); got == strconv.Itoa(want) {
+		t.Errorf("the launcher itself was left on CPU %s", got)
+	}
+}
+
+func cpusAllowed(status string) string {
+	for _, l := range strings.Split(status, "\n") {
+		if v, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }
 
 func TestLogIsCapped(t *testing.T) {

@@ -152,7 +152,6 @@ func startGame(tb testing.TB, set Settings, protos [2]string) *game {
 			Settings: set, Seats: seats,
 			Clocks: [2]clockSpec{set.clockFor(protos[0]), set.clockFor(protos[1])},
 			Names:  [2]string{"engine-b", "engine-w"},
-			Yield:  true, // as the runner has it for a game not pinned to a CPU
 		},
 	}
 	go func() {

@@ -17,7 +17,6 @@ import (
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/builtin"
-	"github.com/taikai-dev/taikai/engines/proctest"
 	"github.com/taikai-dev/taikai/engines/protocol"
 	"github.com/taikai-dev/taikai/games/othello"
 	"github.com/taikai-dev/taikai/tournament"
@@ -390,25 +389,14 @@ func TestClassroomJavaClient(t *testing.T) {
 	t.Logf("%d games ended normally, %d by the client's stall", normal, stalls)
 }
 
-// With Affinity, for the whole game or only its start (placement), games on
-// every protocol play to their normal ends at once, and the faults that end a
-// game from the reader (a flood, a dropped socket, CLOSE, garbage) end it as
-// they do without.
+// With Affinity (each game's engines started on one CPU), games on every
+// protocol play to their normal ends, and the faults that end a game from the
+// reader (a flood, a dropped socket, CLOSE, garbage) end it as they do
+// without.
 func TestAffinityGames(t *testing.T) {
-	for name, newAffinity := range map[string]func() (*tournament.Affinity, error){
-		"whole game": tournament.NewAffinity,
-		"placement":  tournament.NewPlacement,
-	} {
-		t.Run(name, func(t *testing.T) {
-			aff, err := newAffinity()
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := newRunner(t)
-			r.Affinity = aff
-			affinityGames(t, r)
-		})
-	}
+	r := newRunner(t)
+	r.Affinity = true
+	affinityGames(t, r)
 }
 
 func affinityGames(t *testing.T, r *tournament.Runner) {
@@ -436,103 +424,6 @@ func affinityGames(t *testing.T, r *tournament.Runner) {
 			p := play(t, r, tournament.GameSpec{ID: 1, Black: tc.black, White: tc.white, Settings: tc.set, Seed: 3})
 			if p.Outcome.Reason != tc.reason || (tc.reason != protocol.ReasonNormal && p.Outcome.Winner != tc.winner) {
 				t.Errorf("outcome %+v, want %s (winner %v) (detail %q)", p.Outcome, tc.reason, tc.winner, p.Detail)
-			}
-		})
-	}
-}
-
-// threadCount counts the threads of the engines (the test's child processes)
-// and of the test process itself.
-type threadCount struct {
-	engines, enginesOnOne int // threads, and those that may run on one CPU only
-	serverOnOne           int
-}
-
-func countThreads(tb testing.TB) threadCount {
-	tb.Helper()
-	var c threadCount
-	kids, _ := filepath.Glob("/proc/self/task/*/children")
-	for _, k := range kids {
-		b, _ := os.ReadFile(k)
-		for _, pid := range strings.Fields(string(b)) {
-			for _, l := range proctest.CPUsAllowed(tb, pid) {
-				c.engines++
-				if proctest.OneCPU(l) {
-					c.enginesOnOne++
-				}
-			}
-		}
-	}
-	for _, l := range proctest.CPUsAllowed(tb, "self") {
-		if proctest.OneCPU(l) {
-			c.serverOnOne++
-		}
-	}
-	return c
-}
-
-// A placed game runs on one CPU while it starts, every thread of both engines
-// and the server's two readers of them, and on every CPU once let go: after
-// its first moves, or after its time, whichever comes first.
-func TestPlacedGameIsLetGo(t *testing.T) {
-	proctest.TwoCPUs(t)
-	if c := countThreads(t); c.engines != 0 || c.serverOnOne != 0 {
-		t.Fatalf("before the game: %+v, want no child process and no server thread on one CPU", c)
-	}
-	// 50 ms a move: the first is seen well within the time of the second case.
-	slow := func() engines.Engine {
-		e := builtinEngine("othello-random", "")
-		e.Builtin = ""
-		e.Command = append(engines.BuiltinCommand(self(t), "othello-random", "othello-board"), "--delay", "50ms")
-		return e
-	}
-	set := tournament.Settings{Game: "othello", MoveTimeMS: 5000, ConnectMS: 5000}
-	for _, tc := range []struct {
-		name  string
-		plies int
-		after time.Duration
-		check int // the ply at which the game must have been let go
-	}{
-		{"after 4 moves", 4, time.Minute, 6},
-		{"after its time", 1000, 500 * time.Millisecond, 12}, // 50 ms a move
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			a, err := tournament.NewPlacement()
-			if err != nil {
-				t.Fatal(err)
-			}
-			tournament.SetStart(a, tc.plies, tc.after)
-			r := newRunner(t)
-			r.Affinity = a
-			var first, later threadCount
-			checked := false
-			onMove := func(tk tournament.Tick) {
-				switch tk.Ply {
-				case 1:
-					first = countThreads(t)
-				case tc.check:
-					checked = true
-					// Let go beside the game: allow it a moment.
-					for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-						if later = countThreads(t); later.enginesOnOne == 0 && later.serverOnOne == 0 {
-							break
-						}
-					}
-				}
-			}
-			p := play(t, r, tournament.GameSpec{ID: 1, Black: slow(), White: slow(), Settings: set, Seed: 1, OnMove: onMove})
-			if p.Outcome.Reason != protocol.ReasonNormal {
-				t.Fatalf("outcome %+v (%s)", p.Outcome, p.Detail)
-			}
-			// Each engine is a Go program with several threads.
-			if first.engines < 4 || first.enginesOnOne != first.engines || first.serverOnOne != 2 {
-				t.Errorf("at the first move: %+v, want every engine thread (4 or more) and the 2 readers on one CPU", first)
-			}
-			if !checked {
-				t.Fatalf("the game ended before move %d", tc.check)
-			}
-			if later.enginesOnOne != 0 || later.serverOnOne != 0 {
-				t.Errorf("at move %d: %+v, want no thread on one CPU", tc.check, later)
 			}
 		})
 	}

@@ -51,12 +51,6 @@ type Referee struct {
 	Records  [2]protocol.Record // records before this game, for BYE
 	Rand     *rand.Rand         // random moves on timeout
 	OnMove   func(Tick)         // called after every move; must not block
-	// Yield has the referee's thread give up its CPU between telling the side
-	// not to move and giving the move (see advance). The runner sets it for
-	// games whose readers are not pinned to a CPU; placed games, whose readers
-	// are pinned only while they start, go without (a placed game measured
-	// the same either way: median 8.9-9.1 µs).
-	Yield bool
 
 	rules      rules
 	moves      []Move
@@ -160,11 +154,8 @@ func (r *Referee) Run(ctx context.Context) Outcome {
 // clock starts last.
 func (r *Referee) begin(ctx context.Context) {
 	turn := r.rules.Turn()
-	for k, c := range []protocol.Color{turn.Opponent(), turn} {
+	for _, c := range []protocol.Color{turn.Opponent(), turn} {
 		i := idx(c)
-		if k == 1 {
-			r.yield()
-		}
 		r.turnStart = r.now() // the mover's, the last: see advance
 		err := r.Seats[i].Begin(ctx, protocol.Start{
 			Color: c, Opponent: r.Names[1-i], Board: r.rules, Turn: turn, Remaining: r.remaining[i],
@@ -203,7 +194,7 @@ func (r *Referee) end(out Outcome) {
 func (r *Referee) handle(ctx context.Context, from protocol.Color, ev protocol.Event) {
 	i := idx(from)
 	r.arriving[i].Add(1)
-	r.lock()
+	r.mu.Lock()
 	r.arriving[i].Add(-1)
 	defer r.mu.Unlock()
 	if r.over {
@@ -227,33 +218,6 @@ func (r *Referee) handle(ctx context.Context, from protocol.Color, ev protocol.E
 		// The clock may have run out while this line waited for the lock.
 		r.checkClock(ctx)
 	}
-}
-
-// lockTries is how often a seat's handler yields to the holder of r.mu before
-// it blocks.
-const lockTries = 100
-
-// lock takes r.mu for a seat's handler. If it is held, the holder is almost
-// always the other seat's handler, which the kernel preempted a few
-// instructions before its Unlock: its last write woke the engine to move, and
-// that engine took the CPU. Blocked in sync.Mutex, the waiting handler's
-// thread sleeps and the Go scheduler passes the lock, and the processor, on
-// through other threads; on a pinned game's CPU that took tens of µs a move.
-// Yielding the CPU instead (sched_yield) lets the holder finish at once. After
-// lockTries the handler blocks as before, so a holder busy on another CPU
-// costs at most that many system calls.
-//
-// taikai bench, 2 vCPUs, 3 runs each way, alternated: pinned games
-// (--affinity): median turnaround 10.7-10.8 -> 8.9 µs, moves per second
-// 14.6-15.3k -> 34.4-35.4k; games not pinned: 14.4-15.8 -> 13.3-14.4 µs.
-func (r *Referee) lock() {
-	for range lockTries {
-		if r.mu.TryLock() {
-			return
-		}
-		osYield()
-	}
-	r.mu.Lock()
 }
 
 // onClock runs when the clock of the side to move may have run out.
@@ -462,9 +426,6 @@ func (r *Referee) advance(ctx context.Context) (time.Time, Outcome, bool) {
 	for k, c := range order {
 		i := idx(c)
 		if k == 1 {
-			if turn != protocol.None {
-				r.yield()
-			}
 			start = r.now()
 		}
 		err := r.Seats[i].Update(ctx, protocol.Update{Moves: r.pending, Board: r.rules, Turn: turn, Remaining: r.remaining[i]})
@@ -479,33 +440,6 @@ func (r *Referee) advance(ctx context.Context) (time.Time, Outcome, bool) {
 		return time.Time{}, out, true
 	}
 	return start, Outcome{}, false
-}
-
-// yield gives up the CPU, once the side not to move has been written to, if
-// r.Yield.
-//
-// Why: the kernel usually wakes that engine on this CPU, as the reader of a
-// local socket. Written to at once, the mover's engine then finds the CPU
-// taken and is either woken on another one (an idle vCPU takes about 30 µs to
-// wake on the VM taikai is developed on, more than a whole move of two instant
-// engines) or queued behind the other engine, whose reading of its board is
-// then counted in the mover's time. Yielded to, the other engine reads its
-// board first, and the mover is woken where the referee runs. taikai bench,
-// games not pinned, 2 vCPUs, 12 runs each way, alternated: median turnaround
-// 20-36 µs without; 12-17 µs with, in 11 of the 12 (31 µs in one); as many
-// moves per second. The mover's message is late by the other engine's
-// reading, before its clock starts. An engine that keeps thinking after it
-// read its board (pondering), on this CPU, can hold the mover's message back
-// for up to a scheduler time slice; the mover's clock has not started then.
-//
-// Pinned games (serve --affinity) skip it: their threads share one CPU by
-// design, so the mover cannot be woken elsewhere, and with lock (above) the
-// yield changed nothing there (median 8.9 µs either way; without that lock
-// it cut moves per second by 40%).
-func (r *Referee) yield() {
-	if r.Yield {
-		osYield()
-	}
 }
 
 // pace holds a move back until pace_ms has passed since the last one was shown.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
@@ -72,9 +73,25 @@ type Runner struct {
 	Launcher *engines.Launcher
 	DataDir  string // a relative GameSpec.LogDir is under it
 	Log      *slog.Logger
-	// Affinity, if set, puts each game on one CPU, the least used, for the
-	// whole game or while it starts (see Affinity and NewPlacement).
-	Affinity *Affinity
+	// Affinity starts both engines of each game on one CPU, taking the
+	// allowed CPUs in turn (serve/match --affinity, like fastchess's
+	// -use-affinity); nothing changes it afterwards.
+	Affinity bool
+}
+
+// nextCPU counts the games started with Affinity, to take the CPUs in turn.
+var nextCPU atomic.Uint64
+
+// gameCPUs returns the CPU a game's engines start on, none without Affinity.
+func (r *Runner) gameCPUs() []int {
+	if !r.Affinity {
+		return nil
+	}
+	cpus, err := engines.AllowedCPUs()
+	if err != nil || len(cpus) < 2 {
+		return nil
+	}
+	return []int{cpus[(nextCPU.Add(1)-1)%uint64(len(cpus))]}
 }
 
 func (r *Runner) log() *slog.Logger {
@@ -98,12 +115,7 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 	}
 	p.Spec.Settings = set // with the defaults filled in, as the game is played
 	players := [2]engines.Engine{spec.Black, spec.White}
-	var cpus []int
-	if r.Affinity != nil {
-		cpu, release := r.Affinity.take()
-		defer release()
-		cpus = []int{cpu}
-	}
+	cpus := r.gameCPUs()
 
 	// Launch both seats at once: a game waits for its slower engine, not both.
 	var (
@@ -118,9 +130,7 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 			Engine: players[i], Color: c.String(), GameID: spec.ID,
 			TimeMS: set.MoveTime(players[i].Protocol).Milliseconds(),
 			Rule:   set.Rule, Size: set.Size, ConnectTimeout: set.connectTimeout(),
-		}
-		if r.Affinity != nil && r.Affinity.wholeGame() {
-			la.CPUs = cpus
+			CPUs: cpus,
 		}
 		if set.BoardOrder != "" {
 			la.Env = []string{"TAIKAI_BOARD_ORDER=" + set.BoardOrder}
@@ -163,35 +173,9 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 		return p
 	}
 
-	placing := r.Affinity != nil && !r.Affinity.wholeGame()
-	if placing {
-		// Moved once connected: an engine's start-up is never confined.
-		for _, pr := range procs {
-			if err := pr.SetCPUs(cpus); err != nil {
-				r.log().Warn("engine not placed on its game's CPU", "game", spec.ID, "cpu", cpus, "err", err)
-			}
-		}
-	}
 	var seats [2]protocol.Seat
-	pinned := len(cpus) > 0
 	for i := range 2 {
 		seats[i] = newSeat(players[i].Protocol, conns[i], colorOf(i), &set)
-		if err := seats[i].PinTo(cpus); err != nil {
-			pinned = false
-			r.log().Warn("seat not pinned to its game's CPU", "game", spec.ID, "cpu", cpus, "err", err)
-		}
-	}
-	onMove := spec.OnMove
-	var placed *start
-	if placing {
-		placed = r.Affinity.place(seats, procs, r.log(), spec.ID)
-		defer placed.stop() // before the engines are stopped: defers run last first
-		onMove = func(t Tick) {
-			placed.seen(t)
-			if spec.OnMove != nil {
-				spec.OnMove(t)
-			}
-		}
 	}
 	ref := &Referee{
 		Settings: set,
@@ -200,8 +184,7 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 		Names:    [2]string{players[0].Name, players[1].Name},
 		Records:  spec.Records,
 		Rand:     rand.New(rand.NewPCG(spec.Seed, uint64(spec.ID))),
-		OnMove:   onMove,
-		Yield:    !pinned,
+		OnMove:   spec.OnMove,
 	}
 	p.Outcome = ref.Run(ctx)
 	for i, s := range seats {

@@ -44,8 +44,6 @@ type Hub struct {
 	qmu   sync.Mutex
 	queue []any
 	wake  chan struct{}
-	later *time.Timer // wakes run for moves nobody watches (see Publish)
-	armed bool        // later is set; under qmu
 
 	viewers atomic.Int64 // subscribed viewers, of any topic
 
@@ -125,8 +123,6 @@ func NewHub(db *storage.DB, log *slog.Logger) *Hub {
 	}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.upgrader.CheckOrigin = sameOrigin
-	h.later = time.AfterFunc(time.Hour, h.signal)
-	h.later.Stop()
 	go h.run()
 	return h
 }
@@ -148,34 +144,7 @@ func sameOrigin(r *http.Request) bool {
 }
 
 // Publish queues an event. It never blocks on viewers.
-//
-// A move while no browser is connected does not wake the hub: it is queued,
-// and a timer takes it with the others about lazyWake later. Waking the hub's
-// goroutine on every move, from inside the referee's handling of the move,
-// woke another thread of the Go scheduler, often on another CPU, and pulled
-// the game's processes apart. taikai bench's games with the hub
-// (hub_turnaround_p50_us), 4 runs each way, alternated: median turnaround
-// 35.5-41.4 µs and 12,100-13,000 moves/s with a wake per move; 12.7-15.7 µs
-// and 16,200-19,400 moves/s with this (the games without a hub, in the same
-// runs: 13.5-25.7 µs). The live state the API reads (LivePlies, LiveMoves)
-// may lag that much behind a game nobody watches, and so may the first moves
-// a viewer sees if it connects while they are queued (in order all the same).
-func (h *Hub) Publish(ev tournament.Event) {
-	if ev.Type != tournament.EventMove || h.viewers.Load() > 0 {
-		h.enqueue(ev)
-		return
-	}
-	h.qmu.Lock()
-	h.queue = append(h.queue, ev)
-	if !h.armed {
-		h.armed = true
-		h.later.Reset(lazyWake)
-	}
-	h.qmu.Unlock()
-}
-
-// lazyWake is how long the hub leaves a move nobody watches in its queue.
-const lazyWake = 10 * time.Millisecond
+func (h *Hub) Publish(ev tournament.Event) { h.enqueue(ev) }
 
 func (h *Hub) enqueue(x any) {
 	h.qmu.Lock()
@@ -197,7 +166,6 @@ func (h *Hub) signal() {
 func (h *Hub) Close() {
 	h.closeOnce.Do(func() {
 		h.cancel()
-		h.later.Stop()
 		close(h.stop)
 	})
 	<-h.done
@@ -220,10 +188,6 @@ func (h *Hub) run() {
 		}
 		h.qmu.Lock()
 		batch, h.queue = h.queue, batch[:0]
-		if h.armed {
-			h.armed = false
-			h.later.Stop() // a wake-up now pending is only spurious
-		}
 		h.qmu.Unlock()
 		for i, x := range batch {
 			h.handle(x)

@@ -103,17 +103,17 @@ func TestMatchStores200Games(t *testing.T) {
 	t.Logf("%s", stdout.String())
 }
 
-// Also with --affinity: each game on a CPU of its own; and with no affinity
-// at all (--placement=false).
+// Also with --affinity: each game's engines started on one CPU.
 func TestMatchJSON(t *testing.T) {
-	for _, cpus := range []string{"--affinity", "--placement=false"} {
-		t.Run(cpus, func(t *testing.T) { matchJSON(t, cpus) })
+	for _, flags := range [][]string{nil, {"--affinity"}} {
+		t.Run(strings.Join(append([]string{"default"}, flags...), " "), func(t *testing.T) { matchJSON(t, flags) })
 	}
 }
 
-func matchJSON(t *testing.T, cpus string) {
+func matchJSON(t *testing.T, flags []string) {
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"match", "--game", "gomoku", "--size", "9", "--games", "4", "--move-time", "200ms", "--json", cpus, "--concurrency", "2", "gomoku-threat", "gomoku-random"}, &stdout, &stderr)
+	args := append([]string{"match", "--game", "gomoku", "--size", "9", "--games", "4", "--move-time", "200ms", "--json", "--concurrency", "2"}, flags...)
+	code := run(append(args, "gomoku-threat", "gomoku-random"), &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
@@ -169,7 +169,7 @@ func TestMatchBadArguments(t *testing.T) {
 
 // A TAIKAI_DEMO that is not a boolean is refused by name, not read as false.
 func TestServeBadDemoEnv(t *testing.T) {
-	for _, env := range []string{"TAIKAI_DEMO", "TAIKAI_AFFINITY", "TAIKAI_PLACEMENT"} {
+	for _, env := range []string{"TAIKAI_DEMO", "TAIKAI_AFFINITY"} {
 		t.Run(env, func(t *testing.T) {
 			t.Setenv(env, "yes")
 			var stdout, stderr bytes.Buffer

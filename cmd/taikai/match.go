@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -50,7 +49,6 @@ type matchConfig struct {
 	connect     time.Duration
 	seed        uint64
 	affinity    bool
-	placement   bool
 }
 
 func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine, error) {
@@ -72,7 +70,6 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 	fs.DurationVar(&c.connect, "connect-timeout", engines.DefaultConnectTimeout, "time an engine has to connect after it starts")
 	fs.IntVar(&c.concurrency, "concurrency", 1, "games played at once")
 	fs.BoolVar(&c.affinity, "affinity", false, affinityUsage)
-	fs.BoolVar(&c.placement, "placement", true, placementUsage)
 	fs.StringVar(&c.db, "db", "", "SQLite `file` to store the games in")
 	fs.StringVar(&c.logs, "logs", "", "`directory` for the engines' output (default: next to --db, else discarded)")
 	fs.BoolVar(&c.json, "json", false, "print the games and the result as JSON")
@@ -222,10 +219,7 @@ func (m *match) play(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	runner := &tournament.Runner{Launcher: &engines.Launcher{Self: self, ConnectTimeout: m.cfg.connect}}
-	if runner.Affinity, err = gameCPUs(m.cfg.affinity, m.cfg.placement, slog.New(slog.DiscardHandler)); err != nil {
-		return err
-	}
+	runner := &tournament.Runner{Launcher: &engines.Launcher{Self: self, ConnectTimeout: m.cfg.connect}, Affinity: m.cfg.affinity}
 	next := make(chan int)
 	errc := make(chan error, m.cfg.concurrency)
 	var wg sync.WaitGroup

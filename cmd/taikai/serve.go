@@ -37,7 +37,6 @@ Environment:
                       generated, stored in the database and printed once
   TAIKAI_LOG_FORMAT   same as --log-format
   TAIKAI_AFFINITY     1 or true: same as --affinity
-  TAIKAI_PLACEMENT    0 or false: same as --placement=false
 
 Flags:
 `
@@ -51,36 +50,10 @@ type serveConfig struct {
 	logFormat string
 	token     string
 	affinity  bool
-	placement bool
 }
 
-// The help of --affinity and --placement, in serve and match.
-const (
-	affinityUsage  = "run each game and its two engines on one CPU to the end, the one with the fewest games (Linux; not for engines that think with several threads)"
-	placementUsage = "start each game on one CPU, the one with the fewest games: its engines, once connected, and the server's readers of them run there for the first 4 moves or 20 ms, then anywhere (Linux; see README, Performance)"
-)
-
-// gameCPUs returns what runs a game's engines on which CPUs: --affinity wins
-// over --placement, which is off, with a line in log, where it cannot work
-// (it only makes moves faster).
-func gameCPUs(affinity, placement bool, log *slog.Logger) (*tournament.Affinity, error) {
-	switch {
-	case affinity:
-		a, err := tournament.NewAffinity()
-		if err != nil {
-			return nil, fmt.Errorf("--affinity: %w", err)
-		}
-		return a, nil
-	case placement:
-		a, err := tournament.NewPlacement()
-		if err != nil {
-			log.Info("games are not placed on CPUs", "err", err)
-			return nil, nil
-		}
-		return a, nil
-	}
-	return nil, nil
-}
+// affinityUsage is the help of --affinity, in serve and match.
+const affinityUsage = "start both engines of each game on one CPU, taking the CPUs in turn (Linux; the affinity is set when an engine starts, as fastchess's -use-affinity; not for engines that think with several threads)"
 
 // envBool reads a boolean environment variable, def if it is unset.
 func envBool(key string, def bool) (bool, error) {
@@ -116,11 +89,6 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 		return nil, err
 	}
 	fs.BoolVar(&c.affinity, "affinity", affinity, affinityUsage)
-	placement, err := envBool("TAIKAI_PLACEMENT", true)
-	if err != nil {
-		return nil, err
-	}
-	fs.BoolVar(&c.placement, "placement", placement, placementUsage)
 	fs.StringVar(&c.logFormat, "log-format", envOr("TAIKAI_LOG_FORMAT", "text"), "log `format`: text or json")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -204,10 +172,7 @@ func (a *server) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	runner := &tournament.Runner{Launcher: &engines.Launcher{Self: self, Log: a.log}, DataDir: data, Log: a.log}
-	if runner.Affinity, err = gameCPUs(a.cfg.affinity, a.cfg.placement, a.log); err != nil {
-		return err
-	}
+	runner := &tournament.Runner{Launcher: &engines.Launcher{Self: self, Log: a.log}, DataDir: data, Log: a.log, Affinity: a.cfg.affinity}
 	metrics := web.NewMetrics()
 	a.hub = web.NewHub(a.db, a.log)
 	a.service = &tournament.Service{

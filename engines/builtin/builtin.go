@@ -153,7 +153,7 @@ func Run(opt Options) error {
 	if err != nil {
 		return err
 	}
-	conn := blocking(nc)
+	conn := nc
 	defer conn.Close()
 	c := &client{opt: opt, conn: conn, r: bufio.NewReaderSize(conn, 8192), rng: rand.New(rand.NewPCG(opt.Seed, 0x7a1ca1))}
 	switch {

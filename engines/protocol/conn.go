@@ -42,8 +42,7 @@ type Conn struct {
 	full  bool
 }
 
-// stream is what Conn needs of a connection: a net.Conn, or the socket of a
-// pinned seat (Base.PinTo).
+// stream is what Conn needs of a connection.
 type stream interface {
 	io.ReadWriteCloser
 	SetWriteDeadline(time.Time) error
@@ -159,8 +158,6 @@ type Base struct {
 	started bool
 	once    sync.Once
 	wg      sync.WaitGroup
-	pinned  bool
-	pin     pinState // Linux: where the pinned reader runs, for Unpin
 }
 
 // NewBase wraps a connection for an adapter.

@@ -227,12 +227,6 @@ type Traits struct {
 // the referee serializes its event handlers.
 type Seat interface {
 	Traits() Traits
-	// PinTo, called before Listen, reads the client on a thread that runs on
-	// cpus only (nothing if cpus is empty). See Base.PinTo.
-	PinTo(cpus []int) error
-	// Unpin lets a pinned seat's reader run on any CPU again (see
-	// Base.Unpin).
-	Unpin()
 	// Listen starts reading the client. handle is called for what the client
 	// does, in order, on the seat's reader goroutine, and nothing more is read
 	// until it returns; it may call the methods of both seats.

@@ -1,0 +1,52 @@
+package engines
+
+import (
+	"fmt"
+	"os/exec"
+	"runtime"
+
+	"golang.org/x/sys/unix"
+)
+
+// startOn starts cmd with its CPU affinity set to cpus (all CPUs if empty),
+// as fastchess's -use-affinity does: the child inherits the affinity of the
+// thread that forks it, set here for the moment of the fork, so that every
+// thread the engine starts has it. Nothing changes it afterwards.
+func startOn(cmd *exec.Cmd, cpus []int) error {
+	if len(cpus) == 0 {
+		return cmd.Start()
+	}
+	var set unix.CPUSet
+	for _, c := range cpus {
+		set.Set(c)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	// A CPU that cannot be had (it left the server's cpuset) is the server's
+	// problem, not the engine's: the engine then starts on any CPU.
+	var old unix.CPUSet
+	if unix.SchedGetaffinity(0, &old) != nil || unix.SchedSetaffinity(0, &set) != nil {
+		return cmd.Start()
+	}
+	err := cmd.Start()
+	// The thread lives on (it is unlocked, not ended: Pdeathsig is per thread),
+	// so its affinity is put back; should that fail it works on with fewer
+	// CPUs, which is only slower.
+	_ = unix.SchedSetaffinity(0, &old)
+	return err
+}
+
+// AllowedCPUs returns the CPUs this process may run on, in order.
+func AllowedCPUs() ([]int, error) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return nil, fmt.Errorf("read CPU affinity: %w", err)
+	}
+	var cpus []int
+	for c := 0; len(cpus) < set.Count(); c++ {
+		if set.IsSet(c) {
+			cpus = append(cpus, c)
+		}
+	}
+	return cpus, nil
+}
