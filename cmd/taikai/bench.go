@@ -187,12 +187,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 }
 
 type bench struct {
-	cfg       *benchConfig
-	log       io.Writer
-	self      string
-	dir       string
-	tmp       bool
-	runner    *tournament.Runner
+	cfg    *benchConfig
+	log    io.Writer
+	self   string
+	dir    string
+	tmp    bool
+	runner *tournament.Runner
 }
 
 func newBench(c *benchConfig, log io.Writer) (*bench, error) {

@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
 )
 
 // --demo starts a round robin per game at once; /metrics counts the games and
