@@ -1,0 +1,68 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// Available says why sandboxes cannot be set up on this host, or nil if they
+// can: it checks the requirements one by one, then runs /bin/true in a real
+// sandbox with a listener. A server refuses non-built-in engines when it fails.
+func Available() error {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		return errors.New("sandbox: bwrap not found: install bubblewrap (apt-get install bubblewrap)")
+	}
+	if os.Geteuid() != 0 {
+		return errors.New("sandbox: the server must run as root: it runs engines as another uid, enters their network namespaces and writes their cgroups")
+	}
+	if v := readSysctl("/proc/sys/user/max_user_namespaces"); v == "0" {
+		return errors.New("sandbox: user namespaces are disabled (sysctl user.max_user_namespaces=0); set it to e.g. 10000")
+	}
+	if v := readSysctl("/proc/sys/kernel/unprivileged_userns_clone"); v == "0" {
+		return errors.New("sandbox: unprivileged user namespaces are disabled (sysctl kernel.unprivileged_userns_clone=1 enables them)")
+	}
+	if v := readSysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"); v == "1" {
+		return errors.New("sandbox: AppArmor restricts unprivileged user namespaces (sysctl kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile allowing userns for /usr/bin/bwrap)")
+	}
+	if s := hostCgroups(); s.detectErr != nil {
+		return fmt.Errorf("sandbox: %w", s.detectErr)
+	}
+	g, err := newGroup(fmt.Sprintf("%d-probe", os.Getpid()), &Config{MemoryBytes: DefaultMemory, Pids: DefaultPids})
+	if err != nil {
+		return fmt.Errorf("sandbox: cgroups not writable: %w", err)
+	}
+	if err := g.remove(); err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sb, err := Command(ctx, Config{Port: 1}, "true")
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	sb.Cmd.Stdout, sb.Cmd.Stderr = &out, &out
+	if err := sb.Start(); err != nil {
+		return fmt.Errorf("%w: %s", err, strings.TrimSpace(out.String()))
+	}
+	if err := sb.Wait(); err != nil {
+		return fmt.Errorf("sandbox: a trial run of true failed: %v: %s", err, strings.TrimSpace(out.String()))
+	}
+	return nil
+}
+
+func readSysctl(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}

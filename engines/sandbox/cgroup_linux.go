@@ -1,0 +1,477 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// CgroupParent, if set before the first sandbox, is the cgroup under which
+// sandboxes get their cgroups, relative to each hierarchy's root (v1) or to
+// the cgroup2 mount (v2), e.g. "/taikai". By default it is "taikai" under the
+// server's own cgroup, so that the server's own limits still bound engines.
+var CgroupParent string
+
+// hierarchy is one mounted cgroup hierarchy the sandbox uses.
+type hierarchy struct {
+	v2     bool
+	mount  string // mount point
+	parent string // absolute directory under which sandboxes' cgroups go
+}
+
+// cgroupSetup is what the host offers, detected once.
+type cgroupSetup struct {
+	v2        bool
+	memory    *hierarchy // v1: memory; v2: the unified hierarchy
+	pids      *hierarchy
+	cpuacct   *hierarchy // v1 only
+	freezer   *hierarchy // v1 only; optional
+	cpuset    *hierarchy // optional
+	unified   *hierarchy // v2 only
+	detectErr error
+}
+
+var (
+	cgOnce sync.Once
+	cgHost cgroupSetup
+)
+
+func hostCgroups() *cgroupSetup {
+	cgOnce.Do(func() { cgHost = detectCgroups() })
+	return &cgHost
+}
+
+// detectCgroups finds the v1 controllers it needs, or else a v2 hierarchy
+// offering memory and pids.
+func detectCgroups() cgroupSetup {
+	var s cgroupSetup
+	mounts, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		s.detectErr = fmt.Errorf("read mountinfo: %w", err)
+		return s
+	}
+	own, err := ownCgroups()
+	if err != nil {
+		s.detectErr = err
+		return s
+	}
+	v1 := map[string]string{} // controller -> mount point
+	v2mount := ""
+	for _, line := range strings.Split(string(mounts), "\n") {
+		pre, post, ok := strings.Cut(line, " - ")
+		if !ok {
+			continue
+		}
+		f, pf := strings.Fields(pre), strings.Fields(post)
+		if len(f) < 5 || len(pf) < 3 {
+			continue
+		}
+		switch pf[0] {
+		case "cgroup":
+			for _, opt := range strings.Split(pf[2], ",") {
+				switch opt {
+				case "memory", "pids", "cpuacct", "freezer", "cpuset":
+					if _, seen := v1[opt]; !seen {
+						v1[opt] = unescapeMount(f[4])
+					}
+				}
+			}
+		case "cgroup2":
+			if v2mount == "" {
+				v2mount = unescapeMount(f[4])
+			}
+		}
+	}
+	parentOf := func(mount, ownPath string) string {
+		if CgroupParent != "" {
+			return filepath.Join(mount, CgroupParent)
+		}
+		return filepath.Join(mount, ownPath, "taikai")
+	}
+	if v1["memory"] != "" {
+		h := func(c string) *hierarchy {
+			if v1[c] == "" {
+				return nil
+			}
+			return &hierarchy{mount: v1[c], parent: parentOf(v1[c], own[c])}
+		}
+		s.memory, s.pids, s.cpuacct, s.freezer, s.cpuset = h("memory"), h("pids"), h("cpuacct"), h("freezer"), h("cpuset")
+		if s.pids == nil {
+			s.detectErr = errors.New("cgroup v1 has no pids controller mounted")
+		}
+		return s
+	}
+	if v2mount == "" {
+		s.detectErr = errors.New("no cgroup memory controller: neither cgroup v1 memory nor cgroup2 is mounted")
+		return s
+	}
+	ctrl, err := os.ReadFile(filepath.Join(v2mount, "cgroup.controllers"))
+	if err != nil || !strings.Contains(string(ctrl), "memory") || !strings.Contains(string(ctrl), "pids") {
+		s.detectErr = fmt.Errorf("cgroup2 at %s does not offer the memory and pids controllers (%q)", v2mount, strings.TrimSpace(string(ctrl)))
+		return s
+	}
+	h := &hierarchy{v2: true, mount: v2mount, parent: parentOf(v2mount, own[""])}
+	s.v2, s.unified, s.memory, s.pids = true, h, h, h
+	if strings.Contains(string(ctrl), "cpuset") {
+		s.cpuset = h
+	}
+	return s
+}
+
+// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// ownCgroups maps each v1 controller (and "" for v2) to the server's cgroup.
+func ownCgroups() (map[string]string, error) {
+	f, err := os.Open("/proc/self/cgroup")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	own := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if parts[1] == "" {
+			own[""] = parts[2]
+			continue
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			own[c] = parts[2]
+		}
+	}
+	return own, sc.Err()
+}
+
+// group is the set of cgroup directories of one sandbox.
+type group struct {
+	setup *cgroupSetup
+	dirs  map[*hierarchy]string
+}
+
+func writeFile(path, value string) error {
+	err := os.WriteFile(path, []byte(value), 0)
+	if err != nil {
+		return fmt.Errorf("write %q to %s: %w", value, path, err)
+	}
+	return nil
+}
+
+func readInt(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	s := strings.TrimSpace(string(b))
+	if s == "max" {
+		return -1, nil
+	}
+	return strconv.ParseInt(s, 10, 64)
+}
+
+// keyed reads a "key value" file (memory.events, cpu.stat, oom_control).
+func keyed(path, key string) (int64, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, " ")
+		if ok && k == key {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
+}
+
+// ensureParent creates the parent directory of the sandboxes' cgroups.
+func ensureParent(h *hierarchy, cpuset bool) error {
+	if err := os.MkdirAll(h.parent, 0o755); err != nil {
+		return fmt.Errorf("create cgroup %s: %w", h.parent, err)
+	}
+	if h.v2 {
+		// Controllers must be enabled from the hierarchy's root down to parent.
+		want := []string{"+memory", "+pids", "+cpu"}
+		if cpuset {
+			want = append(want, "+cpuset")
+		}
+		rel, _ := filepath.Rel(h.mount, h.parent)
+		dir := h.mount
+		for _, part := range append([]string{""}, strings.Split(rel, "/")...) {
+			dir = filepath.Join(dir, part)
+			for _, c := range want {
+				err := writeFile(filepath.Join(dir, "cgroup.subtree_control"), c)
+				if err != nil && c != "+cpu" && c != "+cpuset" {
+					if errors.Is(err, syscall.EBUSY) {
+						return fmt.Errorf("%w: cgroup v2 does not allow controllers in %s, which holds processes: run the server in a leaf cgroup of a delegated subtree and set sandbox.CgroupParent to a sibling (e.g. systemd Delegate=yes)", err, dir)
+					}
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if cpuset {
+		// A v1 cpuset cgroup cannot take tasks before cpus and mems are set:
+		// copy them down from the nearest ancestor that has them.
+		rel, _ := filepath.Rel(h.mount, h.parent)
+		dir := h.mount
+		for _, part := range strings.Split(rel, "/") {
+			parent := dir
+			dir = filepath.Join(dir, part)
+			for _, f := range []string{"cpuset.cpus", "cpuset.mems"} {
+				cur, _ := os.ReadFile(filepath.Join(dir, f))
+				if strings.TrimSpace(string(cur)) != "" {
+					continue
+				}
+				up, err := os.ReadFile(filepath.Join(parent, f))
+				if err != nil {
+					return err
+				}
+				if err := writeFile(filepath.Join(dir, f), strings.TrimSpace(string(up))); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// newGroup creates and configures the cgroups of one sandbox.
+func newGroup(name string, cfg *Config) (*group, error) {
+	s := hostCgroups()
+	if s.detectErr != nil {
+		return nil, s.detectErr
+	}
+	g := &group{setup: s, dirs: map[*hierarchy]string{}}
+	useCpuset := len(cfg.CPUs) > 0 && s.cpuset != nil
+	hs := []*hierarchy{s.memory}
+	if !s.v2 {
+		hs = append(hs, s.pids)
+		for _, h := range []*hierarchy{s.cpuacct, s.freezer} {
+			if h != nil {
+				hs = append(hs, h)
+			}
+		}
+		if useCpuset {
+			hs = append(hs, s.cpuset)
+		}
+	}
+	for _, h := range hs {
+		if err := ensureParent(h, useCpuset && (h == s.cpuset || s.v2)); err != nil {
+			g.remove()
+			return nil, err
+		}
+		dir := filepath.Join(h.parent, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			g.remove()
+			return nil, fmt.Errorf("create cgroup: %w", err)
+		}
+		g.dirs[h] = dir
+	}
+	mem, pids := g.dirs[s.memory], g.dirs[s.pids]
+	var err error
+	set := func(path, v string) {
+		if err == nil {
+			err = writeFile(path, v)
+		}
+	}
+	cpus := make([]string, len(cfg.CPUs))
+	for i, c := range cfg.CPUs {
+		cpus[i] = strconv.Itoa(c)
+	}
+	if s.v2 {
+		set(filepath.Join(mem, "memory.max"), strconv.FormatInt(cfg.MemoryBytes, 10))
+		if _, e := os.Stat(filepath.Join(mem, "memory.swap.max")); e == nil {
+			set(filepath.Join(mem, "memory.swap.max"), "0")
+		}
+		// Kill the whole cgroup on OOM, as a game's engine is one unit.
+		if _, e := os.Stat(filepath.Join(mem, "memory.oom.group")); e == nil {
+			set(filepath.Join(mem, "memory.oom.group"), "1")
+		}
+		set(filepath.Join(pids, "pids.max"), strconv.Itoa(cfg.Pids))
+		if useCpuset {
+			set(filepath.Join(mem, "cpuset.cpus"), strings.Join(cpus, ","))
+		}
+	} else {
+		set(filepath.Join(mem, "memory.limit_in_bytes"), strconv.FormatInt(cfg.MemoryBytes, 10))
+		if _, e := os.Stat(filepath.Join(mem, "memory.memsw.limit_in_bytes")); e == nil {
+			set(filepath.Join(mem, "memory.memsw.limit_in_bytes"), strconv.FormatInt(cfg.MemoryBytes, 10))
+		}
+		set(filepath.Join(pids, "pids.max"), strconv.Itoa(cfg.Pids))
+		if useCpuset {
+			dir := g.dirs[s.cpuset]
+			mems, _ := os.ReadFile(filepath.Join(s.cpuset.parent, "cpuset.mems"))
+			set(filepath.Join(dir, "cpuset.mems"), strings.TrimSpace(string(mems)))
+			set(filepath.Join(dir, "cpuset.cpus"), strings.Join(cpus, ","))
+		}
+	}
+	if err != nil {
+		g.remove()
+		return nil, err
+	}
+	return g, nil
+}
+
+// add moves a process (with all its threads) into every cgroup of the group.
+func (g *group) add(pid int) error {
+	for _, dir := range g.dirs {
+		if err := writeFile(filepath.Join(dir, "cgroup.procs"), strconv.Itoa(pid)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// procs lists the processes left in the group.
+func (g *group) procs() []int {
+	b, err := os.ReadFile(filepath.Join(g.dirs[g.setup.pids], "cgroup.procs"))
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(b)) {
+		if n, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, n)
+		}
+	}
+	return pids
+}
+
+// kill kills every process of the group, race-free where the kernel allows
+// it (cgroup.kill on v2, the freezer on v1), and waits until the group is
+// empty or the deadline passes.
+func (g *group) kill(deadline time.Time) error {
+	s := g.setup
+	for {
+		if len(g.procs()) == 0 {
+			return nil
+		}
+		switch {
+		case s.v2 && writeFile(filepath.Join(g.dirs[s.unified], "cgroup.kill"), "1") == nil:
+		case s.freezer != nil && g.dirs[s.freezer] != "":
+			state := filepath.Join(g.dirs[s.freezer], "freezer.state")
+			_ = writeFile(state, "FROZEN")
+			for _, p := range g.procs() {
+				_ = syscall.Kill(p, syscall.SIGKILL)
+			}
+			_ = writeFile(state, "THAWED")
+		default:
+			for _, p := range g.procs() {
+				_ = syscall.Kill(p, syscall.SIGKILL)
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("processes %v still in the sandbox's cgroup", g.procs())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// usage reads peak memory, CPU time and OOM kills.
+func (g *group) usage(u *Usage) {
+	s := g.setup
+	mem := g.dirs[s.memory]
+	if s.v2 {
+		if n, err := readInt(filepath.Join(mem, "memory.peak")); err == nil {
+			u.PeakMemory = n
+		}
+		if n, ok := keyed(filepath.Join(mem, "memory.events"), "oom_kill"); ok && n > 0 {
+			u.OOMKilled = true
+		}
+		if n, ok := keyed(filepath.Join(mem, "cpu.stat"), "usage_usec"); ok {
+			u.CPUTime = time.Duration(n) * time.Microsecond
+		}
+		return
+	}
+	if n, err := readInt(filepath.Join(mem, "memory.max_usage_in_bytes")); err == nil {
+		u.PeakMemory = n
+	}
+	if n, ok := keyed(filepath.Join(mem, "memory.oom_control"), "oom_kill"); ok && n > 0 {
+		u.OOMKilled = true
+	}
+	if s.cpuacct != nil {
+		if n, err := readInt(filepath.Join(g.dirs[s.cpuacct], "cpuacct.usage")); err == nil {
+			u.CPUTime = time.Duration(n)
+		}
+	}
+}
+
+// remove deletes the group's (empty) cgroups.
+func (g *group) remove() error {
+	var errs []error
+	for h, dir := range g.dirs {
+		if err := unix.Rmdir(dir); err != nil && !errors.Is(err, syscall.ENOENT) {
+			errs = append(errs, fmt.Errorf("remove cgroup %s: %w", dir, err))
+			continue
+		}
+		delete(g.dirs, h)
+	}
+	return errors.Join(errs...)
+}
+
+// Sweep removes the empty cgroups that sandboxes of a server that died left
+// behind (their processes died with it). A server calls it once at start.
+func Sweep() error {
+	s := hostCgroups()
+	if s.detectErr != nil {
+		return s.detectErr
+	}
+	var errs []error
+	for _, h := range []*hierarchy{s.memory, s.pids, s.cpuacct, s.freezer, s.cpuset} {
+		if h == nil {
+			continue
+		}
+		ents, err := os.ReadDir(h.parent)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if !e.IsDir() {
+				continue
+			}
+			pid, _, _ := strings.Cut(e.Name(), "-")
+			if n, err := strconv.Atoi(pid); err == nil && n != os.Getpid() && syscall.Kill(n, 0) == nil {
+				continue // another live server's
+			}
+			if n, _ := strconv.Atoi(pid); n == os.Getpid() {
+				continue
+			}
+			if err := unix.Rmdir(filepath.Join(h.parent, e.Name())); err != nil && !errors.Is(err, syscall.ENOENT) {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

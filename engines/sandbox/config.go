@@ -1,0 +1,113 @@
+// Package sandbox runs one untrusted engine process inside a bubblewrap
+// sandbox bounded by cgroups.
+//
+// What a sandboxed engine sees and may do:
+//
+//   - Files: the system's runtime files read-only (/usr, /bin, /sbin, /lib*,
+//     /etc minus its secrets), its engine directory read-only at /engine (the
+//     default working directory, so commands relative to the engine directory
+//     keep working), a private writable scratch directory at /tmp (HOME and
+//     TMPDIR), a fresh /proc of its own pid namespace and a minimal /dev.
+//     Nothing else of the host: not the server's data, database, logs, other
+//     engines, nor the server's processes or environment.
+//   - Network: its own network namespace with only a loopback. If Config.Port
+//     is set, the server owns a TCP listener on 127.0.0.1:Port inside that
+//     namespace (Sandbox.Listener): the engine dials 127.0.0.1:Port as usual
+//     and its connection is accepted directly by the server. Many engines can
+//     use the same fixed port at once, each in its own namespace.
+//   - Processes: its own pid, ipc, uts, user and cgroup namespaces, a new
+//     session (no TIOCSTI), all capabilities dropped, and on a root server an
+//     unprivileged uid (65534) on the host.
+//   - Resources: memory (default 1 GiB, tmpfs scratch included), processes
+//     and threads (default 256), open files (default 1024), optionally CPUs.
+//
+// Life cycle:
+//
+//	sb, err := sandbox.Command(ctx, cfg, "java", "Client.java", "127.0.0.1")
+//	sb.Cmd.Stdout, sb.Cmd.Stderr = log, log // only these, Stdin and WaitDelay
+//	err = sb.Start()         // cgroups, namespaces and the listener are ready
+//	conn, err := sb.Listener().Accept()
+//	...
+//	sb.Stop(time.Second)     // grace, then every process of the sandbox dies
+//	u := sb.Usage()          // exit status, peak memory, CPU time, OOM kill
+//
+// When the engine's main process exits, or the server dies (even by SIGKILL),
+// every process of the sandbox is killed: the sandbox's pid namespace dies
+// with its init, which dies with bwrap, which dies with the server.
+//
+// The server must run as root (or with the capabilities listed in
+// docs/SANDBOX.md); Available says precisely what is missing.
+package sandbox
+
+import "time"
+
+// Defaults of Config.
+const (
+	DefaultMemory = 1 << 30 // bytes
+	DefaultPids   = 256     // processes and threads
+	DefaultNoFile = 1024    // open files
+	// DefaultUID is the host uid engines run as when the server is root.
+	DefaultUID = 65534
+	// EngineMount is where the engine directory appears inside the sandbox.
+	EngineMount = "/engine"
+	// ScratchMount is the writable scratch directory inside the sandbox.
+	ScratchMount = "/tmp"
+)
+
+// Config describes one sandboxed engine. Zero values take the defaults.
+type Config struct {
+	// EngineDir is the host directory of the engine, mounted read-only at
+	// /engine. It and its parents must be readable/searchable by UID.
+	EngineDir string
+	// Dir is the working directory inside the sandbox; default /engine.
+	Dir string
+	// ScratchDir, if set, is a host directory mounted writable at /tmp; it is
+	// chowned to UID when the server is root. If empty, /tmp is a tmpfs of at
+	// most MemoryBytes (its pages count against the memory limit).
+	ScratchDir string
+	// Env is the engine's whole environment (the server's is never passed).
+	// HOME=/tmp, TMPDIR=/tmp and a PATH are added when missing.
+	Env []string
+	// MemoryBytes bounds the memory of all processes together; default 1 GiB.
+	MemoryBytes int64
+	// Pids bounds the number of processes and threads; default 256.
+	Pids int
+	// NoFile is RLIMIT_NOFILE (soft and hard) of the engine; default 1024.
+	NoFile int
+	// CPUs, if set, are the only CPUs the engine may run on.
+	CPUs []int
+	// Port, if not 0, is the TCP port of 127.0.0.1 inside the sandbox's
+	// network namespace on which Sandbox.Listener accepts the engine.
+	Port int
+	// UID and GID the engine runs as on the host. Default: 65534 when the
+	// server is root, else the server's own.
+	UID, GID int
+	// ReadOnly lists extra host paths mounted read-only at the same path
+	// (e.g. /opt/jdk-21).
+	ReadOnly []string
+	// Hide lists extra paths under the mounted system directories to hide
+	// (e.g. /etc/taikai), in addition to the known secrets of /etc.
+	Hide []string
+	// Name prefixes the sandbox's cgroup name (letters, digits, - and _ kept).
+	Name string
+}
+
+// Usage is what a finished sandbox reports.
+type Usage struct {
+	// Exited is true once the sandbox has finished; the other fields are
+	// valid only then.
+	Exited bool
+	// ExitCode is the engine's exit status. bwrap reports an engine killed by
+	// signal n as 128+n (like a shell); such codes set Signal to n.
+	ExitCode int
+	// Signal, if not 0, is the signal that killed the engine's main process.
+	Signal int
+	// OOMKilled is true if the kernel killed a process of the sandbox because
+	// it reached the memory limit: the caller scores this as reason "memory".
+	OOMKilled bool
+	// PeakMemory is the highest memory use of the sandbox in bytes (0 if the
+	// kernel does not report it).
+	PeakMemory int64
+	// CPUTime is the CPU time (user + system) of all processes of the sandbox.
+	CPUTime time.Duration
+}

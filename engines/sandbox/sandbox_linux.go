@@ -1,0 +1,538 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// setupTimeout bounds bwrap's setup, from start to the namespaces being ready.
+const setupTimeout = 10 * time.Second
+
+// Paths of /etc hidden from engines: secrets a root-owned 0600 mode protects
+// already (engines run as another uid), hidden anyway.
+var defaultHide = []string{
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
+	"/etc/sudoers", "/etc/sudoers.d", "/etc/ssh", "/etc/ssl/private",
+	"/etc/security/opasswd", "/etc/credstore", "/etc/credstore.encrypted",
+	"/etc/letsencrypt", "/etc/taikai", "/etc/docker", "/etc/machine-id",
+}
+
+// Sandbox is one engine process in its sandbox.
+type Sandbox struct {
+	// Cmd runs bwrap. Before Start the caller may set Stdin, Stdout, Stderr
+	// and WaitDelay, nothing else. Its Process is bwrap, not the engine.
+	Cmd *exec.Cmd
+
+	cfg   Config
+	name  string
+	args  []byte     // bwrap's arguments, NUL-separated, passed through a pipe
+	group *group     // nil before Start
+	mu    sync.Mutex // guards pidfd
+	pidfd int        // the sandbox's init (pid 1 of its namespace); -1 if none
+	ln    net.Listener
+	files []*os.File // our ends of bwrap's pipes, closed after Start
+
+	done  chan struct{}
+	err   error // Wait's result, valid after done
+	usage Usage
+	stop  sync.Once
+}
+
+var counter atomic.Int64
+
+// Command prepares a sandbox that runs argv. argv[0] is looked up in the
+// sandbox's PATH by bwrap. The context kills the sandbox when done.
+func Command(ctx context.Context, cfg Config, argv ...string) (*Sandbox, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("sandbox: empty command")
+	}
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		return nil, errors.New("sandbox: bwrap not found: install bubblewrap (apt-get install bubblewrap)")
+	}
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	args, err := cfg.bwrapArgs()
+	if err != nil {
+		return nil, err
+	}
+	var buf strings.Builder
+	for _, a := range args {
+		if strings.IndexByte(a, 0) >= 0 {
+			return nil, fmt.Errorf("sandbox: argument %q contains NUL", a)
+		}
+		buf.WriteString(a)
+		buf.WriteByte(0)
+	}
+	// The options go through a pipe (--args) so that they (the environment,
+	// host paths) do not show in /proc/1/cmdline inside the sandbox, and must
+	// fit its buffer. bwrap takes the command itself only on its command line.
+	if buf.Len() > 60<<10 {
+		return nil, fmt.Errorf("sandbox: command and environment too long (%d bytes)", buf.Len())
+	}
+	s := &Sandbox{cfg: cfg, args: []byte(buf.String()), pidfd: -1, done: make(chan struct{})}
+	s.name = fmt.Sprintf("%d-%d", os.Getpid(), counter.Add(1))
+	if n := regexp.MustCompile(`[^A-Za-z0-9_-]+`).ReplaceAllString(cfg.Name, ""); n != "" {
+		s.name += "-" + n
+	}
+	// fd 3: --args, fd 4: --info-fd, fd 5: --block-fd.
+	// prlimit(1), running as the engine's uid, lowers its own RLIMIT_NOFILE
+	// and execs bwrap: setting another uid's limits needs CAP_SYS_RESOURCE,
+	// which a container's root often lacks.
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		return nil, errors.New("sandbox: prlimit not found: install util-linux")
+	}
+	wrapper := []string{fmt.Sprintf("--nofile=%d:%d", cfg.NoFile, cfg.NoFile), "--", bwrap,
+		"--args", "3", "--info-fd", "4", "--block-fd", "5", "--"}
+	s.Cmd = exec.CommandContext(ctx, prlimit, append(wrapper, argv...)...)
+	s.Cmd.Env = []string{} // bwrap itself gets nothing either
+	s.Cmd.Dir = "/"
+	s.Cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if os.Geteuid() == 0 && (cfg.UID != 0 || cfg.GID != 0) {
+		s.Cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(cfg.UID), Gid: uint32(cfg.GID)}
+	}
+	s.Cmd.WaitDelay = 2 * time.Second
+	return s, nil
+}
+
+func (cfg *Config) defaults() error {
+	if cfg.MemoryBytes <= 0 {
+		cfg.MemoryBytes = DefaultMemory
+	}
+	if cfg.Pids <= 0 {
+		cfg.Pids = DefaultPids
+	}
+	if cfg.NoFile <= 0 {
+		cfg.NoFile = DefaultNoFile
+	}
+	if cfg.UID == 0 && cfg.GID == 0 {
+		if os.Geteuid() == 0 {
+			cfg.UID, cfg.GID = DefaultUID, DefaultUID
+		} else {
+			cfg.UID, cfg.GID = os.Geteuid(), os.Getegid()
+		}
+	}
+	if cfg.Dir == "" {
+		cfg.Dir = EngineMount
+	}
+	if cfg.EngineDir != "" {
+		abs, err := filepath.Abs(cfg.EngineDir)
+		if err != nil {
+			return err
+		}
+		cfg.EngineDir = abs
+		if err := searchable(abs, cfg.UID, cfg.GID, false); err != nil {
+			return fmt.Errorf("sandbox: engine dir: %w", err)
+		}
+	}
+	if cfg.ScratchDir != "" {
+		abs, err := filepath.Abs(cfg.ScratchDir)
+		if err != nil {
+			return err
+		}
+		cfg.ScratchDir = abs
+		if os.Geteuid() == 0 {
+			if err := os.Chown(abs, cfg.UID, cfg.GID); err != nil {
+				return fmt.Errorf("sandbox: scratch dir: %w", err)
+			}
+		}
+		if err := searchable(abs, cfg.UID, cfg.GID, true); err != nil {
+			return fmt.Errorf("sandbox: scratch dir: %w", err)
+		}
+	}
+	if cfg.Port < 0 || cfg.Port > 65535 {
+		return fmt.Errorf("sandbox: bad port %d", cfg.Port)
+	}
+	return nil
+}
+
+// searchable checks that uid/gid can reach dir (and write it if write): bwrap
+// mounts it as that user, and the engine uses it as that user.
+func searchable(dir string, uid, gid int, write bool) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	perm := func(p string, st os.FileInfo, bits os.FileMode) bool {
+		sys := st.Sys().(*syscall.Stat_t)
+		m := st.Mode().Perm()
+		switch {
+		case int(sys.Uid) == uid:
+			return m&(bits<<6) == bits<<6
+		case int(sys.Gid) == gid:
+			return m&(bits<<3) == bits<<3
+		}
+		return m&bits == bits
+	}
+	want := os.FileMode(5)
+	if write {
+		want = 7
+	}
+	if !perm(dir, st, want) {
+		return fmt.Errorf("%s is not accessible to uid %d (mode %v)", dir, uid, st.Mode().Perm())
+	}
+	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
+		st, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		if !perm(p, st, 1) {
+			return fmt.Errorf("%s is not searchable by uid %d (mode %v; chmod o+x)", p, uid, st.Mode().Perm())
+		}
+		if p == "/" {
+			return nil
+		}
+	}
+}
+
+// bwrapArgs builds bwrap's arguments.
+func (cfg *Config) bwrapArgs() ([]string, error) {
+	a := []string{
+		"--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+		"--unshare-cgroup-try", "--hostname", "engine",
+		"--die-with-parent", "--new-session", "--cap-drop", "ALL",
+		"--ro-bind", "/usr", "/usr",
+	}
+	for _, d := range []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"} {
+		st, err := os.Lstat(d)
+		switch {
+		case err != nil:
+		case st.Mode()&os.ModeSymlink != 0:
+			target, err := os.Readlink(d)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, "--symlink", target, d)
+		case st.IsDir():
+			a = append(a, "--ro-bind", d, d)
+		}
+	}
+	a = append(a, "--ro-bind", "/etc", "/etc")
+	for _, p := range append(append([]string{}, defaultHide...), cfg.Hide...) {
+		st, err := os.Lstat(p)
+		switch {
+		case err != nil:
+		case st.IsDir():
+			a = append(a, "--tmpfs", p, "--remount-ro", p)
+		default:
+			a = append(a, "--ro-bind", "/dev/null", p)
+		}
+	}
+	for _, p := range cfg.ReadOnly {
+		a = append(a, "--ro-bind", p, p)
+	}
+	a = append(a, "--proc", "/proc", "--dev", "/dev")
+	if cfg.ScratchDir != "" {
+		a = append(a, "--bind", cfg.ScratchDir, ScratchMount)
+	} else {
+		a = append(a, "--size", strconv.FormatInt(cfg.MemoryBytes, 10), "--perms", "1777", "--tmpfs", ScratchMount)
+	}
+	if cfg.EngineDir != "" {
+		a = append(a, "--ro-bind", cfg.EngineDir, EngineMount)
+	} else {
+		a = append(a, "--dir", EngineMount)
+	}
+	a = append(a, "--chdir", cfg.Dir, "--clearenv")
+	env := map[string]bool{}
+	for _, kv := range cfg.Env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("sandbox: bad environment entry %q", kv)
+		}
+		env[k] = true
+		a = append(a, "--setenv", k, v)
+	}
+	for _, kv := range [][2]string{{"HOME", ScratchMount}, {"TMPDIR", ScratchMount}, {"PATH", "/usr/local/bin:/usr/bin:/bin"}} {
+		if !env[kv[0]] {
+			a = append(a, "--setenv", kv[0], kv[1])
+		}
+	}
+	return a, nil
+}
+
+// Start starts the sandbox and returns once the engine is about to run: its
+// cgroups, limits and (if Config.Port is set) listener are in place before
+// the engine's first instruction.
+func (s *Sandbox) Start() error {
+	if s.group != nil {
+		return errors.New("sandbox: already started")
+	}
+	g, err := newGroup(s.name, &s.cfg)
+	if err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	s.group = g
+	if err := s.start(); err != nil {
+		s.abort()
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	go s.wait()
+	return nil
+}
+
+// start runs bwrap, which sets up the namespaces and blocks before exec'ing
+// the engine; meanwhile its init is put into the cgroups and limited.
+func (s *Sandbox) start() error {
+	argsR, argsW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	infoR, infoW, err := os.Pipe()
+	if err != nil {
+		argsR.Close()
+		argsW.Close()
+		return err
+	}
+	blockR, blockW, err := os.Pipe()
+	if err != nil {
+		argsR.Close()
+		argsW.Close()
+		infoR.Close()
+		infoW.Close()
+		return err
+	}
+	s.files = []*os.File{argsW, infoR, blockW}
+	defer func() {
+		for _, f := range s.files {
+			f.Close()
+		}
+		s.files = nil
+	}()
+	if _, err := argsW.Write(s.args); err != nil { // fits the pipe: see Command
+		argsR.Close()
+		infoW.Close()
+		blockR.Close()
+		return err
+	}
+	argsW.Close()
+	s.Cmd.ExtraFiles = []*os.File{argsR, infoW, blockR}
+	err = s.Cmd.Start()
+	argsR.Close()
+	infoW.Close()
+	blockR.Close()
+	if err != nil {
+		return err
+	}
+	// bwrap reports the host pid of the namespace's init once namespaces exist.
+	_ = infoR.SetReadDeadline(time.Now().Add(setupTimeout))
+	var info struct {
+		ChildPid int `json:"child-pid"`
+	}
+	if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPid <= 0 {
+		return fmt.Errorf("bwrap did not set up the sandbox (see its output): %v", err)
+	}
+	pidfd, err := unix.PidfdOpen(info.ChildPid, 0)
+	if err != nil {
+		return fmt.Errorf("pidfd_open: %w", err)
+	}
+	s.mu.Lock()
+	s.pidfd = pidfd
+	s.mu.Unlock()
+	// The init is blocked on --block-fd before it forks the engine: whatever
+	// it becomes is inside the cgroups and under the limits.
+	if err := s.group.add(info.ChildPid); err != nil {
+		return err
+	}
+	if len(s.cfg.CPUs) > 0 {
+		var set unix.CPUSet
+		for _, c := range s.cfg.CPUs {
+			set.Set(c)
+		}
+		if err := unix.SchedSetaffinity(info.ChildPid, &set); err != nil {
+			return fmt.Errorf("set CPUs: %w", err)
+		}
+	}
+	if s.cfg.Port != 0 {
+		ln, err := listenIn(info.ChildPid, s.pidfd, s.cfg.Port)
+		if err != nil {
+			return err
+		}
+		s.ln = ln
+	}
+	if _, err := blockW.Write([]byte{1}); err != nil {
+		return fmt.Errorf("release the sandbox: %w", err)
+	}
+	return nil
+}
+
+// listenIn opens a TCP listener on 127.0.0.1:port inside the network
+// namespace of pid: the calling OS thread enters that namespace only for the
+// socket(2), bind(2) and listen(2) calls, and the socket stays there.
+func listenIn(pid, pidfd, port int) (net.Listener, error) {
+	runtime.LockOSThread()
+	orig, err := os.Open("/proc/thread-self/ns/net")
+	if err != nil {
+		runtime.UnlockOSThread()
+		return nil, err
+	}
+	defer orig.Close()
+	if err := unix.Setns(pidfd, unix.CLONE_NEWNET); err != nil {
+		runtime.UnlockOSThread()
+		return nil, fmt.Errorf("enter the network namespace of %d: %w", pid, err)
+	}
+	ln, lerr := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err := unix.Setns(int(orig.Fd()), unix.CLONE_NEWNET); err != nil {
+		// This thread must not run anything else: leave it locked, and the
+		// runtime ends it with this goroutine.
+		if ln != nil {
+			ln.Close()
+		}
+		return nil, fmt.Errorf("leave the network namespace of %d: %w", pid, err)
+	}
+	runtime.UnlockOSThread()
+	if lerr != nil {
+		return nil, fmt.Errorf("listen in the sandbox: %w", lerr)
+	}
+	return ln, nil
+}
+
+// killInit kills the sandbox's init, and with it every process of its pid
+// namespace. The pidfd makes this immune to pid reuse.
+func (s *Sandbox) killInit() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pidfd >= 0 {
+		_ = unix.PidfdSendSignal(s.pidfd, unix.SIGKILL, nil, 0)
+	}
+}
+
+// abort undoes a failed start.
+func (s *Sandbox) abort() {
+	s.killInit()
+	if s.Cmd.Process != nil {
+		_ = s.Cmd.Process.Kill()
+		_ = s.Cmd.Wait()
+	}
+	s.teardown()
+	close(s.done)
+}
+
+// wait reaps bwrap, then makes sure nothing of the sandbox is left.
+func (s *Sandbox) wait() {
+	s.err = s.Cmd.Wait()
+	s.usage.Exited = true
+	if ps := s.Cmd.ProcessState; ps != nil {
+		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			s.usage.Signal = int(ws.Signal())
+			s.usage.ExitCode = 128 + s.usage.Signal
+		} else {
+			s.usage.ExitCode = ps.ExitCode()
+			if c := s.usage.ExitCode; c > 128 && c < 128+65 {
+				s.usage.Signal = c - 128
+			}
+		}
+	}
+	s.teardown()
+	close(s.done)
+}
+
+// teardown kills what is left, reads the usage and removes the cgroups.
+func (s *Sandbox) teardown() {
+	s.killInit()
+	if s.ln != nil {
+		s.ln.Close()
+	}
+	if s.group != nil {
+		_ = s.group.kill(time.Now().Add(5 * time.Second))
+		s.group.usage(&s.usage)
+		// A cgroup whose last process is exiting may refuse rmdir for a moment.
+		deadline := time.Now().Add(2 * time.Second)
+		for s.group.remove() != nil && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	s.mu.Lock()
+	if s.pidfd >= 0 {
+		unix.Close(s.pidfd)
+		s.pidfd = -1
+	}
+	s.mu.Unlock()
+}
+
+// Listener is the server's listener on 127.0.0.1:Config.Port inside the
+// sandbox (nil without a port). The caller may close it once it has accepted
+// the engine; it is closed when the sandbox ends.
+func (s *Sandbox) Listener() net.Listener { return s.ln }
+
+// Pid is the host pid of bwrap (not of the engine).
+func (s *Sandbox) Pid() int {
+	if s.Cmd.Process == nil {
+		return 0
+	}
+	return s.Cmd.Process.Pid
+}
+
+// Done is closed once the sandbox has ended and everything is cleaned up.
+func (s *Sandbox) Done() <-chan struct{} { return s.done }
+
+// Wait waits until the engine's main process has exited and every other
+// process of the sandbox is gone, and returns bwrap's exit error (which
+// carries the engine's exit status).
+func (s *Sandbox) Wait() error {
+	if s.group == nil {
+		return errors.New("sandbox: not started")
+	}
+	<-s.done
+	return s.err
+}
+
+// Stop gives the engine grace to exit by itself, then kills every process of
+// the sandbox and waits for the end. It is safe to call more than once and
+// concurrently with Wait.
+func (s *Sandbox) Stop(grace time.Duration) {
+	if s.group == nil {
+		return // never started
+	}
+	s.stop.Do(func() {
+		if grace > 0 {
+			t := time.NewTimer(grace)
+			select {
+			case <-s.done:
+			case <-t.C:
+			}
+			t.Stop()
+		}
+		select {
+		case <-s.done:
+		default:
+			// The init's death kills the namespace; bwrap then exits by itself,
+			// but kill it too in case it is stuck.
+			s.killInit()
+			_ = s.Cmd.Process.Kill()
+		}
+	})
+	<-s.done
+}
+
+// Usage reports how the sandbox ended; Exited is false until it has.
+func (s *Sandbox) Usage() Usage {
+	select {
+	case <-s.done:
+		return s.usage
+	default:
+		return Usage{}
+	}
+}

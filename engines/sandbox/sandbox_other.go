@@ -1,0 +1,37 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os/exec"
+	"time"
+)
+
+var errUnsupported = errors.New("sandbox: engines can only be sandboxed on Linux")
+
+// Sandbox is one engine process in its sandbox (Linux only).
+type Sandbox struct {
+	Cmd *exec.Cmd
+}
+
+// Available reports that there is no sandbox on this system.
+func Available() error { return errUnsupported }
+
+// Sweep does nothing on this system.
+func Sweep() error { return nil }
+
+// Command fails on this system.
+func Command(ctx context.Context, cfg Config, argv ...string) (*Sandbox, error) {
+	return nil, errUnsupported
+}
+
+func (s *Sandbox) Start() error             { return errUnsupported }
+func (s *Sandbox) Wait() error              { return errUnsupported }
+func (s *Sandbox) Stop(grace time.Duration) {}
+func (s *Sandbox) Usage() Usage             { return Usage{} }
+func (s *Sandbox) Listener() net.Listener   { return nil }
+func (s *Sandbox) Pid() int                 { return 0 }
+func (s *Sandbox) Done() <-chan struct{}    { return nil }
