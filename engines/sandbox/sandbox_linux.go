@@ -255,7 +255,8 @@ func (cfg *Config) bwrapArgs() ([]string, error) {
 	} else {
 		a = append(a, "--dir", EngineMount)
 	}
-	a = append(a, "--chdir", cfg.Dir, "--clearenv")
+	// The root is bwrap's tmpfs: read-only, so that all writes go to /tmp.
+	a = append(a, "--remount-ro", "/", "--chdir", cfg.Dir, "--clearenv")
 	env := map[string]bool{}
 	for _, kv := range cfg.Env {
 		k, v, ok := strings.Cut(kv, "=")

@@ -1,0 +1,644 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The helper process of TestParentKilled: a "server" that starts a sandbox
+// and is then SIGKILLed by the test.
+const helperEnv = "TAIKAI_SANDBOX_TEST_HELPER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) != "" {
+		os.Exit(helperMain(os.Getenv(helperEnv)))
+	}
+	os.Exit(m.Run())
+}
+
+// helperMain starts a sandbox that leaves a setsid double-forked sleep behind,
+// prints "ready" and waits to be killed.
+func helperMain(marker string) int {
+	dir, err := os.MkdirTemp("", "taikai-sb-helper-")
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	sb, err := Command(context.Background(), Config{}, "sh", "-c", doubleFork(marker))
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	sb.Cmd.Stdout, sb.Cmd.Stderr = os.Stderr, os.Stderr
+	if err := sb.Start(); err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	fmt.Printf("ready %d\n", sb.Pid())
+	_ = sb.Wait()
+	return 0
+}
+
+// doubleFork is a script that leaves "sleep marker" as a setsid grandchild,
+// orphaned, then sleeps itself.
+func doubleFork(marker string) string {
+	return fmt.Sprintf(`(setsid sleep %s >/dev/null 2>&1 </dev/null &) ; exec sleep 1000`, marker)
+}
+
+func requireSandbox(t testing.TB) {
+	t.Helper()
+	if err := Available(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("sandbox unavailable in CI: %v", err)
+		}
+		t.Skipf("sandbox unavailable: %v", err)
+	}
+}
+
+// publicDir makes a directory that the engine's uid can read (t.TempDir is
+// private to root).
+func publicDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "taikai-sb-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+func putFile(t testing.TB, path, content string, mode os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// buildC compiles a C program into dir/name.
+func buildC(t testing.TB, dir, name, src string) {
+	t.Helper()
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc not installed")
+	}
+	c := filepath.Join(dir, name+".c")
+	putFile(t, c, src, 0o644)
+	out, err := exec.Command("gcc", "-O1", "-o", filepath.Join(dir, name), c).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+}
+
+// syncBuf is an output buffer safe for bwrap's copying goroutines.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuf) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuf) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// start starts a sandbox with its output collected.
+func start(t testing.TB, cfg Config, argv ...string) (*Sandbox, *syncBuf) {
+	t.Helper()
+	sb, err := Command(context.Background(), cfg, argv...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &syncBuf{}
+	sb.Cmd.Stdout, sb.Cmd.Stderr = out, out
+	if err := sb.Start(); err != nil {
+		t.Fatalf("start: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { sb.Stop(0) })
+	return sb, out
+}
+
+// waitDone waits for the sandbox's end, failing the test after timeout.
+func waitDone(t testing.TB, sb *Sandbox, out *syncBuf, timeout time.Duration) Usage {
+	t.Helper()
+	select {
+	case <-sb.Done():
+	case <-time.After(timeout):
+		sb.Stop(0)
+		t.Fatalf("sandbox still running after %v; output:\n%s", timeout, out)
+	}
+	return sb.Usage()
+}
+
+// run runs argv in a sandbox to its end and returns its output and usage.
+func run(t testing.TB, cfg Config, timeout time.Duration, argv ...string) (string, Usage) {
+	t.Helper()
+	sb, out := start(t, cfg, argv...)
+	u := waitDone(t, sb, out, timeout)
+	return out.String(), u
+}
+
+// hostPids lists the host processes whose command line is exactly argv.
+func hostPids(argv ...string) []int {
+	want := strings.Join(argv, "\x00") + "\x00"
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && string(b) == want {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// poll calls cond until it is true or the deadline passes.
+func poll(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, timeout)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// alive tells whether pid runs (a zombie does not: the container's init may
+// not reap the orphans of a killed process at once).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	return !strings.HasPrefix(rest, "Z") && !strings.HasPrefix(rest, "X")
+}
+
+func marker() string { return strconv.Itoa(100000 + rand.IntN(800000)) }
+
+func TestExitStatus(t *testing.T) {
+	requireSandbox(t)
+	_, u := run(t, Config{}, 10*time.Second, "sh", "-c", "exit 3")
+	if !u.Exited || u.ExitCode != 3 || u.Signal != 0 || u.OOMKilled {
+		t.Errorf("exit 3: %+v", u)
+	}
+	_, u = run(t, Config{}, 10*time.Second, "sh", "-c", "kill -TERM $$")
+	if u.Signal != int(syscall.SIGTERM) {
+		t.Errorf("kill -TERM: %+v", u)
+	}
+	out, u := run(t, Config{}, 10*time.Second, "no-such-engine")
+	if u.ExitCode == 0 || !strings.Contains(out, "no-such-engine") {
+		t.Errorf("missing command: %+v %q", u, out)
+	}
+}
+
+// TestFiles: a hostile script tries to read and write what it must not.
+func TestFiles(t *testing.T) {
+	requireSandbox(t)
+	outside := publicDir(t)
+	secret := filepath.Join(outside, "secret")
+	putFile(t, secret, "TOPSECRET\n", 0o644)
+	eng := publicDir(t)
+	putFile(t, filepath.Join(eng, "private"), "TOPSECRET\n", 0o600) // root's
+	putFile(t, filepath.Join(eng, "hello.txt"), "hello\n", 0o644)
+	scratch := publicDir(t)
+	wd, _ := os.Getwd()
+	script := `
+leak() { echo "LEAK: $*"; }
+cat "$1" 2>/dev/null && leak read secret outside
+ls "$(dirname "$1")" 2>/dev/null && leak list the dir outside
+cat /etc/shadow 2>/dev/null | grep -q . && leak /etc/shadow
+ls /etc/ssh 2>/dev/null | grep -q . && leak /etc/ssh
+cat /engine/private 2>/dev/null && leak root-only file of the engine dir
+ls "$2" 2>/dev/null && leak the server working directory
+ls /root /work /home /var /run /sys 2>/dev/null && leak host dirs
+for f in /engine/new /usr/new /etc/new /new /proc/new; do
+  echo x 2>/dev/null > $f && leak wrote $f
+done
+echo x > /engine/hello.txt 2>/dev/null && leak overwrote the engine dir
+mkdir /engine/d 2>/dev/null && leak mkdir in the engine dir
+cat /engine/hello.txt
+echo scratch > /tmp/out.txt && cat /tmp/out.txt
+echo done
+`
+	putFile(t, filepath.Join(eng, "hostile.sh"), script, 0o644)
+	out, u := run(t, Config{EngineDir: eng, ScratchDir: scratch}, 10*time.Second, "sh", "hostile.sh", secret, wd)
+	if strings.Contains(out, "LEAK") || strings.Contains(out, "TOPSECRET") || !strings.Contains(out, "hello\nscratch\ndone") {
+		t.Errorf("output:\n%s", out)
+	}
+	if u.ExitCode != 0 {
+		t.Errorf("usage %+v", u)
+	}
+	if b, err := os.ReadFile(filepath.Join(scratch, "out.txt")); err != nil || string(b) != "scratch\n" {
+		t.Errorf("scratch file on the host: %q %v", b, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(eng, "hello.txt")); string(b) != "hello\n" {
+		t.Errorf("engine dir changed: %q", b)
+	}
+}
+
+// TestProcesses: the engine sees neither the server's processes nor its
+// environment, and cannot signal a process outside.
+func TestProcesses(t *testing.T) {
+	requireSandbox(t)
+	t.Setenv("TAIKAI_ADMIN_TOKEN", "TOPSECRET")
+	m := marker()
+	victim := exec.Command("sleep", m)
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { victim.Process.Kill(); victim.Wait() }()
+	script := fmt.Sprintf(`
+leak() { echo "LEAK: $*"; }
+env | grep -q TOPSECRET && leak environment
+for p in /proc/[0-9]*; do
+  tr '\0' ' ' < $p/environ 2>/dev/null | grep -q TOPSECRET && leak environ of $p
+  tr '\0' ' ' < $p/cmdline 2>/dev/null | grep -q "sandbox[.]te""st\|sle""ep %[1]s" && leak cmdline of $p
+done
+test -e /proc/%[2]d && leak sees host pid %[2]d
+test -e /proc/%[3]d && leak sees the test pid %[3]d
+kill -9 %[2]d 2>/dev/null && leak killed the victim
+kill -9 -1 2>/dev/null
+echo procs $(ls -d /proc/[0-9]* | wc -l)
+echo done
+`, m, victim.Process.Pid, os.Getpid())
+	out, _ := run(t, Config{Env: []string{"VISIBLE=1"}}, 10*time.Second, "sh", "-c", script)
+	if strings.Contains(out, "LEAK") || !strings.Contains(out, "done") {
+		t.Errorf("output:\n%s", out)
+	}
+	if err := victim.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the process outside died: %v", err)
+	}
+	out, _ = run(t, Config{Env: []string{"VISIBLE=1"}}, 10*time.Second, "sh", "-c", "echo $VISIBLE; hostname")
+	if out != "1\nengine\n" {
+		t.Errorf("env/hostname: %q", out)
+	}
+}
+
+// TestNetwork: the engine reaches its seat through the listener in its
+// namespace, and nothing of the host network.
+func TestNetwork(t *testing.T) {
+	requireSandbox(t)
+	host, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	go func() {
+		for {
+			c, err := host.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("LEAK host listener\n"))
+			c.Close()
+		}
+	}()
+	hostPort := host.Addr().(*net.TCPAddr).Port
+	eng := publicDir(t)
+	putFile(t, filepath.Join(eng, "client.py"), `
+import socket, sys
+try:
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2)
+    print("LEAK connected to the host:", s.recv(100))
+except OSError as e:
+    print("host refused:", e.errno)
+try:
+    socket.create_connection(("1.1.1.1", 53), timeout=2)
+    print("LEAK internet")
+except OSError as e:
+    print("internet unreachable:", e.errno)
+s = socket.create_connection(("127.0.0.1", 46000), timeout=5)
+s.sendall(b"ping " + sys.argv[2].encode() + b"\n")
+print("got", s.makefile().readline().strip())
+`, 0o644)
+	// Two engines use the same fixed port at once, each in its own namespace.
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sb, out := start(t, Config{EngineDir: eng, Port: 46000}, "/usr/bin/python3", "client.py", strconv.Itoa(hostPort), strconv.Itoa(i))
+			ln := sb.Listener()
+			ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
+			c, err := ln.Accept()
+			if err != nil {
+				t.Errorf("accept: %v\n%s", err, out)
+				return
+			}
+			defer c.Close()
+			c.SetDeadline(time.Now().Add(10 * time.Second))
+			line, err := bufio.NewReader(c).ReadString('\n')
+			if err != nil || line != fmt.Sprintf("ping %d\n", i) {
+				t.Errorf("read %q %v", line, err)
+				return
+			}
+			io.WriteString(c, "pong\n")
+			u := waitDone(t, sb, out, 10*time.Second)
+			if got := out.String(); strings.Contains(got, "LEAK") || !strings.Contains(got, "got pong") || u.ExitCode != 0 {
+				t.Errorf("engine %d: %+v\n%s", i, u, got)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+const allocC = `
+#include <stdlib.h>
+#include <stdio.h>
+int main(void) {
+	size_t n = (size_t)2 << 30;
+	char *p = malloc(n);
+	if (!p) { puts("malloc failed"); return 2; }
+	volatile char *q = p;
+	for (size_t i = 0; i < n; i += 4096) q[i] = 1; /* touch every page */
+	puts("LEAK allocated 2 GiB");
+	return 0;
+}
+`
+
+func TestMemory(t *testing.T) {
+	requireSandbox(t)
+	eng := publicDir(t)
+	buildC(t, eng, "alloc", allocC)
+	t0 := time.Now()
+	out, u := run(t, Config{EngineDir: eng}, 10*time.Second, "./alloc")
+	took := time.Since(t0)
+	t.Logf("2 GiB allocation ended after %v: %+v", took, u)
+	if !u.OOMKilled || u.Signal != int(syscall.SIGKILL) || strings.Contains(out, "LEAK") {
+		t.Errorf("not OOM killed: %+v\n%s", u, out)
+	}
+	if took > 2*time.Second {
+		t.Errorf("took %v", took)
+	}
+	if u.PeakMemory < 900<<20 || u.PeakMemory > DefaultMemory+(64<<20) {
+		t.Errorf("peak memory %d", u.PeakMemory)
+	}
+	// A tmpfs scratch counts against the limit too.
+	_, u = run(t, Config{MemoryBytes: 64 << 20}, 10*time.Second, "sh", "-c", "head -c 100000000 /dev/zero > /tmp/big; echo rc=$?")
+	if u.PeakMemory > 64<<20 {
+		t.Errorf("tmpfs scratch beyond the limit: %+v", u)
+	}
+}
+
+const forkC = `
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/wait.h>
+int main(void) {
+	pid_t kids[150];
+	int ok = 0, fail = 0;
+	for (int i = 0; i < 150; i++) {
+		pid_t p = fork();
+		if (p == 0) { pause(); _exit(0); }
+		if (p < 0) fail++; else kids[ok++] = p;
+	}
+	printf("ok=%d fail=%d\n", ok, fail);
+	for (int i = 0; i < ok; i++) kill(kids[i], SIGKILL);
+	while (wait(NULL) > 0) {}
+	puts("survived");
+	return 0;
+}
+`
+
+func TestPids(t *testing.T) {
+	requireSandbox(t)
+	eng := publicDir(t)
+	buildC(t, eng, "forks", forkC)
+	out, u := run(t, Config{EngineDir: eng, Pids: 64}, 10*time.Second, "./forks")
+	var ok, fail int
+	fmt.Sscanf(out, "ok=%d fail=%d", &ok, &fail)
+	t.Logf("%q %+v", out, u)
+	if ok == 0 || ok >= 64 || fail == 0 || ok+fail != 150 || !strings.Contains(out, "survived") || u.ExitCode != 0 {
+		t.Errorf("forks under a limit of 64: %q %+v", out, u)
+	}
+	// The open files limit holds too.
+	out, _ = run(t, Config{NoFile: 50}, 10*time.Second, "sh", "-c", "ulimit -n; ulimit -Hn; ulimit -n 5000 2>/dev/null && echo LEAK raised")
+	if out != "50\n50\n" {
+		t.Errorf("open files: %q", out)
+	}
+}
+
+// TestStop: a setsid double-forked grandchild is gone within 1 s after Stop.
+func TestStop(t *testing.T) {
+	requireSandbox(t)
+	m := marker()
+	sb, out := start(t, Config{}, "sh", "-c", doubleFork(m))
+	poll(t, 5*time.Second, "grandchild started", func() bool { return len(hostPids("sleep", m)) == 1 })
+	t0 := time.Now()
+	sb.Stop(0)
+	poll(t, time.Second, "grandchild gone", func() bool { return len(hostPids("sleep", m)) == 0 })
+	poll(t, time.Second, "sleep 1000 gone", func() bool { return len(hostPids("sleep", "1000")) == 0 })
+	t.Logf("stopped in %v", time.Since(t0))
+	if u := sb.Usage(); !u.Exited || u.OOMKilled {
+		t.Errorf("usage %+v\n%s", u, out)
+	}
+	// The engine's own exit also ends its orphans.
+	m = marker()
+	sb, out = start(t, Config{}, "sh", "-c", fmt.Sprintf("(setsid sleep %s &) ; sleep 0.3", m))
+	poll(t, 5*time.Second, "grandchild started", func() bool { return len(hostPids("sleep", m)) == 1 })
+	waitDone(t, sb, out, 5*time.Second)
+	poll(t, time.Second, "orphan gone after the engine's exit", func() bool { return len(hostPids("sleep", m)) == 0 })
+}
+
+// TestParentKilled: everything dies with a SIGKILLed server.
+func TestParentKilled(t *testing.T) {
+	requireSandbox(t)
+	m := marker()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	helper := exec.Command(exe, "-test.run=^$")
+	helper.Env = append(os.Environ(), helperEnv+"="+m)
+	stdout, err := helper.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	helper.Stderr = os.Stderr
+	if err := helper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { helper.Process.Kill(); helper.Wait() }()
+	lines := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(stdout).ReadString('\n')
+		lines <- l
+	}()
+	var bwrapPid int
+	select {
+	case l := <-lines:
+		if _, err := fmt.Sscanf(l, "ready %d", &bwrapPid); err != nil {
+			t.Fatalf("helper: %q", l)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("helper not ready")
+	}
+	poll(t, 5*time.Second, "grandchild started", func() bool { return len(hostPids("sleep", m)) == 1 })
+	if err := helper.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	helper.Wait()
+	poll(t, time.Second, "grandchild gone after SIGKILL of the server", func() bool { return len(hostPids("sleep", m)) == 0 })
+	poll(t, time.Second, "bwrap gone", func() bool { return !alive(bwrapPid) })
+	// The dead server's cgroups are empty; Sweep removes them.
+	if err := Sweep(); err != nil {
+		t.Error(err)
+	}
+	left, _ := filepath.Glob(filepath.Join(hostCgroups().memory.parent, strconv.Itoa(helper.Process.Pid)+"-*"))
+	if len(left) != 0 {
+		t.Errorf("cgroups left: %v", left)
+	}
+}
+
+func TestRuntimes(t *testing.T) {
+	requireSandbox(t)
+	eng := publicDir(t)
+	buildC(t, eng, "hello", `#include <stdio.h>
+int main(int argc, char **argv) { printf("c %s\n", argv[1]); return 0; }`)
+	putFile(t, filepath.Join(eng, "hello.py"), "import sys, json\nprint('python', json.dumps([1]), sys.argv[1])\n", 0o644)
+	putFile(t, filepath.Join(eng, "Hello.java"), `public class Hello {
+	public static void main(String[] args) throws Exception {
+		Thread t = new Thread(() -> System.out.println("java " + args[0]));
+		t.start(); t.join();
+	}
+}
+`, 0o644)
+	putFile(t, filepath.Join(eng, "hello.sh"), "#!/bin/sh\necho sh \"$1\"\n", 0o755)
+	cases := [][]string{
+		{"./hello", "x"},
+		{"/usr/bin/python3", "hello.py", "x"},
+		{"./hello.sh", "x"},
+		{"java", "Hello.java", "x"},
+	}
+	for _, argv := range cases {
+		t.Run(argv[0], func(t *testing.T) {
+			if _, err := exec.LookPath(argv[0]); err != nil && !strings.HasPrefix(argv[0], ".") {
+				t.Skipf("%s not installed", argv[0])
+			}
+			t0 := time.Now()
+			out, u := run(t, Config{EngineDir: eng}, 60*time.Second, argv...)
+			t.Logf("%s: %v, peak %d MiB, cpu %v", argv[0], time.Since(t0).Round(time.Millisecond), u.PeakMemory>>20, u.CPUTime)
+			if !strings.HasSuffix(out, " x\n") || u.ExitCode != 0 {
+				t.Errorf("%v: %+v\n%s", argv, u, out)
+			}
+		})
+	}
+}
+
+func TestCPU(t *testing.T) {
+	requireSandbox(t)
+	out, u := run(t, Config{CPUs: []int{0}}, 10*time.Second, "sh", "-c",
+		"grep Cpus_allowed_list /proc/self/status; i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done")
+	t.Logf("%q %+v", out, u)
+	if !strings.Contains(out, "Cpus_allowed_list:\t0\n") {
+		t.Errorf("CPUs: %q", out)
+	}
+	if u.CPUTime < 50*time.Millisecond {
+		t.Errorf("CPU time %v", u.CPUTime)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	requireSandbox(t)
+	private := t.TempDir() // 0700, root's
+	if _, err := Command(context.Background(), Config{EngineDir: private}, "true"); err == nil || !strings.Contains(err.Error(), "not searchable") {
+		t.Errorf("private engine dir: %v", err)
+	}
+	if _, err := Command(context.Background(), Config{}); err == nil {
+		t.Error("empty command accepted")
+	}
+	if _, err := Command(context.Background(), Config{Env: []string{"NOEQUALS"}}, "true"); err == nil {
+		t.Error("bad env accepted")
+	}
+	// A context's end kills the sandbox.
+	ctx, cancel := context.WithCancel(context.Background())
+	sb, err := Command(ctx, Config{}, "sleep", "1000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.Start(); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case <-sb.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("cancel did not end the sandbox")
+	}
+}
+
+// BenchmarkStart: start to exit of /bin/true, sandboxed and not.
+func BenchmarkStart(b *testing.B) {
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			if err := exec.Command("/bin/true").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("sandboxed", func(b *testing.B) {
+		requireSandbox(b)
+		for b.Loop() {
+			sb, err := Command(context.Background(), Config{}, "/bin/true")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := sb.Start(); err != nil {
+				b.Fatal(err)
+			}
+			if err := sb.Wait(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("sandboxed-port", func(b *testing.B) {
+		requireSandbox(b)
+		for b.Loop() {
+			sb, err := Command(context.Background(), Config{Port: 46000}, "/bin/true")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := sb.Start(); err != nil {
+				b.Fatal(err)
+			}
+			if err := sb.Wait(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
