@@ -395,7 +395,7 @@ func (g *group) kill(deadline time.Time) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("processes %v still in the sandbox's cgroup", g.procs())
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(time.Millisecond)
 	}
 }
 

@@ -453,6 +453,17 @@ func (s *Sandbox) wait() {
 // teardown kills what is left, reads the usage and removes the cgroups.
 func (s *Sandbox) teardown() {
 	s.killInit()
+	// The init exits once every other process of its namespace is gone.
+	s.mu.Lock()
+	if s.pidfd >= 0 {
+		fds := []unix.PollFd{{Fd: int32(s.pidfd), Events: unix.POLLIN}}
+		for {
+			if _, err := unix.Poll(fds, 5000); err != unix.EINTR {
+				break
+			}
+		}
+	}
+	s.mu.Unlock()
 	if s.ln != nil {
 		s.ln.Close()
 	}
@@ -462,7 +473,7 @@ func (s *Sandbox) teardown() {
 		// A cgroup whose last process is exiting may refuse rmdir for a moment.
 		deadline := time.Now().Add(2 * time.Second)
 		for s.group.remove() != nil && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
+			time.Sleep(time.Millisecond)
 		}
 	}
 	s.mu.Lock()
