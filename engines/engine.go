@@ -1,6 +1,8 @@
 // Package engines is everything about the programs that play: an engine's
-// definition, its command line with placeholders, and the launcher that starts
-// it, waits for it to connect, captures its output and kills it afterwards.
+// definition, its command line with placeholders, the registry of the wire
+// protocols they speak, the Seat through which the referee talks to one, and
+// the launcher that starts it, hands its adapter a stream (a TCP connection
+// or its stdin and stdout), captures its output and kills it afterwards.
 package engines
 
 import (
@@ -10,30 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/taikai-dev/taikai/games"
 )
-
-// Games and the protocols each one is played with. The first protocol of a game
-// is its default.
-var protocols = map[string][]string{
-	"othello": {"othello-board", "othello-move"},
-	"gomoku":  {"gomoku-turn"},
-}
-
-// Games lists the games taikai referees.
-func Games() []string { return []string{"othello", "gomoku"} }
-
-// Protocols lists the protocols of a game, default first; nil for an unknown game.
-func Protocols(game string) []string { return protocols[game] }
-
-// ProtocolGame returns the game a protocol belongs to, or "" if it is unknown.
-func ProtocolGame(protocol string) string {
-	for g, ps := range protocols {
-		if slices.Contains(ps, protocol) {
-			return g
-		}
-	}
-	return ""
-}
 
 // Engine is a registered program that plays one game over one protocol.
 type Engine struct {
@@ -69,9 +50,12 @@ func (e *Engine) Validate() error {
 			return &FieldError{"name", fmt.Sprintf("must be printable, found %q", r)}
 		}
 	}
-	ps, ok := protocols[e.Game]
-	if !ok {
-		return &FieldError{"game", fmt.Sprintf("unknown game %q, want one of %s", e.Game, strings.Join(Games(), ", "))}
+	if _, ok := games.Lookup(e.Game); !ok {
+		return &FieldError{"game", games.Unknown(e.Game)}
+	}
+	ps := Protocols(e.Game)
+	if len(ps) == 0 {
+		return &FieldError{"game", fmt.Sprintf("no protocol plays %s", e.Game)}
 	}
 	if e.Protocol == "" {
 		e.Protocol = ps[0]

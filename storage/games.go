@@ -8,7 +8,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/tournament"
 )
 
@@ -30,7 +31,7 @@ func (db *DB) FinishGame(ctx context.Context, p *tournament.Played) error {
 	}
 	status := tournament.GameFinished
 	var result any = p.Result()
-	if p.Outcome.Reason == protocol.ReasonAborted {
+	if p.Outcome.Reason == games.ReasonAborted {
 		status, result = tournament.GameAborted, nil
 	}
 	return db.write(ctx, func(tx *sql.Tx) error {
@@ -58,9 +59,9 @@ func score(ctx context.Context, tx *sql.Tx, p *tournament.Played) error {
 	var w [2]int // wins of black, white
 	draw := 0
 	switch p.Outcome.Winner {
-	case protocol.Black:
+	case games.Black:
 		w[0] = 1
-	case protocol.White:
+	case games.White:
 		w[1] = 1
 	default:
 		draw = 1
@@ -93,11 +94,11 @@ func score(ctx context.Context, tx *sql.Tx, p *tournament.Played) error {
 	return err
 }
 
-func violationsJSON(v [2]tournament.Violations) (any, error) {
+func violationsJSON(v [2]games.Violations) (any, error) {
 	if len(v[0]) == 0 && len(v[1]) == 0 {
 		return nil, nil
 	}
-	m := map[string]tournament.Violations{}
+	m := map[string]games.Violations{}
 	if len(v[0]) > 0 {
 		m["black"] = v[0]
 	}
@@ -164,11 +165,11 @@ func (db *DB) Game(ctx context.Context, id int64) (*tournament.Game, error) {
 		return nil, fmt.Errorf("game %d: %w", id, err)
 	}
 	if viol.Valid {
-		var m map[string]tournament.Violations
+		var m map[string]games.Violations
 		if err := json.Unmarshal([]byte(viol.String), &m); err != nil {
 			return nil, fmt.Errorf("game %d: violations: %w", id, err)
 		}
-		g.Violations = [2]tournament.Violations{m["black"], m["white"]}
+		g.Violations = [2]games.Violations{m["black"], m["white"]}
 	}
 	return g, nil
 }
@@ -241,9 +242,9 @@ func (db *DB) CountGames(ctx context.Context, tournamentID int64) (map[string]in
 	return m, rows.Err()
 }
 
-// Records returns the tournament records of two engines.
-func (db *DB) Records(ctx context.Context, tournamentID int64, ids [2]int64) ([2]protocol.Record, error) {
-	var recs [2]protocol.Record
+// Tallies returns the tournament records of two engines.
+func (db *DB) Tallies(ctx context.Context, tournamentID int64, ids [2]int64) ([2]engines.Tally, error) {
+	var recs [2]engines.Tally
 	for i, id := range ids {
 		err := db.r.QueryRowContext(ctx, `SELECT e.name, coalesce(s.disc_diff, 0), coalesce(s.wins, 0), coalesce(s.losses, 0)
 			FROM engines e LEFT JOIN standings s ON s.engine_id = e.id AND s.tournament_id = ? WHERE e.id = ?`, tournamentID, id).

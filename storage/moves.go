@@ -5,8 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/taikai-dev/taikai/engines/protocol"
-	"github.com/taikai-dev/taikai/tournament"
+	"github.com/taikai-dev/taikai/games"
 )
 
 // Moves are stored compactly, because a tournament stores many games: per move
@@ -16,7 +15,7 @@ import (
 // not stored. The few moves the server made are listed apart, as ply numbers.
 
 // encodeMoves returns the move and auto-move blobs; auto is nil if there is none.
-func encodeMoves(moves []tournament.Move, size int) (blob, auto []byte) {
+func encodeMoves(moves []games.Ply, size int) (blob, auto []byte) {
 	blob = make([]byte, 0, len(moves)*3)
 	for i, m := range moves {
 		cell := size * size
@@ -33,9 +32,9 @@ func encodeMoves(moves []tournament.Move, size int) (blob, auto []byte) {
 }
 
 // decodeMoves reads what encodeMoves wrote.
-func decodeMoves(blob, auto []byte, size int) ([]tournament.Move, error) {
-	var moves []tournament.Move
-	color := protocol.Black
+func decodeMoves(blob, auto []byte, size int) ([]games.Ply, error) {
+	var moves []games.Ply
+	color := games.Black
 	for len(blob) > 0 {
 		cell, n := binary.Uvarint(blob)
 		if n <= 0 {
@@ -47,7 +46,7 @@ func decodeMoves(blob, auto []byte, size int) ([]tournament.Move, error) {
 			return nil, errors.New("corrupt move list")
 		}
 		blob = blob[n:]
-		m := tournament.Move{Color: color, MS: int64(ms)}
+		m := games.Ply{Color: color, MS: int64(ms)}
 		switch {
 		case cell == uint64(size*size):
 			m.Pass, m.X, m.Y = true, -1, -1
@@ -71,7 +70,7 @@ func decodeMoves(blob, auto []byte, size int) ([]tournament.Move, error) {
 }
 
 // EncodedSize is the number of bytes a move list takes in the store.
-func EncodedSize(moves []tournament.Move, size int) int {
+func EncodedSize(moves []games.Ply, size int) int {
 	blob, auto := encodeMoves(moves, size)
 	return len(blob) + len(auto)
 }

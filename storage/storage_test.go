@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
-	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
@@ -55,11 +55,11 @@ func field(tb testing.TB, db *storage.DB, n, legs int) *tournament.Tournament {
 }
 
 // randomGame plays random legal Othello moves to produce a realistic record.
-func randomGame(rng *rand.Rand) ([]tournament.Move, [2]int, protocol.Color) {
-	var moves []tournament.Move
+func randomGame(rng *rand.Rand) ([]games.Ply, [2]int, games.Color) {
+	var moves []games.Ply
 	b := othello.New()
 	for !b.Over() {
-		m := tournament.Move{Color: protocol.Color(b.Turn()), X: -1, Y: -1, Pass: true, MS: int64(rng.IntN(3000))}
+		m := games.Ply{Color: games.Color(b.Turn()), Move: games.Move{X: -1, Y: -1, Pass: true}, MS: int64(rng.IntN(3000))}
 		s := othello.Pass
 		if legal := othello.Squares(b.Legal()); len(legal) > 0 {
 			s = legal[rng.IntN(len(legal))]
@@ -71,12 +71,12 @@ func randomGame(rng *rand.Rand) ([]tournament.Move, [2]int, protocol.Color) {
 		moves = append(moves, m)
 	}
 	nb, nw := b.Count()
-	w := protocol.None
+	w := games.None
 	switch {
 	case nb > nw:
-		w = protocol.Black
+		w = games.Black
 	case nw > nb:
-		w = protocol.White
+		w = games.White
 	}
 	return moves, [2]int{nb, nw}, w
 }
@@ -99,11 +99,11 @@ func play(tb testing.TB, db *storage.DB, t *tournament.Tournament, n int, rng *r
 		}
 		moves, stones, winner := randomGame(rng)
 		played := &tournament.Played{
-			Spec:  tournament.GameSpec{ID: id, TournamentID: t.ID, Index: idx, Settings: t.Settings, Black: engines.Engine{ID: b}, White: engines.Engine{ID: w}},
-			Moves: moves, Stones: stones, Outcome: tournament.Outcome{Winner: winner, Reason: protocol.ReasonNormal}, EndedAt: time.Now(),
+			Spec:   tournament.GameSpec{ID: id, TournamentID: t.ID, Index: idx, Settings: t.Settings, Black: engines.Engine{ID: b}, White: engines.Engine{ID: w}},
+			Record: games.Record{Moves: moves, Stones: stones, Outcome: games.Outcome{Winner: winner, Reason: games.ReasonNormal}}, EndedAt: time.Now(),
 		}
 		if rng.IntN(10) == 0 {
-			played.Outcome = tournament.Outcome{Reason: protocol.ReasonAborted}
+			played.Outcome = games.Outcome{Reason: games.ReasonAborted}
 		}
 		if err := db.FinishGame(ctx, played); err != nil {
 			tb.Fatal(err)
@@ -166,7 +166,7 @@ func TestFinishOnceAndRecover(t *testing.T) {
 	p1 := tr.Schedule().Game(1)
 	id1, _ := db.StartGame(ctx, tr, p1, tr.Engines[p1.Black], tr.Engines[p1.White], 1)
 	done := &tournament.Played{Spec: tournament.GameSpec{ID: id0, TournamentID: tr.ID, Settings: tr.Settings, Black: engines.Engine{ID: tr.Engines[p0.Black]}, White: engines.Engine{ID: tr.Engines[p0.White]}},
-		Outcome: tournament.Outcome{Winner: protocol.Black, Reason: protocol.ReasonNormal}, EndedAt: time.Now()}
+		Record: games.Record{Outcome: games.Outcome{Winner: games.Black, Reason: games.ReasonNormal}}, EndedAt: time.Now()}
 	for range 2 {
 		if err := db.FinishGame(ctx, done); err != nil {
 			t.Fatal(err)
@@ -203,11 +203,11 @@ func TestMovesRoundTrip(t *testing.T) {
 	tr := field(t, db, 2, 1)
 	moves, stones, w := randomGame(rand.New(rand.NewPCG(5, 5)))
 	moves[3].Auto = true
-	moves = append(moves, tournament.Move{Color: moves[len(moves)-1].Color.Opponent(), X: -1, Y: -1, Pass: true, Auto: true, MS: 20000})
+	moves = append(moves, games.Ply{Color: moves[len(moves)-1].Color.Opponent(), Move: games.Move{X: -1, Y: -1, Pass: true}, Auto: true, MS: 20000})
 	p := tr.Schedule().Game(0)
 	id, _ := db.StartGame(ctx, tr, p, tr.Engines[p.Black], tr.Engines[p.White], 1)
 	err := db.FinishGame(ctx, &tournament.Played{Spec: tournament.GameSpec{ID: id, TournamentID: tr.ID, Settings: tr.Settings, Black: engines.Engine{ID: 1}, White: engines.Engine{ID: 2}},
-		Moves: moves, Stones: stones, Outcome: tournament.Outcome{Winner: w, Reason: protocol.ReasonNormal}, EndedAt: time.Now()})
+		Record: games.Record{Moves: moves, Stones: stones, Outcome: games.Outcome{Winner: w, Reason: games.ReasonNormal}}, EndedAt: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}

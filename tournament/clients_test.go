@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/taikai-dev/taikai/engines"
-	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/tournament"
 )
 
@@ -62,7 +62,7 @@ func TestGomokuClientsFromSpec(t *testing.T) {
 					}
 					p := play(t, r, spec)
 					what := client.Name + " vs " + opp
-					if p.Outcome.Reason != protocol.ReasonNormal {
+					if p.Outcome.Reason != games.ReasonNormal {
 						log, _ := os.ReadFile(p.Logs[c])
 						t.Fatalf("%s on %dx%d: ended %+v (%s)\n%s", what, size, size, p.Outcome, p.Detail, tail(string(log), 2000))
 					}
@@ -94,11 +94,11 @@ func TestOthelloMoveClientFromSpec(t *testing.T) {
 					spec.Black, spec.White, c = spec.White, spec.Black, 1
 				}
 				p := play(t, r, spec)
-				if p.Outcome.Reason != protocol.ReasonNormal {
+				if p.Outcome.Reason != games.ReasonNormal {
 					log, _ := os.ReadFile(p.Logs[c])
 					var ms []string
 					for _, m := range p.Moves {
-						ms = append(ms, fmt.Sprintf("%s:%v", tournament.MoveText("othello", m), m.Elapsed))
+						ms = append(ms, fmt.Sprintf("%s:%v", games.Text("othello", m.Move), m.Elapsed))
 					}
 					t.Fatalf("vs %s: ended %+v (%s)\n%s\nserver times: %v", opp, p.Outcome, p.Detail, tail(string(log), 600), ms)
 				}
@@ -130,12 +130,12 @@ func TestOthelloMoveClientFaults(t *testing.T) {
 		fault, reason string
 		total         int64
 	}{
-		{"illegal", protocol.ReasonIllegal, 20000},
-		{"badpass", protocol.ReasonIllegal, 20000},
-		{"garbage", protocol.ReasonIllegal, 20000},
-		{"close", protocol.ReasonDisconnect, 20000},
-		{"giveup", protocol.ReasonResign, 20000},
-		{"slow", protocol.ReasonTimeout, 1500},
+		{"illegal", games.ReasonIllegal, 20000},
+		{"badpass", games.ReasonIllegal, 20000},
+		{"garbage", games.ReasonIllegal, 20000},
+		{"close", games.ReasonDisconnect, 20000},
+		{"giveup", games.ReasonResign, 20000},
+		{"slow", games.ReasonTimeout, 1500},
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
 			client := engines.Engine{Name: "py-" + tc.fault, Game: "othello", Protocol: "othello-move",
@@ -143,7 +143,7 @@ func TestOthelloMoveClientFaults(t *testing.T) {
 			spec := tournament.GameSpec{ID: int64(i + 1), Black: client, White: builtinEngine("othello-greedy", "othello-move"), LogDir: t.TempDir(),
 				Settings: tournament.Settings{Game: "othello", TotalTimeMS: tc.total, ByoyomiMS: 100}}
 			p := play(t, r, spec)
-			if p.Outcome.Reason != tc.reason || p.Outcome.Winner != protocol.White {
+			if p.Outcome.Reason != tc.reason || p.Outcome.Winner != games.White {
 				log, _ := os.ReadFile(p.Logs[0])
 				t.Fatalf("fault %s: outcome %+v, want black loses by %s\n%s", tc.fault, p.Outcome, tc.reason, tail(string(log), 2000))
 			}

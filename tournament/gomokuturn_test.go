@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/games"
 )
 
 var gomokuProtos = [2]string{"gomoku-turn", "gomoku-turn"}
@@ -54,7 +55,7 @@ func TestGomokuTurnConformance(t *testing.T) {
 	// Nothing answers them: wait until they are judged, or black's move could
 	// make it white's turn before white's lines are read.
 	for _, ev := range g.waitHandled(t, 1, 2) {
-		if ev.Kind != protocol.Violation || ev.What != "out_of_turn" {
+		if ev.Kind != engines.Violation || ev.What != "out_of_turn" {
 			t.Fatalf("white's line out of turn: event %+v, want an out_of_turn violation", ev)
 		}
 	}
@@ -116,12 +117,12 @@ func TestGomokuTurnConformance(t *testing.T) {
 	B.expectEOF()
 	W.expectEOF()
 	out := g.wait(t)
-	if out.Winner != protocol.Black || out.Reason != protocol.ReasonResign {
+	if out.Winner != games.Black || out.Reason != games.ReasonResign {
 		t.Errorf("outcome %+v, want black wins by resign", out)
 	}
 	v := g.ref.Violations()
-	wantViolations(t, "black", v[0], Violations{"forbidden": 1})
-	wantViolations(t, "white", v[1], Violations{"occupied": 1, "off_board": 2, "malformed": 2, "out_of_turn": 2, "unknown_command": 1})
+	wantViolations(t, "black", v[0], games.Violations{"forbidden": 1})
+	wantViolations(t, "white", v[1], games.Violations{"occupied": 1, "off_board": 2, "malformed": 2, "out_of_turn": 2, "unknown_command": 1})
 }
 
 func TestGomokuTurnEnds(t *testing.T) {
@@ -147,23 +148,23 @@ func TestGomokuTurnEnds(t *testing.T) {
 		play(g, five)
 		g.black.expectEOF()
 		g.white.expectEOF()
-		if out := g.wait(t); out.Winner != protocol.Black || out.Reason != protocol.ReasonNormal {
+		if out := g.wait(t); out.Winner != games.Black || out.Reason != games.ReasonNormal {
 			t.Errorf("outcome %+v, want black wins normally", out)
 		}
 	})
 	t.Run("end message", func(t *testing.T) {
-		g := startGame(t, Settings{Game: "gomoku", EndMessage: true, Size: 16}, gomokuProtos)
+		g := startGame(t, Settings{Game: "gomoku", Options: map[string]string{"end_message": "true"}, Size: 16}, gomokuProtos)
 		play(g, five)
 		g.black.expect("end win normal")
 		g.white.expect("end lose normal")
 		g.black.expectEOF()
 	})
 	t.Run("disconnect", func(t *testing.T) {
-		g := startGame(t, Settings{Game: "gomoku", EndMessage: true}, gomokuProtos)
+		g := startGame(t, Settings{Game: "gomoku", Options: map[string]string{"end_message": "true"}}, gomokuProtos)
 		g.black.expect("your turn")
 		g.black.c.Close() // the original server crashed here
 		g.white.expect("end win disconnect")
-		if out := g.wait(t); out.Winner != protocol.White || out.Reason != protocol.ReasonDisconnect {
+		if out := g.wait(t); out.Winner != games.White || out.Reason != games.ReasonDisconnect {
 			t.Errorf("outcome %+v, want white wins by disconnect", out)
 		}
 	})
@@ -192,14 +193,14 @@ func TestGomokuTurnEnds(t *testing.T) {
 			}
 		}
 		out := g.wait(t)
-		if out.Winner != protocol.Black || out.Reason != protocol.ReasonTimeout {
+		if out.Winner != games.Black || out.Reason != games.ReasonTimeout {
 			t.Fatalf("outcome %+v, want black wins by timeout", out)
 		}
 		auto := 0
 		for _, m := range g.ref.Moves() {
 			if m.Auto {
 				auto++
-				if m.Color != protocol.White {
+				if m.Color != games.White {
 					t.Errorf("auto move %+v for black", m)
 				}
 			}
@@ -209,7 +210,7 @@ func TestGomokuTurnEnds(t *testing.T) {
 		}
 	})
 	t.Run("forfeit on timeout", func(t *testing.T) {
-		g := startGame(t, Settings{Game: "gomoku", MoveTimeMS: 150, OnTimeout: "forfeit", EndMessage: true}, gomokuProtos)
+		g := startGame(t, Settings{Game: "gomoku", MoveTimeMS: 150, OnTimeout: "forfeit", Options: map[string]string{"end_message": "true"}}, gomokuProtos)
 		g.black.expect("your turn", "end lose timeout")
 		g.white.expect("end win timeout")
 	})

@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
 )
 
@@ -80,20 +81,20 @@ func (c *client) expectQuiet(d time.Duration) {
 type game struct {
 	black, white *client
 	ref          *Referee
-	done         chan Outcome
+	done         chan games.Outcome
 	cancel       context.CancelFunc
-	handled      [2]chan protocol.Event // each seat's events, once the referee has handled them
+	handled      [2]chan engines.Event // each seat's events, once the referee has handled them
 }
 
 // observed passes a seat's events to the referee and then to handled, so that
 // a test can wait until a line that has no reply has been judged.
 type observed struct {
-	protocol.Seat
-	handled chan protocol.Event
+	engines.Seat
+	handled chan engines.Event
 }
 
-func (o observed) Listen(handle func(protocol.Event)) {
-	o.Seat.Listen(func(ev protocol.Event) {
+func (o observed) Listen(handle func(engines.Event)) {
+	o.Seat.Listen(func(ev engines.Event) {
 		handle(ev)
 		select {
 		case o.handled <- ev:
@@ -105,9 +106,9 @@ func (o observed) Listen(handle func(protocol.Event)) {
 // waitHandled returns the next n events of seat i that the referee has
 // handled, waiting for them. Every event since the game began is kept, so a
 // test that waits must have taken the ones before.
-func (g *game) waitHandled(tb testing.TB, i, n int) []protocol.Event {
+func (g *game) waitHandled(tb testing.TB, i, n int) []engines.Event {
 	tb.Helper()
-	var evs []protocol.Event
+	var evs []engines.Event
 	for range n {
 		select {
 		case ev := <-g.handled[i]:
@@ -130,8 +131,9 @@ func startGame(tb testing.TB, set Settings, protos [2]string) *game {
 	}
 	defer ln.Close()
 	var clients [2]*client
-	var seats [2]protocol.Seat
-	var handled [2]chan protocol.Event
+	var seats [2]engines.Seat
+	var handled [2]chan engines.Event
+	names := [2]engines.Engine{{Name: "engine-b"}, {Name: "engine-w"}}
 	for i, name := range []string{"black", "white"} {
 		cc, err := net.Dial("tcp", ln.Addr().String())
 		if err != nil {
@@ -142,16 +144,16 @@ func startGame(tb testing.TB, set Settings, protos [2]string) *game {
 			tb.Fatal(err)
 		}
 		clients[i] = &client{tb: tb, name: name, c: cc, r: bufio.NewReader(cc)}
-		handled[i] = make(chan protocol.Event, 1024)
-		seats[i] = observed{newSeat(protos[i], sc, colorOf(i), &set), handled[i]}
+		handled[i] = make(chan engines.Event, 1024)
+		seats[i] = observed{newSeat(protos[i], sc, engines.SeatConfig{Color: games.ColorAt(i), Options: set.Options, Tallies: tallies([2]engines.Tally{}, names, i)}), handled[i]}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	g := &game{
-		black: clients[0], white: clients[1], done: make(chan Outcome, 1), cancel: cancel, handled: handled,
+		black: clients[0], white: clients[1], done: make(chan games.Outcome, 1), cancel: cancel, handled: handled,
 		ref: &Referee{
 			Settings: set, Seats: seats,
 			Clocks: [2]clockSpec{set.clockFor(protos[0]), set.clockFor(protos[1])},
-			Names:  [2]string{"engine-b", "engine-w"},
+			Names:  [2]string{names[0].Name, names[1].Name},
 		},
 	}
 	go func() {
@@ -177,14 +179,14 @@ func startGame(tb testing.TB, set Settings, protos [2]string) *game {
 
 // wait returns the outcome once the referee has finished.
 // wantViolations checks one seat's violation counts.
-func wantViolations(tb testing.TB, seat string, got, want Violations) {
+func wantViolations(tb testing.TB, seat string, got, want games.Violations) {
 	tb.Helper()
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		tb.Errorf("%s violations %v, want %v", seat, got, want)
 	}
 }
 
-func (g *game) wait(tb testing.TB) Outcome {
+func (g *game) wait(tb testing.TB) games.Outcome {
 	tb.Helper()
 	select {
 	case out := <-g.done:
@@ -193,7 +195,7 @@ func (g *game) wait(tb testing.TB) Outcome {
 	case <-time.After(30 * time.Second):
 		tb.Fatal("game did not end within 30s")
 	}
-	return Outcome{}
+	return games.Outcome{}
 }
 
 // boardLine formats a BOARD line the way §1 specifies, independently of the

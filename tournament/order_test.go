@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
 )
 
@@ -39,7 +39,7 @@ func TestOthelloBoardPipelinedLines(t *testing.T) {
 	W.expect("CLOSE")
 	g.wait(t)
 	v := g.ref.Violations()
-	wantViolations(t, "black", v[0], Violations{"no_flip": 1, "out_of_turn": 1})
+	wantViolations(t, "black", v[0], games.Violations{"no_flip": 1, "out_of_turn": 1})
 	if len(v[1]) != 0 {
 		t.Errorf("white violations %v, want none", v[1])
 	}
@@ -61,12 +61,12 @@ func TestGomokuTurnPipelinedLines(t *testing.T) {
 	B.expectQuiet(50 * time.Millisecond)
 	W.send("end")
 	out := g.wait(t)
-	if out.Winner != protocol.Black || out.Reason != protocol.ReasonResign {
+	if out.Winner != games.Black || out.Reason != games.ReasonResign {
 		t.Errorf("outcome %+v, want black wins by resign", out)
 	}
 	v := g.ref.Violations()
-	wantViolations(t, "black", v[0], Violations{"out_of_turn": 3})
-	wantViolations(t, "white", v[1], Violations{"occupied": 1})
+	wantViolations(t, "black", v[0], games.Violations{"out_of_turn": 3})
+	wantViolations(t, "white", v[1], games.Violations{"occupied": 1})
 	if moves := g.ref.Moves(); len(moves) != 2 || moves[1].X != 6 || moves[1].Y != 6 {
 		t.Errorf("moves %+v, want (7,7) then (6,6)", moves)
 	}

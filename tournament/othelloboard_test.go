@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
 )
 
@@ -90,16 +90,16 @@ func TestOthelloBoardConformance(t *testing.T) {
 	W.expectEOF() // the client that closed gets nothing more
 
 	out := g.wait(t)
-	if out.Winner != protocol.Black || out.Reason != protocol.ReasonClose {
+	if out.Winner != games.Black || out.Reason != games.ReasonClose {
 		t.Errorf("outcome = %+v, want black wins by close", out)
 	}
 	moves := g.ref.Moves()
-	if len(moves) != 9 || !moves[8].Pass || !moves[8].Auto || moves[8].Color != protocol.Black {
+	if len(moves) != 9 || !moves[8].Pass || !moves[8].Auto || moves[8].Color != games.Black {
 		t.Errorf("moves = %+v, want 8 placements then black's automatic pass", moves)
 	}
 	v := g.ref.Violations()
-	wantViolations(t, "black", v[0], Violations{"no_flip": 1, "off_board": 2, "occupied": 1, "malformed": 3, "unknown_command": 2, "line_too_long": 1, "out_of_turn": 1})
-	wantViolations(t, "white", v[1], Violations{"out_of_turn": 1})
+	wantViolations(t, "black", v[0], games.Violations{"no_flip": 1, "off_board": 2, "occupied": 1, "malformed": 3, "unknown_command": 2, "line_too_long": 1, "out_of_turn": 1})
+	wantViolations(t, "white", v[1], games.Violations{"out_of_turn": 1})
 }
 
 // autoplay answers every TURN for c's colour with a random legal move and
@@ -153,12 +153,12 @@ func TestOthelloBoardFullGames(t *testing.T) {
 		go func() { e, _ := autoplay(t, g.black, rand.New(rand.NewPCG(seed, 1))); ends <- e }()
 		go func() { e, _ := autoplay(t, g.white, rand.New(rand.NewPCG(seed, 2))); ends <- e }()
 		out := g.wait(t)
-		if out.Reason != protocol.ReasonNormal {
+		if out.Reason != games.ReasonNormal {
 			t.Fatalf("seed %d: reason %q, want normal", seed, out.Reason)
 		}
 		nb, nw := g.ref.Stones()
 		got := map[string]bool{<-ends: true, <-ends: true}
-		word := map[protocol.Color][2]string{protocol.Black: {"WIN", "LOSE"}, protocol.White: {"LOSE", "WIN"}, protocol.None: {"DRAW", "DRAW"}}[out.Winner]
+		word := map[games.Color][2]string{games.Black: {"WIN", "LOSE"}, games.White: {"LOSE", "WIN"}, games.None: {"DRAW", "DRAW"}}[out.Winner]
 		for _, want := range []string{
 			fmt.Sprintf("END %s %d %d normal", word[0], nb, nw),
 			fmt.Sprintf("END %s %d %d normal", word[1], nw, nb),
@@ -174,7 +174,7 @@ func TestOthelloBoardFullGames(t *testing.T) {
 			if !m.Pass {
 				s = othello.At(m.X, m.Y)
 			}
-			if protocol.Color(b.Turn()) != m.Color {
+			if games.Color(b.Turn()) != m.Color {
 				t.Fatalf("seed %d: move by %v out of turn", seed, m.Color)
 			}
 			if _, err := b.Play(s); err != nil {
@@ -203,7 +203,7 @@ func TestOthelloBoardFaults(t *testing.T) {
 		g.black.send("PUT 0 0") // the fourth refused command is one too many
 		g.black.expect("ERROR 2", "END LOSE 2 2 illegal")
 		g.white.expect("END WIN 2 2 illegal")
-		if out := g.wait(t); out.Winner != protocol.White || out.Reason != protocol.ReasonIllegal || out.Cause != protocol.CauseMaxErrors {
+		if out := g.wait(t); out.Winner != games.White || out.Reason != games.ReasonIllegal || out.Cause != games.CauseMaxErrors {
 			t.Errorf("outcome %+v, want white wins by illegal (max_errors)", out)
 		}
 	})
@@ -219,10 +219,10 @@ func TestOthelloBoardFaults(t *testing.T) {
 		g.black.send("HELLO")
 		g.black.expect("ERROR 4", "END LOSE 2 2 illegal")
 		g.white.expect("END WIN 2 2 illegal")
-		if out := g.wait(t); out.Cause != protocol.CauseMaxErrors {
+		if out := g.wait(t); out.Cause != games.CauseMaxErrors {
 			t.Errorf("outcome %+v, want white wins by illegal (max_errors)", out)
 		}
-		wantViolations(t, "black", g.ref.Violations()[0], Violations{"unknown_command": 2, "malformed": 1, "no_flip": 1})
+		wantViolations(t, "black", g.ref.Violations()[0], games.Violations{"unknown_command": 2, "malformed": 1, "no_flip": 1})
 	})
 	t.Run("timeout", func(t *testing.T) {
 		g := startGame(t, Settings{Game: "othello", MoveTimeMS: 300}, boardProtos)
@@ -230,7 +230,7 @@ func TestOthelloBoardFaults(t *testing.T) {
 		g.white.expect(openingW...)
 		g.black.expect("END LOSE 2 2 timeout")
 		g.white.expect("END WIN 2 2 timeout")
-		if out := g.wait(t); out.Winner != protocol.White || out.Reason != protocol.ReasonTimeout {
+		if out := g.wait(t); out.Winner != games.White || out.Reason != games.ReasonTimeout {
 			t.Errorf("outcome %+v, want white wins by timeout", out)
 		}
 	})
@@ -241,7 +241,7 @@ func TestOthelloBoardFaults(t *testing.T) {
 		g.white.c.Close()
 		g.black.expect("CLOSE", "END WIN 2 2 disconnect")
 		g.black.expectEOF()
-		if out := g.wait(t); out.Winner != protocol.Black || out.Reason != protocol.ReasonDisconnect {
+		if out := g.wait(t); out.Winner != games.Black || out.Reason != games.ReasonDisconnect {
 			t.Errorf("outcome %+v, want black wins by disconnect", out)
 		}
 	})
@@ -265,7 +265,7 @@ func TestOthelloBoardFaults(t *testing.T) {
 		}
 		g.black.expect("END WIN 2 2 disconnect")
 		out := g.wait(t)
-		if out.Winner != protocol.Black || out.Reason != protocol.ReasonDisconnect || out.Cause != protocol.CauseFlood {
+		if out.Winner != games.Black || out.Reason != games.ReasonDisconnect || out.Cause != games.CauseFlood {
 			t.Errorf("outcome %+v, want black wins by disconnect (flood)", out)
 		}
 	})
@@ -275,7 +275,7 @@ func TestOthelloBoardFaults(t *testing.T) {
 		g.white.expect(openingW...)
 		g.white.sendRaw([]byte(strings.Repeat("y", 70<<10)))
 		g.black.expect("CLOSE", "END WIN 2 2 disconnect")
-		if out := g.wait(t); out.Cause != protocol.CauseFlood {
+		if out := g.wait(t); out.Cause != games.CauseFlood {
 			t.Errorf("outcome %+v, want disconnect by flood", out)
 		}
 	})
@@ -293,7 +293,7 @@ func TestOthelloBoardFaults(t *testing.T) {
 			last = line
 		}
 		out := g.wait(t)
-		if out.Winner != protocol.White || out.Reason != protocol.ReasonTimeout {
+		if out.Winner != games.White || out.Reason != games.ReasonTimeout {
 			t.Fatalf("outcome %+v, want white wins by timeout", out)
 		}
 		if !strings.HasPrefix(last, "END LOSE ") || !strings.HasSuffix(last, " timeout\n") {
@@ -301,7 +301,7 @@ func TestOthelloBoardFaults(t *testing.T) {
 		}
 		auto := 0
 		for _, m := range g.ref.Moves() {
-			if m.Auto && m.Color == protocol.Black {
+			if m.Auto && m.Color == games.Black {
 				auto++
 			}
 		}

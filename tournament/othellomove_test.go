@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
 )
 
@@ -70,7 +70,7 @@ func TestOthelloMoveConformance(t *testing.T) {
 	B.expectEOF()
 	W.expectEOF()
 	out := g.wait(t)
-	if out.Winner != protocol.Black || out.Reason != protocol.ReasonNormal {
+	if out.Winner != games.Black || out.Reason != games.ReasonNormal {
 		t.Errorf("outcome %+v, want black wins normally", out)
 	}
 	if n := len(g.ref.Moves()); n != 11 {
@@ -90,10 +90,10 @@ func TestOthelloMoveFaults(t *testing.T) {
 		g.white.expect(fmt.Sprintf("START WHITE engine-b %d", g.ref.Clocks[1].total.Milliseconds()))
 		return g
 	}
-	ends := func(t *testing.T, g *game, loser protocol.Color, reason, wire string) {
+	ends := func(t *testing.T, g *game, loser games.Color, reason, wire string) {
 		t.Helper()
 		lose, win := g.black, g.white
-		if loser == protocol.White {
+		if loser == games.White {
 			lose, win = g.white, g.black
 		}
 		lose.expect("END LOSE 2 2 " + wire)
@@ -112,37 +112,37 @@ func TestOthelloMoveFaults(t *testing.T) {
 	for _, tc := range []struct {
 		name, line, reason, wire string
 	}{
-		{"illegal move", "MOVE A1", protocol.ReasonIllegal, "INVALID_MOVE"},
-		{"occupied", "MOVE D4", protocol.ReasonIllegal, "INVALID_MOVE"},
-		{"pass with a move", "MOVE PASS", protocol.ReasonIllegal, "INVALID_MOVE"},
-		{"garbage", "HELLO WORLD", protocol.ReasonIllegal, "INVALID_COMMAND"},
-		{"bad coordinate", "MOVE I9", protocol.ReasonIllegal, "INVALID_COMMAND"},
-		{"lower-case keyword", "move d3", protocol.ReasonIllegal, "INVALID_COMMAND"},
-		{"give up", "MOVE GIVEUP", protocol.ReasonResign, "GIVEUP"},
+		{"illegal move", "MOVE A1", games.ReasonIllegal, "INVALID_MOVE"},
+		{"occupied", "MOVE D4", games.ReasonIllegal, "INVALID_MOVE"},
+		{"pass with a move", "MOVE PASS", games.ReasonIllegal, "INVALID_MOVE"},
+		{"garbage", "HELLO WORLD", games.ReasonIllegal, "INVALID_COMMAND"},
+		{"bad coordinate", "MOVE I9", games.ReasonIllegal, "INVALID_COMMAND"},
+		{"lower-case keyword", "move d3", games.ReasonIllegal, "INVALID_COMMAND"},
+		{"give up", "MOVE GIVEUP", games.ReasonResign, "GIVEUP"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := open(t, Settings{Game: "othello"})
 			g.black.send(tc.line)
-			ends(t, g, protocol.Black, tc.reason, tc.wire)
+			ends(t, g, games.Black, tc.reason, tc.wire)
 		})
 	}
 	t.Run("move out of turn", func(t *testing.T) {
 		g := open(t, Settings{Game: "othello"})
 		g.white.send("MOVE D3")
-		ends(t, g, protocol.White, protocol.ReasonIllegal, "INVALID_COMMAND")
+		ends(t, g, games.White, games.ReasonIllegal, "INVALID_COMMAND")
 	})
 	t.Run("closed socket", func(t *testing.T) {
 		g := open(t, Settings{Game: "othello"})
 		g.black.c.Close()
 		g.white.expect("END WIN 2 2 INVALID_COMMAND")
 		out := g.wait(t)
-		if out.Winner != protocol.White || out.Reason != protocol.ReasonDisconnect {
+		if out.Winner != games.White || out.Reason != games.ReasonDisconnect {
 			t.Errorf("outcome %+v, want white wins by disconnect", out)
 		}
 	})
 	t.Run("out of total time", func(t *testing.T) {
 		g := open(t, Settings{Game: "othello", TotalTimeMS: 300, ByoyomiMS: 100})
-		ends(t, g, protocol.Black, protocol.ReasonTimeout, "TIMEOUT")
+		ends(t, g, games.Black, games.ReasonTimeout, "TIMEOUT")
 	})
 	t.Run("byoyomi", func(t *testing.T) {
 		// 100 ms total and 300 ms byoyomi: a move after 250 ms is in time, its ACK
@@ -192,7 +192,7 @@ func TestOthelloMixedProtocols(t *testing.T) {
 	B.expect(boardLine(&b), "END WIN 13 0 normal")
 	W.expect("END LOSE 0 13 DOUBLE_PASS")
 	out := g.wait(t)
-	if out.Winner != protocol.Black || out.Reason != protocol.ReasonNormal {
+	if out.Winner != games.Black || out.Reason != games.ReasonNormal {
 		t.Errorf("outcome %+v, want black wins normally", out)
 	}
 }

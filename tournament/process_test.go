@@ -17,7 +17,7 @@ import (
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/builtin"
-	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
 	"github.com/taikai-dev/taikai/tournament"
 )
@@ -231,21 +231,21 @@ func TestOthelloBoardFaultyProcesses(t *testing.T) {
 		mode, reason, cause string
 		within              time.Duration
 	}{
-		{"never", protocol.ReasonNoConnect, "", 10 * time.Second},
-		{"exit", protocol.ReasonCrash, "", 5 * time.Second},
-		{"silent", protocol.ReasonTimeout, "", 10 * time.Second},
-		{"garbage", protocol.ReasonIllegal, protocol.CauseMaxErrors, 10 * time.Second},
-		{"flood", protocol.ReasonDisconnect, protocol.CauseFlood, 10 * time.Second},
-		{"drop", protocol.ReasonDisconnect, "", 10 * time.Second},
-		{"close", protocol.ReasonClose, "", 10 * time.Second},
+		{"never", games.ReasonNoConnect, "", 10 * time.Second},
+		{"exit", games.ReasonCrash, "", 5 * time.Second},
+		{"silent", games.ReasonTimeout, "", 10 * time.Second},
+		{"garbage", games.ReasonIllegal, games.CauseMaxErrors, 10 * time.Second},
+		{"flood", games.ReasonDisconnect, games.CauseFlood, 10 * time.Second},
+		{"drop", games.ReasonDisconnect, "", 10 * time.Second},
+		{"close", games.ReasonClose, "", 10 * time.Second},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			for _, faultIsBlack := range []bool{true, false} {
 				fault, other := faultEngine(t, tc.mode, "othello-board"), builtinEngine("othello-random", "")
 				spec := tournament.GameSpec{ID: int64(10*i + 1), Black: fault, White: other, Settings: set, LogDir: t.TempDir()}
-				loser := protocol.Black
+				loser := games.Black
 				if !faultIsBlack {
-					spec.Black, spec.White, loser = other, fault, protocol.White
+					spec.Black, spec.White, loser = other, fault, games.White
 				}
 				start := time.Now()
 				p := play(t, r, spec)
@@ -259,7 +259,7 @@ func TestOthelloBoardFaultyProcesses(t *testing.T) {
 				}
 				// The next game in this process is normal.
 				next := play(t, r, tournament.GameSpec{ID: int64(10*i + 2), Black: builtinEngine("othello-random", ""), White: builtinEngine("othello-greedy", ""), Settings: set})
-				if next.Outcome.Reason != protocol.ReasonNormal {
+				if next.Outcome.Reason != games.ReasonNormal {
 					t.Fatalf("after fault %s: next game ended %+v (%s)", tc.mode, next.Outcome, next.Detail)
 				}
 			}
@@ -273,19 +273,19 @@ func TestGomokuFaultyProcesses(t *testing.T) {
 	for i, tc := range []struct {
 		mode, reason, cause string
 	}{
-		{"never", protocol.ReasonNoConnect, ""},
-		{"exit", protocol.ReasonCrash, ""},
-		{"gomoku-silent", protocol.ReasonTimeout, ""}, // stones placed for it twice, then the third timeout
-		{"gomoku-garbage", protocol.ReasonTimeout, ""},
-		{"gomoku-flood", protocol.ReasonDisconnect, protocol.CauseFlood},
-		{"gomoku-end", protocol.ReasonResign, ""},
-		{"gomoku-drop", protocol.ReasonDisconnect, ""},
+		{"never", games.ReasonNoConnect, ""},
+		{"exit", games.ReasonCrash, ""},
+		{"gomoku-silent", games.ReasonTimeout, ""}, // stones placed for it twice, then the third timeout
+		{"gomoku-garbage", games.ReasonTimeout, ""},
+		{"gomoku-flood", games.ReasonDisconnect, games.CauseFlood},
+		{"gomoku-end", games.ReasonResign, ""},
+		{"gomoku-drop", games.ReasonDisconnect, ""},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			fault := faultEngine(t, tc.mode, "gomoku-turn")
 			other := builtinEngine("gomoku-random", "")
 			p := play(t, r, tournament.GameSpec{ID: int64(i + 1), Black: other, White: fault, Settings: set, Seed: 7})
-			if p.Outcome.Reason != tc.reason || p.Outcome.Cause != tc.cause || p.Outcome.Winner != protocol.Black {
+			if p.Outcome.Reason != tc.reason || p.Outcome.Cause != tc.cause || p.Outcome.Winner != games.Black {
 				t.Fatalf("fault %s: outcome %+v, want white loses by %s/%s (detail %q)", tc.mode, p.Outcome, tc.reason, tc.cause, p.Detail)
 			}
 			if tc.mode == "gomoku-silent" || tc.mode == "gomoku-garbage" {
@@ -300,7 +300,7 @@ func TestGomokuFaultyProcesses(t *testing.T) {
 				}
 			}
 			next := play(t, r, tournament.GameSpec{ID: int64(i + 100), Black: builtinEngine("gomoku-threat", ""), White: builtinEngine("gomoku-random", ""), Settings: set})
-			if next.Outcome.Reason != protocol.ReasonNormal {
+			if next.Outcome.Reason != games.ReasonNormal {
 				t.Fatalf("after fault %s: next game ended %+v", tc.mode, next.Outcome)
 			}
 		})
@@ -363,15 +363,15 @@ func TestClassroomJavaClient(t *testing.T) {
 			}
 			log, _ := os.ReadFile(p.Logs[j])
 			switch p.Outcome.Reason {
-			case protocol.ReasonNormal:
+			case games.ReasonNormal:
 				normal++
 				if refused != 0 {
 					t.Errorf("vs %s: the client's moves were refused %d times in a normal game: %v", opp, refused, p.Violations[j])
 				}
-			case protocol.ReasonTimeout:
+			case games.ReasonTimeout:
 				// The stall: one refused PUT 0 0, then silence until the clock ran out.
 				stalls++
-				if refused != 1 || p.Outcome.Loser != []protocol.Color{protocol.Black, protocol.White}[j] {
+				if refused != 1 || p.Outcome.Loser != []games.Color{games.Black, games.White}[j] {
 					t.Errorf("vs %s: timeout game with %d refused moves (%v), loser %v", opp, refused, p.Violations[j], p.Outcome.Loser)
 				}
 				if !strings.Contains(string(log), "PUT 0 0") {
@@ -407,22 +407,22 @@ func affinityGames(t *testing.T, r *tournament.Runner) {
 		black, white engines.Engine
 		set          tournament.Settings
 		reason       string
-		winner       protocol.Color // checked when the game did not end normally
+		winner       games.Color // checked when the game did not end normally
 	}{
-		{"othello-board", builtinEngine("othello-random", ""), builtinEngine("othello-greedy", ""), othello, protocol.ReasonNormal, 0},
-		{"othello-move", builtinEngine("othello-greedy", "othello-move"), builtinEngine("othello-random", "othello-move"), othello, protocol.ReasonNormal, 0},
-		{"mixed", builtinEngine("othello-random", "othello-move"), builtinEngine("othello-random", "othello-board"), othello, protocol.ReasonNormal, 0},
-		{"gomoku-turn", builtinEngine("gomoku-threat", ""), builtinEngine("gomoku-random", ""), gomoku, protocol.ReasonNormal, 0},
-		{"flood", faultEngine(t, "flood", "othello-board"), builtinEngine("othello-random", ""), othello, protocol.ReasonDisconnect, protocol.White},
-		{"drop", builtinEngine("othello-random", ""), faultEngine(t, "drop", "othello-board"), othello, protocol.ReasonDisconnect, protocol.Black},
-		{"close", faultEngine(t, "close", "othello-board"), builtinEngine("othello-random", ""), othello, protocol.ReasonClose, protocol.White},
-		{"garbage", builtinEngine("othello-random", ""), faultEngine(t, "garbage", "othello-board"), othello, protocol.ReasonIllegal, protocol.Black},
-		{"gomoku-drop", builtinEngine("gomoku-random", ""), faultEngine(t, "gomoku-drop", "gomoku-turn"), gomoku, protocol.ReasonDisconnect, protocol.Black},
+		{"othello-board", builtinEngine("othello-random", ""), builtinEngine("othello-greedy", ""), othello, games.ReasonNormal, 0},
+		{"othello-move", builtinEngine("othello-greedy", "othello-move"), builtinEngine("othello-random", "othello-move"), othello, games.ReasonNormal, 0},
+		{"mixed", builtinEngine("othello-random", "othello-move"), builtinEngine("othello-random", "othello-board"), othello, games.ReasonNormal, 0},
+		{"gomoku-turn", builtinEngine("gomoku-threat", ""), builtinEngine("gomoku-random", ""), gomoku, games.ReasonNormal, 0},
+		{"flood", faultEngine(t, "flood", "othello-board"), builtinEngine("othello-random", ""), othello, games.ReasonDisconnect, games.White},
+		{"drop", builtinEngine("othello-random", ""), faultEngine(t, "drop", "othello-board"), othello, games.ReasonDisconnect, games.Black},
+		{"close", faultEngine(t, "close", "othello-board"), builtinEngine("othello-random", ""), othello, games.ReasonClose, games.White},
+		{"garbage", builtinEngine("othello-random", ""), faultEngine(t, "garbage", "othello-board"), othello, games.ReasonIllegal, games.Black},
+		{"gomoku-drop", builtinEngine("gomoku-random", ""), faultEngine(t, "gomoku-drop", "gomoku-turn"), gomoku, games.ReasonDisconnect, games.Black},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			p := play(t, r, tournament.GameSpec{ID: 1, Black: tc.black, White: tc.white, Settings: tc.set, Seed: 3})
-			if p.Outcome.Reason != tc.reason || (tc.reason != protocol.ReasonNormal && p.Outcome.Winner != tc.winner) {
+			if p.Outcome.Reason != tc.reason || (tc.reason != games.ReasonNormal && p.Outcome.Winner != tc.winner) {
 				t.Errorf("outcome %+v, want %s (winner %v) (detail %q)", p.Outcome, tc.reason, tc.winner, p.Detail)
 			}
 		})

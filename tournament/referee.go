@@ -7,34 +7,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/games"
 )
-
-// Move is one move of a finished or running game, as stored.
-type Move struct {
-	Color   protocol.Color
-	X, Y    int  // -1 for a pass
-	Pass    bool // a pass
-	Auto    bool // made by the server (forced pass, or a move for a seat out of time)
-	MS      int64
-	Elapsed time.Duration // the clock's reading, as exact as it was measured (not stored)
-}
-
-// Violations counts refused commands of one seat by kind.
-type Violations map[string]int
-
-// Outcome is how a game ended.
-type Outcome struct {
-	Winner protocol.Color // None: a draw (or nothing, for an aborted game)
-	Reason string
-	Cause  string
-	Loser  protocol.Color // the side the reason is about (timeout, illegal, ...), None for normal ends
-}
 
 // Tick is a move as it happens, for live viewers.
 type Tick struct {
 	Ply       int
-	Move      Move
+	Move      games.Ply
 	Remaining [2]time.Duration // black, white; 0 when the side has no total clock
 	// FlagLate is, for a move the server made because the clock ran out, how long
 	// after the deadline it noticed (the benchmark's clock exactness).
@@ -45,21 +25,20 @@ type Tick struct {
 // clocks; the seats own the wire.
 type Referee struct {
 	Settings Settings
-	Seats    [2]protocol.Seat // black, white
+	Seats    [2]engines.Seat // black, white
 	Clocks   [2]clockSpec
-	Names    [2]string          // registered names, for START
-	Records  [2]protocol.Record // records before this game, for BYE
-	Rand     *rand.Rand         // random moves on timeout
-	OnMove   func(Tick)         // called after every move; must not block
+	Names    [2]string  // registered names, for START
+	Rand     *rand.Rand // random moves on timeout
+	OnMove   func(Tick) // called after every move; must not block
 
-	rules      rules
-	moves      []Move
-	violations [2]Violations
+	rules      games.Rules
+	moves      []games.Ply
+	violations [2]games.Violations
 	errors     [2]int
 	timeouts   [2]int // in a row
 	remaining  [2]time.Duration
 	passes     int // in a row
-	pending    []protocol.Played
+	pending    []games.Ply
 	flagLate   time.Duration // of the timeout being handled
 	shown      time.Time     // when the last update went out, for pace_ms
 
@@ -70,37 +49,23 @@ type Referee struct {
 	clock     *time.Timer
 	arriving  [2]atomic.Int32 // events of each seat waiting for mu
 	over      bool
-	out       Outcome
+	out       games.Outcome
 	done      chan struct{} // closed when the game is over
 }
 
-func idx(c protocol.Color) int {
-	if c == protocol.White {
-		return 1
-	}
-	return 0
-}
-
-func colorOf(i int) protocol.Color {
-	if i == 1 {
-		return protocol.White
-	}
-	return protocol.Black
-}
-
 // Moves returns the moves played.
-func (r *Referee) Moves() []Move { return r.moves }
+func (r *Referee) Moves() []games.Ply { return r.moves }
 
 // Violations returns the refused commands of black and white. Read it once
 // the seats are closed: a refused line that arrives as the game ends is still
 // counted.
-func (r *Referee) Violations() [2]Violations { return r.violations }
+func (r *Referee) Violations() [2]games.Violations { return r.violations }
 
 // Stones returns the stones of black and white on the board.
 func (r *Referee) Stones() (int, int) { return r.rules.Stones() }
 
 // Board returns the current position.
-func (r *Referee) Board() protocol.Board { return r.rules }
+func (r *Referee) Board() games.Board { return r.rules }
 
 func (r *Referee) now() time.Time { return time.Now() }
 
@@ -109,29 +74,29 @@ func (r *Referee) now() time.Time { return time.Now() }
 // fails. It does not close the seats.
 //
 // The referee has no goroutine of its own during play: each seat's events are
-// handled on the seat's reader goroutine (see protocol.Base), and the clock on
+// handled on the seat's reader goroutine (see engines.Seat), and the clock on
 // a timer's. A mutex puts them in one order.
-func (r *Referee) Run(ctx context.Context) Outcome {
+func (r *Referee) Run(ctx context.Context) games.Outcome {
 	var err error
-	if r.rules, err = newRules(&r.Settings); err != nil {
-		return Outcome{Reason: protocol.ReasonAborted, Cause: err.Error()}
+	if r.rules, err = r.Settings.newRules(); err != nil {
+		return games.Outcome{Reason: games.ReasonAborted, Cause: err.Error()}
 	}
 	if r.Rand == nil {
 		r.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	for i := range 2 {
-		r.violations[i] = Violations{}
+		r.violations[i] = games.Violations{}
 		r.remaining[i] = r.Clocks[i].total
 	}
 	// A move per point of the board, and some passes, before the slice grows.
 	n := r.rules.Size()
-	r.moves = make([]Move, 0, n*n+8)
+	r.moves = make([]games.Ply, 0, n*n+8)
 	r.done = make(chan struct{})
 	r.mu.Lock()
 	r.clock = time.AfterFunc(time.Hour, func() { r.onClock(ctx) })
 	for i := range 2 {
-		from := colorOf(i)
-		r.Seats[i].Listen(func(ev protocol.Event) { r.handle(ctx, from, ev) })
+		from := games.ColorAt(i)
+		r.Seats[i].Listen(func(ev engines.Event) { r.handle(ctx, from, ev) })
 	}
 	r.begin(ctx)
 	r.mu.Unlock()
@@ -140,7 +105,7 @@ func (r *Referee) Run(ctx context.Context) Outcome {
 	case <-r.done:
 	case <-ctx.Done():
 		r.mu.Lock()
-		r.end(Outcome{Reason: protocol.ReasonAborted})
+		r.end(games.Outcome{Reason: games.ReasonAborted})
 		r.mu.Unlock()
 	}
 	r.mu.Lock()
@@ -154,14 +119,14 @@ func (r *Referee) Run(ctx context.Context) Outcome {
 // clock starts last.
 func (r *Referee) begin(ctx context.Context) {
 	turn := r.rules.Turn()
-	for _, c := range []protocol.Color{turn.Opponent(), turn} {
-		i := idx(c)
+	for _, c := range []games.Color{turn.Opponent(), turn} {
+		i := c.Index()
 		r.turnStart = r.now() // the mover's, the last: see advance
-		err := r.Seats[i].Begin(ctx, protocol.Start{
+		err := r.Seats[i].Begin(ctx, engines.Start{
 			Color: c, Opponent: r.Names[1-i], Board: r.rules, Turn: turn, Remaining: r.remaining[i],
 		})
 		if err != nil {
-			r.end(r.lost(c, protocol.ReasonDisconnect, ""))
+			r.end(r.lost(c, games.ReasonDisconnect, ""))
 			return
 		}
 	}
@@ -175,12 +140,12 @@ func (r *Referee) begin(ctx context.Context) {
 
 // arm sets the clock of the side to move, whose turn started at r.turnStart.
 func (r *Referee) arm() {
-	r.deadline = r.turnStart.Add(r.allowance(idx(r.rules.Turn())))
+	r.deadline = r.turnStart.Add(r.allowance(r.rules.Turn().Index()))
 	r.clock.Reset(time.Until(r.deadline))
 }
 
 // end records the outcome; Run tells the seats.
-func (r *Referee) end(out Outcome) {
+func (r *Referee) end(out games.Outcome) {
 	if r.over {
 		return
 	}
@@ -191,14 +156,14 @@ func (r *Referee) end(out Outcome) {
 
 // handle takes one event of the seat playing from, on that seat's reader
 // goroutine.
-func (r *Referee) handle(ctx context.Context, from protocol.Color, ev protocol.Event) {
-	i := idx(from)
+func (r *Referee) handle(ctx context.Context, from games.Color, ev engines.Event) {
+	i := from.Index()
 	r.arriving[i].Add(1)
 	r.mu.Lock()
 	r.arriving[i].Add(-1)
 	defer r.mu.Unlock()
 	if r.over {
-		if ev.Kind == protocol.Violation {
+		if ev.Kind == engines.Violation {
 			// Still counted: the adapter has answered the line already, and it
 			// may have been sent before the client could know the game was
 			// over. Violations is read only after the seats are closed, and so
@@ -227,7 +192,7 @@ func (r *Referee) onClock(ctx context.Context) {
 	if r.over || r.now().Before(r.deadline) {
 		return // the turn changed and the clock was set again
 	}
-	if r.arriving[idx(r.rules.Turn())].Load() > 0 {
+	if r.arriving[r.rules.Turn().Index()].Load() > 0 {
 		// A line of the mover, read before the deadline perhaps, waits for the
 		// lock: its handler judges it and then looks at the clock.
 		return
@@ -269,11 +234,11 @@ func (r *Referee) allowance(i int) time.Duration {
 
 // event handles one client event. It returns the new turn start when the turn
 // changed, or the outcome when the game is over.
-func (r *Referee) event(ctx context.Context, from protocol.Color, ev protocol.Event, mover protocol.Color, turnStart, deadline time.Time) (time.Time, Outcome, bool) {
-	fi := idx(from)
+func (r *Referee) event(ctx context.Context, from games.Color, ev engines.Event, mover games.Color, turnStart, deadline time.Time) (time.Time, games.Outcome, bool) {
+	fi := from.Index()
 	seat := r.Seats[fi]
 	switch ev.Kind {
-	case protocol.Attempt:
+	case engines.Attempt:
 		if from == mover && ev.At.After(deadline) {
 			// Read after the deadline: the clock had run out.
 			r.flagLate = r.now().Sub(deadline)
@@ -281,44 +246,44 @@ func (r *Referee) event(ctx context.Context, from protocol.Color, ev protocol.Ev
 			if over {
 				return time.Time{}, out, true
 			}
-			if err := seat.Refuse(ctx, ev.Move, protocol.NotYourTurn); err != nil {
-				return time.Time{}, r.lost(from, protocol.ReasonDisconnect, ""), true
+			if err := seat.Refuse(ctx, ev.Move, games.NotYourTurn); err != nil {
+				return time.Time{}, r.lost(from, games.ReasonDisconnect, ""), true
 			}
-			return next, Outcome{}, false
+			return next, games.Outcome{}, false
 		}
 		if from != mover {
-			r.violations[fi][protocol.NotYourTurn.String()]++
-			if err := seat.Refuse(ctx, ev.Move, protocol.NotYourTurn); err != nil {
-				return time.Time{}, r.lost(from, protocol.ReasonDisconnect, ""), true
+			r.violations[fi][games.NotYourTurn.String()]++
+			if err := seat.Refuse(ctx, ev.Move, games.NotYourTurn); err != nil {
+				return time.Time{}, r.lost(from, games.ReasonDisconnect, ""), true
 			}
 			if r.tooMany(fi) {
-				return time.Time{}, r.lost(from, protocol.ReasonIllegal, protocol.CauseMaxErrors), true
+				return time.Time{}, r.lost(from, games.ReasonIllegal, games.CauseMaxErrors), true
 			}
-			return time.Time{}, Outcome{}, false
+			return time.Time{}, games.Outcome{}, false
 		}
 		if why, ok := r.rules.Check(ev.Move); !ok {
 			r.violations[fi][why.String()]++
 			if seat.Traits().IllegalLoses {
-				return time.Time{}, r.lost(from, protocol.ReasonIllegal, protocol.CauseInvalidMove), true
+				return time.Time{}, r.lost(from, games.ReasonIllegal, games.CauseInvalidMove), true
 			}
 			if err := seat.Refuse(ctx, ev.Move, why); err != nil {
-				return time.Time{}, r.lost(from, protocol.ReasonDisconnect, ""), true
+				return time.Time{}, r.lost(from, games.ReasonDisconnect, ""), true
 			}
 			if r.tooMany(fi) {
-				return time.Time{}, r.lost(from, protocol.ReasonIllegal, protocol.CauseMaxErrors), true
+				return time.Time{}, r.lost(from, games.ReasonIllegal, games.CauseMaxErrors), true
 			}
-			return time.Time{}, Outcome{}, false
+			return time.Time{}, games.Outcome{}, false
 		}
 		elapsed := max(ev.At.Sub(turnStart), 0)
 		r.timeouts[fi] = 0
 		r.apply(from, ev.Move, false, elapsed)
 		return r.advance(ctx)
-	case protocol.Violation:
+	case engines.Violation:
 		r.violations[fi][ev.What]++
 		if r.tooMany(fi) {
-			return time.Time{}, r.lost(from, protocol.ReasonIllegal, protocol.CauseMaxErrors), true
+			return time.Time{}, r.lost(from, games.ReasonIllegal, games.CauseMaxErrors), true
 		}
-	case protocol.Chat:
+	case engines.Chat:
 		nick := ev.Nick
 		for _, s := range r.Seats {
 			if err := s.Relay(ctx, from, nick, ev.What); err != nil {
@@ -326,10 +291,10 @@ func (r *Referee) event(ctx context.Context, from protocol.Color, ev protocol.Ev
 				continue
 			}
 		}
-	case protocol.Left:
+	case engines.Left:
 		return time.Time{}, r.lost(from, ev.Reason, ev.Cause), true
 	}
-	return time.Time{}, Outcome{}, false
+	return time.Time{}, games.Outcome{}, false
 }
 
 // tooMany counts a refused command and reports whether the seat is over its limit.
@@ -341,21 +306,21 @@ func (r *Referee) tooMany(i int) bool {
 
 // timeout handles a seat that did not move in time.
 // It returns the new turn's start, or the outcome when the game is over.
-func (r *Referee) timeout(ctx context.Context, mover protocol.Color, used time.Duration) (time.Time, Outcome, bool) {
-	mi := idx(mover)
+func (r *Referee) timeout(ctx context.Context, mover games.Color, used time.Duration) (time.Time, games.Outcome, bool) {
+	mi := mover.Index()
 	r.violations[mi]["timeout"]++
 	r.timeouts[mi]++
 	outOfTotal := r.Clocks[mi].total > 0 && max(r.remaining[mi], 0)+r.Clocks[mi].byoyomi <= used
 	if r.Settings.OnTimeout != OnTimeoutRandom || outOfTotal || r.Seats[mi].Traits().ForfeitOnTimeout || r.timeouts[mi] >= r.Settings.maxTimeouts() {
-		return time.Time{}, r.lost(mover, protocol.ReasonTimeout, ""), true
+		return time.Time{}, r.lost(mover, games.ReasonTimeout, ""), true
 	}
 	r.apply(mover, r.rules.Random(r.Rand), true, used)
 	return r.advance(ctx)
 }
 
 // apply plays a checked move and records it.
-func (r *Referee) apply(c protocol.Color, m protocol.Move, auto bool, elapsed time.Duration) {
-	i := idx(c)
+func (r *Referee) apply(c games.Color, m games.Move, auto bool, elapsed time.Duration) {
+	i := c.Index()
 	if r.Clocks[i].total > 0 {
 		r.remaining[i] = max(r.remaining[i], 0) - elapsed
 	}
@@ -365,12 +330,12 @@ func (r *Referee) apply(c protocol.Color, m protocol.Move, auto bool, elapsed ti
 	} else {
 		r.passes = 0
 	}
-	rec := Move{Color: c, X: m.X, Y: m.Y, Pass: m.Pass, Auto: auto, MS: elapsed.Milliseconds(), Elapsed: elapsed}
 	if m.Pass {
-		rec.X, rec.Y = -1, -1
+		m.X, m.Y = -1, -1
 	}
+	rec := games.Ply{Color: c, Move: m, Auto: auto, MS: elapsed.Milliseconds(), Elapsed: elapsed}
 	r.moves = append(r.moves, rec)
-	r.pending = append(r.pending, protocol.Played{Color: c, Move: m, Auto: auto})
+	r.pending = append(r.pending, rec)
 	if r.OnMove != nil {
 		t := Tick{Ply: len(r.moves), Move: rec, Remaining: r.remaining}
 		if auto && !m.Pass {
@@ -382,35 +347,35 @@ func (r *Referee) apply(c protocol.Color, m protocol.Move, auto bool, elapsed ti
 
 // settle plays the passes the server makes for auto-pass seats and reports
 // whether the game is over.
-func (r *Referee) settle() (bool, Outcome) {
+func (r *Referee) settle() (bool, games.Outcome) {
 	for {
 		if r.passes >= 2 {
 			return true, r.normalEnd()
 		}
 		turn := r.rules.Turn()
-		if turn == protocol.None || r.rules.Finished() {
+		if turn == games.None || r.rules.Finished() {
 			// A seat that must say PASS itself (othello-move) still does so: the
 			// protocol ends every normal game with two passes.
-			if turn != protocol.None && r.rules.CanPass() && !r.Seats[idx(turn)].Traits().AutoPass {
-				return false, Outcome{}
+			if turn != games.None && r.rules.CanPass() && !r.Seats[turn.Index()].Traits().AutoPass {
+				return false, games.Outcome{}
 			}
 			return true, r.normalEnd()
 		}
-		if !r.rules.MustPass() || !r.Seats[idx(turn)].Traits().AutoPass {
-			return false, Outcome{}
+		if !r.rules.MustPass() || !r.Seats[turn.Index()].Traits().AutoPass {
+			return false, games.Outcome{}
 		}
-		r.apply(turn, protocol.PassMove, true, 0)
+		r.apply(turn, games.PassMove, true, 0)
 	}
 }
 
 // advance tells both seats about the moves since the last update and gives the
 // move to the side to play; it returns when the new turn started.
-func (r *Referee) advance(ctx context.Context) (time.Time, Outcome, bool) {
+func (r *Referee) advance(ctx context.Context) (time.Time, games.Outcome, bool) {
 	r.pace(ctx)
 	over, out := r.settle()
 	turn := r.rules.Turn()
 	if over {
-		turn = protocol.None
+		turn = games.None
 	}
 	// The next mover last, so that nothing else the referee does (the other
 	// seat's write, that engine waking up) falls inside the mover's time. Its
@@ -418,20 +383,20 @@ func (r *Referee) advance(ctx context.Context) (time.Time, Outcome, bool) {
 	// be late by however long this goroutine waits to run again on a loaded
 	// machine, and charge the engine less than it used; this way the clock can
 	// only include the write itself.
-	order := [2]protocol.Color{turn.Opponent(), turn}
-	if turn == protocol.None {
-		order = [2]protocol.Color{protocol.Black, protocol.White}
+	order := [2]games.Color{turn.Opponent(), turn}
+	if turn == games.None {
+		order = [2]games.Color{games.Black, games.White}
 	}
 	var start time.Time
 	for k, c := range order {
-		i := idx(c)
+		i := c.Index()
 		if k == 1 {
 			start = r.now()
 		}
-		err := r.Seats[i].Update(ctx, protocol.Update{Moves: r.pending, Board: r.rules, Turn: turn, Remaining: r.remaining[i]})
+		err := r.Seats[i].Update(ctx, engines.Update{Moves: r.pending, Board: r.rules, Turn: turn, Remaining: r.remaining[i]})
 		if err != nil && !over {
 			r.pending = r.pending[:0]
-			return time.Time{}, r.lost(c, protocol.ReasonDisconnect, ""), true
+			return time.Time{}, r.lost(c, games.ReasonDisconnect, ""), true
 		}
 	}
 	r.pending = r.pending[:0]
@@ -439,7 +404,7 @@ func (r *Referee) advance(ctx context.Context) (time.Time, Outcome, bool) {
 	if over {
 		return time.Time{}, out, true
 	}
-	return start, Outcome{}, false
+	return start, games.Outcome{}, false
 }
 
 // pace holds a move back until pace_ms has passed since the last one was shown.
@@ -458,61 +423,37 @@ func (r *Referee) pace(ctx context.Context) {
 	}
 }
 
-func (r *Referee) normalEnd() Outcome {
-	return Outcome{Winner: r.rules.Winner(), Reason: protocol.ReasonNormal}
+func (r *Referee) normalEnd() games.Outcome {
+	return games.Outcome{Winner: r.rules.Winner(), Reason: games.ReasonNormal}
 }
 
 // lost ends the game against side c.
-func (r *Referee) lost(c protocol.Color, reason, cause string) Outcome {
-	return Outcome{Winner: c.Opponent(), Reason: reason, Cause: cause, Loser: c}
+func (r *Referee) lost(c games.Color, reason, cause string) games.Outcome {
+	return games.Outcome{Winner: c.Opponent(), Reason: reason, Cause: cause, Loser: c}
 }
 
 // finish tells each seat how the game ended.
-func (r *Referee) finish(ctx context.Context, out Outcome) {
+func (r *Referee) finish(ctx context.Context, out games.Outcome) {
 	// Writing the end must not hang on a client that stopped reading.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), protocol.WriteTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
 	black, white := r.rules.Stones()
 	stones := [2]int{black, white}
-	left := out.Reason == protocol.ReasonDisconnect || out.Reason == protocol.ReasonClose
+	left := out.Reason == games.ReasonDisconnect || out.Reason == games.ReasonClose
 	for i := range 2 {
-		c := colorOf(i)
-		res := protocol.Result{Reason: out.Reason, Cause: out.Cause, Own: stones[i], Opp: stones[1-i]}
+		c := games.ColorAt(i)
+		res := engines.Ending{Reason: out.Reason, Cause: out.Cause, Own: stones[i], Opp: stones[1-i]}
 		switch {
-		case out.Reason == protocol.ReasonAborted:
+		case out.Reason == games.ReasonAborted:
 		case out.Winner == c:
-			res.Outcome = protocol.Win
+			res.Verdict = engines.Win
 		case out.Winner == c.Opponent():
-			res.Outcome = protocol.Lose
+			res.Verdict = engines.Lose
 		}
-		res.Records = r.records(i, res.Outcome, stones)
 		if left && out.Loser == c.Opponent() {
 			res.OpponentLeft = true
 			_ = r.Seats[i].OpponentLeft(ctx)
 		}
 		_ = r.Seats[i].End(ctx, res)
 	}
-}
-
-// records returns the BYE records of seat i (its own first), this game included.
-func (r *Referee) records(i int, o protocol.Outcome, stones [2]int) []protocol.Record {
-	own, opp := r.Records[i], r.Records[1-i]
-	if own.Name == "" {
-		own.Name = r.Names[i]
-	}
-	if opp.Name == "" {
-		opp.Name = r.Names[1-i]
-	}
-	d := stones[i] - stones[1-i]
-	own.Score += d
-	opp.Score -= d
-	switch o {
-	case protocol.Win:
-		own.Wins++
-		opp.Losses++
-	case protocol.Lose:
-		own.Losses++
-		opp.Wins++
-	}
-	return []protocol.Record{own, opp}
 }

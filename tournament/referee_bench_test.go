@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/protocol/othelloboard"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
 )
 
@@ -55,7 +56,7 @@ func scriptedGame(rng *rand.Rand) (script [2][][]byte, plies int) {
 		s := othello.Pass
 		if legal := othello.Squares(bd.Legal()); len(legal) > 0 {
 			s = legal[rng.IntN(len(legal))]
-			i := idx(protocol.Color(bd.Turn()))
+			i := games.Color(bd.Turn()).Index()
 			script[i] = append(script[i], fmt.Appendf(nil, "PUT %d %d\n", s.X(), s.Y()))
 		}
 		bd.Play(s)
@@ -72,7 +73,7 @@ func playScripted(tb testing.TB, script [2][][]byte) int {
 		tb.Fatal(err)
 	}
 	defer ln.Close()
-	var seats [2]protocol.Seat
+	var seats [2]engines.Seat
 	errs := make(chan error, 2)
 	for i := range 2 {
 		cc, err := net.Dial("tcp", ln.Addr().String())
@@ -84,8 +85,8 @@ func playScripted(tb testing.TB, script [2][][]byte) int {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		seats[i] = othelloboard.New(sc, colorOf(i), othelloboard.Options{})
-		turn := fmt.Appendf(nil, "TURN %d", colorOf(i))
+		seats[i] = othelloboard.New(sc, games.ColorAt(i), othelloboard.Options{})
+		turn := fmt.Appendf(nil, "TURN %d", games.ColorAt(i))
 		go func() { errs <- answer(cc, turn, script[i]) }()
 	}
 	set := Settings{Game: "othello", MoveTimeMS: 10000}
@@ -104,7 +105,7 @@ func playScripted(tb testing.TB, script [2][][]byte) int {
 			tb.Fatal(err)
 		}
 	}
-	if out.Reason != protocol.ReasonNormal {
+	if out.Reason != games.ReasonNormal {
 		tb.Fatalf("scripted game ended by %s", out.Reason)
 	}
 	return len(ref.Moves())

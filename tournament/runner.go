@@ -14,10 +14,7 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
-	"github.com/taikai-dev/taikai/engines/protocol"
-	"github.com/taikai-dev/taikai/engines/protocol/gomokuturn"
-	"github.com/taikai-dev/taikai/engines/protocol/othelloboard"
-	"github.com/taikai-dev/taikai/engines/protocol/othellomove"
+	"github.com/taikai-dev/taikai/games"
 )
 
 // GameSpec is everything needed to play one game.
@@ -27,46 +24,27 @@ type GameSpec struct {
 	Index        int64 // position in the tournament's schedule
 	Black, White engines.Engine
 	Settings     Settings
-	Seed         uint64             // seeds the server's random moves; stored with the game
-	LogDir       string             // directory for the engines' output (relative: under Runner.DataDir); "" discards it
-	Records      [2]protocol.Record // black's and white's records before this game (BYE)
-	OnMove       func(Tick)         // live moves; must not block
+	Seed         uint64           // seeds the server's random moves; stored with the game
+	LogDir       string           // directory for the engines' output (relative: under Runner.DataDir); "" discards it
+	Tallies      [2]engines.Tally // black's and white's records in the tournament before this game (BYE)
+	OnMove       func(Tick)       // live moves; must not block
 }
 
 // Played is a game as it was played: what the store keeps.
 type Played struct {
-	Spec       GameSpec
-	Moves      []Move
-	Outcome    Outcome
-	Violations [2]Violations
-	Nicks      [2]string // names the clients gave themselves (NICK, OPEN)
-	Stones     [2]int    // black and white stones at the end
-	StartedAt  time.Time
-	EndedAt    time.Time
-	Logs       [2]string // paths of the engines' output, "" if not kept
-	Pids       [2]int    // engine process ids (0 if not started); all are reaped when Play returns
-	Exits      [2]string // how each engine process ended ("exit status 0", "signal: killed", ...)
-	Detail     string    // why an engine failed to start, for the log
+	Spec GameSpec
+	games.Record
+	Nicks     [2]string // names the clients gave themselves (NICK, OPEN)
+	StartedAt time.Time
+	EndedAt   time.Time
+	Logs      [2]string // paths of the engines' output, "" if not kept
+	Pids      [2]int    // engine process ids (0 if not started); all are reaped when Play returns
+	Exits     [2]string // how each engine process ended ("exit status 0", "signal: killed", ...)
+	Detail    string    // why an engine failed to start, for the log
 }
 
 // Result is "black", "white" or "draw"; "" for an aborted game.
-func (p *Played) Result() string {
-	if p.Outcome.Reason == protocol.ReasonAborted {
-		return ""
-	}
-	return ResultString(p.Outcome.Winner)
-}
-
-// ResultString names a winner as stored: black, white or draw.
-func ResultString(winner protocol.Color) string {
-	switch winner {
-	case protocol.Black:
-		return "black"
-	case protocol.White:
-		return "white"
-	}
-	return "draw"
-}
+func (p *Played) Result() string { return p.Outcome.Result() }
 
 // Runner launches the engines of a game, referees it and cleans up after it.
 type Runner struct {
@@ -109,7 +87,7 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 	defer func() { p.EndedAt = time.Now() }()
 	set := spec.Settings
 	if err := set.Validate(); err != nil {
-		p.Outcome = Outcome{Reason: protocol.ReasonAborted}
+		p.Outcome = games.Outcome{Reason: games.ReasonAborted}
 		p.Detail = err.Error()
 		return p
 	}
@@ -125,15 +103,15 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 		wg    sync.WaitGroup
 	)
 	for i := range 2 {
-		c := colorOf(i)
+		c := games.ColorAt(i)
 		la := engines.Launch{
 			Engine: players[i], Color: c.String(), GameID: spec.ID,
 			TimeMS: set.MoveTime(players[i].Protocol).Milliseconds(),
 			Rule:   set.Rule, Size: set.Size, ConnectTimeout: set.connectTimeout(),
 			CPUs: cpus,
 		}
-		if set.BoardOrder != "" {
-			la.Env = []string{"TAIKAI_BOARD_ORDER=" + set.BoardOrder}
+		if p, ok := engines.LookupProtocol(players[i].Protocol); ok {
+			la.Env = engines.OptionEnv(p, set.Options)
 		}
 		if spec.LogDir != "" {
 			la.LogPath = filepath.Join(spec.LogDir, LogName(spec.ID, c))
@@ -173,16 +151,19 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 		return p
 	}
 
-	var seats [2]protocol.Seat
+	var seats [2]engines.Seat
 	for i := range 2 {
-		seats[i] = newSeat(players[i].Protocol, conns[i], colorOf(i), &set)
+		seats[i] = newSeat(players[i].Protocol, conns[i], engines.SeatConfig{
+			Color:   games.ColorAt(i),
+			Options: set.Options,
+			Tallies: tallies(spec.Tallies, players, i),
+		})
 	}
 	ref := &Referee{
 		Settings: set,
 		Seats:    seats,
 		Clocks:   [2]clockSpec{set.clockFor(players[0].Protocol), set.clockFor(players[1].Protocol)},
 		Names:    [2]string{players[0].Name, players[1].Name},
-		Records:  spec.Records,
 		Rand:     rand.New(rand.NewPCG(spec.Seed, uint64(spec.ID))),
 		OnMove:   spec.OnMove,
 	}
@@ -215,40 +196,48 @@ func (r *Runner) stop(procs [2]*engines.Process) {
 
 // launchOutcome scores a game whose engines did not both connect: the seat that
 // failed loses; if both failed nobody is to blame more, and it is a draw.
-func launchOutcome(ctx context.Context, errs [2]error) Outcome {
+func launchOutcome(ctx context.Context, errs [2]error) games.Outcome {
 	if ctx.Err() != nil {
-		return Outcome{Reason: protocol.ReasonAborted}
+		return games.Outcome{Reason: games.ReasonAborted}
 	}
 	reason := func(err error) string {
 		if errors.Is(err, engines.ErrCrash) {
-			return protocol.ReasonCrash
+			return games.ReasonCrash
 		}
-		return protocol.ReasonNoConnect
+		return games.ReasonNoConnect
 	}
 	switch {
 	case errs[0] != nil && errs[1] != nil:
-		return Outcome{Reason: reason(errs[0])}
+		return games.Outcome{Reason: reason(errs[0])}
 	case errs[0] != nil:
-		return Outcome{Winner: protocol.White, Loser: protocol.Black, Reason: reason(errs[0])}
+		return games.Outcome{Winner: games.White, Loser: games.Black, Reason: reason(errs[0])}
 	default:
-		return Outcome{Winner: protocol.Black, Loser: protocol.White, Reason: reason(errs[1])}
+		return games.Outcome{Winner: games.Black, Loser: games.White, Reason: reason(errs[1])}
 	}
 }
 
 // LogName is the file name of a seat's output log in its game's log directory.
-func LogName(gameID int64, c protocol.Color) string {
+func LogName(gameID int64, c games.Color) string {
 	return strconv.FormatInt(gameID, 10) + "-" + c.String() + ".log"
 }
 
-// newSeat wraps a connection in its protocol's adapter.
-func newSeat(proto string, c net.Conn, color protocol.Color, s *Settings) protocol.Seat {
-	switch proto {
-	case othelloboard.Protocol:
-		return othelloboard.New(c, color, othelloboard.Options{RowMajor: s.BoardOrder == "row"})
-	case othellomove.Protocol:
-		return othellomove.New(c, color)
-	case gomokuturn.Protocol:
-		return gomokuturn.New(c, color, gomokuturn.Options{EndMessage: s.EndMessage})
+// newSeat wraps a stream in its protocol's adapter.
+func newSeat(proto string, c engines.Stream, cfg engines.SeatConfig) engines.Seat {
+	p, ok := engines.LookupProtocol(proto)
+	if !ok {
+		panic(fmt.Sprintf("tournament: no adapter for protocol %q", proto))
 	}
-	panic(fmt.Sprintf("tournament: no adapter for protocol %q", proto))
+	return p.New(c, cfg)
+}
+
+// tallies returns seat i's tournament record and its opponent's, named.
+func tallies(t [2]engines.Tally, players [2]engines.Engine, i int) [2]engines.Tally {
+	own, opp := t[i], t[1-i]
+	if own.Name == "" {
+		own.Name = players[i].Name
+	}
+	if opp.Name == "" {
+		opp.Name = players[1-i].Name
+	}
+	return [2]engines.Tally{own, opp}
 }

@@ -11,8 +11,7 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
-	"github.com/taikai-dev/taikai/engines/protocol"
-	"github.com/taikai-dev/taikai/engines/protocol/othellomove"
+	"github.com/taikai-dev/taikai/games"
 )
 
 // Event types published to live viewers.
@@ -246,11 +245,12 @@ func (s *Service) prepare(ctx context.Context, t *Tournament, p Pairing, cache m
 	}
 	// Everything that can fail comes before the game is stored as running: a
 	// running row nobody plays would wait for the next restart.
-	// Only othello-move reports the records (BYE): no reads for other games.
-	var records [2]protocol.Record
-	if players[0].Protocol == othellomove.Protocol || players[1].Protocol == othellomove.Protocol {
+	// Only protocols that report the records (othello-move's BYE) need them:
+	// no reads for the others.
+	var tallies [2]engines.Tally
+	if wantsTallies(players[0].Protocol) || wantsTallies(players[1].Protocol) {
 		var err error
-		if records, err = s.Store.Records(ctx, t.ID, [2]int64{players[0].ID, players[1].ID}); err != nil {
+		if tallies, err = s.Store.Tallies(ctx, t.ID, [2]int64{players[0].ID, players[1].ID}); err != nil {
 			return GameSpec{}, err
 		}
 	}
@@ -261,7 +261,7 @@ func (s *Service) prepare(ctx context.Context, t *Tournament, p Pairing, cache m
 	}
 	spec := GameSpec{
 		ID: id, TournamentID: t.ID, Index: p.Index, Black: players[0], White: players[1],
-		Settings: t.Settings, Seed: seed, Records: records,
+		Settings: t.Settings, Seed: seed, Tallies: tallies,
 	}
 	if s.DataDir != "" {
 		spec.LogDir = filepath.Join("logs", strconv.FormatInt(t.ID, 10))
@@ -306,7 +306,7 @@ func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) bool {
 	}
 	ended := *header
 	ended.Status = GameFinished
-	if p.Outcome.Reason == protocol.ReasonAborted {
+	if p.Outcome.Reason == games.ReasonAborted {
 		ended.Status = GameAborted
 	}
 	ended.Result, ended.Reason, ended.Cause, ended.Plies = p.Result(), p.Outcome.Reason, p.Outcome.Cause, len(p.Moves)
@@ -324,7 +324,7 @@ func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) bool {
 func (s *Service) abandon(p *Played, cause error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	aborted := &Played{Spec: p.Spec, Outcome: Outcome{Reason: protocol.ReasonAborted}, StartedAt: p.StartedAt, EndedAt: p.EndedAt,
+	aborted := &Played{Spec: p.Spec, Record: games.Record{Outcome: games.Outcome{Reason: games.ReasonAborted}}, StartedAt: p.StartedAt, EndedAt: p.EndedAt,
 		Detail: "not stored: " + cause.Error()}
 	if err := s.Store.FinishGame(ctx, aborted); err != nil {
 		s.log().Error("store unstorable game as aborted: its tournament waits for a restart", "game", p.Spec.ID, "err", err)
@@ -338,4 +338,11 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 	case <-t.C:
 	case <-ctx.Done():
 	}
+}
+
+// wantsTallies reports whether a protocol tells engines their tournament
+// records.
+func wantsTallies(protocol string) bool {
+	p, _ := engines.LookupProtocol(protocol)
+	return p.Tallies
 }

@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
 )
@@ -27,7 +28,7 @@ func (u *unstorable) FinishGame(ctx context.Context, p *tournament.Played) error
 	if u.victim == 0 {
 		u.victim = p.Spec.ID
 	}
-	fail := p.Spec.ID == u.victim && p.Outcome.Reason != protocol.ReasonAborted
+	fail := p.Spec.ID == u.victim && p.Outcome.Reason != games.ReasonAborted
 	if fail {
 		u.fails++
 	}
@@ -102,11 +103,11 @@ type countingRecords struct {
 	reads int
 }
 
-func (c *countingRecords) Records(ctx context.Context, tid int64, ids [2]int64) ([2]protocol.Record, error) {
+func (c *countingRecords) Tallies(ctx context.Context, tid int64, ids [2]int64) ([2]engines.Tally, error) {
 	c.mu.Lock()
 	c.reads++
 	c.mu.Unlock()
-	return c.DB.Records(ctx, tid, ids)
+	return c.DB.Tallies(ctx, tid, ids)
 }
 
 // The service reads the engines' tournament records before a game only when

@@ -5,88 +5,111 @@
 package tournament
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
-	"github.com/taikai-dev/taikai/engines/protocol/othellomove"
-	"github.com/taikai-dev/taikai/games/gomoku"
+	"github.com/taikai-dev/taikai/games"
 )
 
 // Settings are the rules and clocks a game is played under. Zero values mean
-// the protocol's default (see Resolve); they are stored with every game.
+// the game's or the protocol's default (see Validate and clockFor); they are
+// stored with every game.
 type Settings struct {
 	Game        string `json:"game"`
-	Rule        string `json:"rule,omitempty"`               // gomoku: seed, freestyle, standard, renju
-	Size        int    `json:"size,omitempty"`               // gomoku board size, 5..25
+	Rule        string `json:"rule,omitempty"`               // the game's rule set (gomoku: seed, freestyle, standard, renju)
+	Size        int    `json:"size,omitempty"`               // board size, where the game has a choice
 	MoveTimeMS  int64  `json:"move_time_ms,omitempty"`       // per-move clock
 	TotalTimeMS int64  `json:"total_time_ms,omitempty"`      // total clock per side
 	ByoyomiMS   int64  `json:"byoyomi_ms,omitempty"`         // with a total clock: time per move once it is spent
 	OnTimeout   string `json:"on_timeout,omitempty"`         // forfeit, or random (gomoku: place)
 	MaxErrors   int    `json:"max_errors,omitempty"`         // refused commands before a loss by illegal; -1: no limit
 	MaxTimeouts int    `json:"max_timeouts,omitempty"`       // timeouts in a row before a loss, with on_timeout random
-	BoardOrder  string `json:"board_order,omitempty"`        // othello-board: column (default) or row
-	EndMessage  bool   `json:"end_message,omitempty"`        // gomoku-turn: send "end <win|lose|draw> <reason>"
 	ConnectMS   int64  `json:"connect_timeout_ms,omitempty"` // engine start to connection
 	// PaceMS is the least time between two moves as they are played out, for
 	// games people watch (a demo, a final on a projector). The pause comes
 	// after a move is accepted and before the next is asked for, outside every
 	// clock.
 	PaceMS int64 `json:"pace_ms,omitempty"`
+	// Options are the protocols' own settings (board_order, end_message):
+	// each protocol reads its own and checks them (engines.Protocol.Options).
+	Options map[string]string `json:"options,omitempty"`
 }
 
-// Protocol defaults (PROTOCOLS.md).
+// UnmarshalJSON reads settings, and also the protocol options of the first
+// release, which stood beside the others (board_order, end_message).
+func (s *Settings) UnmarshalJSON(b []byte) error {
+	type plain Settings
+	var v struct {
+		plain
+		BoardOrder string `json:"board_order"`
+		EndMessage bool   `json:"end_message"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = Settings(v.plain)
+	if v.BoardOrder != "" {
+		s.SetOption("board_order", v.BoardOrder)
+	}
+	if v.EndMessage {
+		s.SetOption("end_message", "true")
+	}
+	return nil
+}
+
+// SetOption sets a protocol option.
+func (s *Settings) SetOption(name, value string) {
+	if s.Options == nil {
+		s.Options = map[string]string{}
+	}
+	s.Options[name] = value
+}
+
+// Defaults of the referee (PROTOCOLS.md).
 const (
-	DefaultMoveTime     = 10 * time.Second  // othello-board, gomoku-turn
-	DefaultTotalTime    = 600 * time.Second // othello-move
-	DefaultByoyomi      = 500 * time.Millisecond
-	DefaultMaxErrors    = 10 // othello-board
-	DefaultMaxTimeouts  = 3  // gomoku-turn: three timeouts in a row lose
-	OnTimeoutForfeit    = "forfeit"
-	OnTimeoutRandom     = "random"
-	onTimeoutPlaceAlias = "place"
+	DefaultMoveTime    = 10 * time.Second // when neither settings nor protocol say
+	DefaultMaxTimeouts = 3                // timeouts in a row that lose, with on_timeout random
+	OnTimeoutForfeit   = "forfeit"
+	OnTimeoutRandom    = "random"
+	onTimeoutPlace     = "place" // gomoku-turn's word for random
 )
 
-// Validate checks the settings and fills in game-level defaults (rule, size,
+// writeTimeout bounds writing the end of a game to a seat.
+const writeTimeout = 5 * time.Second
+
+// Validate checks the settings and fills in the game's defaults (rule, size,
 // on_timeout), returning a FieldError naming the bad field.
 func (s *Settings) Validate() error {
-	if !slices.Contains(engines.Games(), s.Game) {
-		return &engines.FieldError{Field: "game", Message: fmt.Sprintf("unknown game %q, want othello or gomoku", s.Game)}
+	g, ok := games.Lookup(s.Game)
+	if !ok {
+		return &engines.FieldError{Field: "game", Message: games.Unknown(s.Game)}
 	}
-	switch s.Game {
-	case "othello":
-		if s.Rule != "" && s.Rule != "standard" {
-			return &engines.FieldError{Field: "rule", Message: fmt.Sprintf("othello has one rule, %q is not it (leave it empty)", s.Rule)}
+	rule, err := g.Rule(s.Rule)
+	if err != nil {
+		return &engines.FieldError{Field: "rule", Message: err.Error()}
+	}
+	s.Rule = rule
+	if s.Size == 0 {
+		s.Size = g.Size
+	}
+	if s.Size < g.MinSize || s.Size > g.MaxSize {
+		msg := fmt.Sprintf("board size %d out of range %d-%d", s.Size, g.MinSize, g.MaxSize)
+		if g.MinSize == g.MaxSize {
+			msg = fmt.Sprintf("%s is played on %dx%d", s.Game, g.Size, g.Size)
 		}
-		if s.Size != 0 && s.Size != 8 {
-			return &engines.FieldError{Field: "size", Message: "othello is played on 8x8"}
-		}
-		s.Rule, s.Size = "", 8
-		if s.OnTimeout == "" {
-			s.OnTimeout = OnTimeoutForfeit
-		}
-		if _, err := parseOrder(s.BoardOrder); err != nil {
-			return &engines.FieldError{Field: "board_order", Message: err.Error()}
-		}
-	case "gomoku":
-		r, err := gomoku.ParseRule(s.Rule)
-		if err != nil {
-			return &engines.FieldError{Field: "rule", Message: err.Error()}
-		}
-		s.Rule = r.String()
-		if s.Size == 0 {
-			s.Size = gomoku.DefaultSize
-		}
-		if s.Size < gomoku.MinSize || s.Size > gomoku.MaxSize {
-			return &engines.FieldError{Field: "size", Message: fmt.Sprintf("board size %d out of range %d-%d", s.Size, gomoku.MinSize, gomoku.MaxSize)}
-		}
-		if s.OnTimeout == "" || s.OnTimeout == onTimeoutPlaceAlias {
-			s.OnTimeout = OnTimeoutRandom
-		}
-		if s.BoardOrder != "" {
-			return &engines.FieldError{Field: "board_order", Message: "only othello-board has a board order"}
-		}
+		return &engines.FieldError{Field: "size", Message: msg}
+	}
+	if s.OnTimeout == "" {
+		s.OnTimeout = g.OnTimeout
+	}
+	if s.OnTimeout == onTimeoutPlace {
+		s.OnTimeout = OnTimeoutRandom
+	}
+	if err := engines.CheckOptions(s.Game, s.Options); err != nil {
+		return err
 	}
 	if s.OnTimeout != OnTimeoutForfeit && s.OnTimeout != OnTimeoutRandom {
 		return &engines.FieldError{Field: "on_timeout", Message: fmt.Sprintf("%q: want forfeit, random or place", s.OnTimeout)}
@@ -129,20 +152,33 @@ func (s *Settings) clockFor(protocol string) clockSpec {
 		total:   time.Duration(s.TotalTimeMS) * time.Millisecond,
 		byoyomi: time.Duration(s.ByoyomiMS) * time.Millisecond,
 	}
-	if protocol == othellomove.Protocol {
-		// The move-exchange protocol reports remaining time: it always has a total clock.
+	p, _ := engines.LookupProtocol(protocol)
+	if p.Clock.Total > 0 {
+		// A protocol that reports the remaining time always has a total clock.
 		if c.total == 0 {
-			c.total = DefaultTotalTime
+			c.total = p.Clock.Total
 		}
 		if s.ByoyomiMS == 0 {
-			c.byoyomi = DefaultByoyomi
+			c.byoyomi = p.Clock.Byoyomi
 		}
 		return c
+	}
+	if c.perMove == 0 {
+		c.perMove = p.Clock.MoveTime
 	}
 	if c.perMove == 0 {
 		c.perMove = DefaultMoveTime
 	}
 	return c
+}
+
+// newRules starts a game under the settings.
+func (s *Settings) newRules() (games.Rules, error) {
+	g, ok := games.Lookup(s.Game)
+	if !ok {
+		return nil, errors.New(games.Unknown(s.Game))
+	}
+	return g.New(s.Rule, s.Size)
 }
 
 // MoveTime is the per-move time engines are told ({time_ms}): the per-move clock,
@@ -159,11 +195,11 @@ func (s *Settings) maxErrors() int {
 	switch {
 	case s.MaxErrors > 0:
 		return s.MaxErrors
-	case s.MaxErrors < 0 || s.Game == "gomoku":
-		// The gomoku server let a client retry until its clock ran out.
+	case s.MaxErrors < 0:
 		return -1
 	}
-	return DefaultMaxErrors
+	g, _ := games.Lookup(s.Game)
+	return g.MaxErrors
 }
 
 func (s *Settings) maxTimeouts() int {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
-	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/games"
 )
 
 // Tournament statuses.
@@ -115,27 +115,27 @@ type Player struct {
 
 // Game is a stored game.
 type Game struct {
-	ID           int64         `json:"id"`
-	TournamentID int64         `json:"tournament_id"`
-	Index        int64         `json:"index"`
-	Game         string        `json:"game"`
-	Rule         string        `json:"rule,omitempty"`
-	Size         int           `json:"size"`
-	Black        Player        `json:"black"`
-	White        Player        `json:"white"`
-	Status       string        `json:"status"`
-	Result       string        `json:"result,omitempty"`
-	Reason       string        `json:"reason,omitempty"`
-	Cause        string        `json:"cause,omitempty"`
-	Plies        int           `json:"plies"`
-	Moves        []Move        `json:"-"`
-	Violations   [2]Violations `json:"-"`
-	Stones       [2]int        `json:"-"`
-	Seed         uint64        `json:"-"`
-	Logs         string        `json:"-"` // directory of the output logs, relative to the data dir
-	Detail       string        `json:"detail,omitempty"`
-	StartedAt    *time.Time    `json:"started_at,omitempty"`
-	EndedAt      *time.Time    `json:"ended_at,omitempty"`
+	ID           int64               `json:"id"`
+	TournamentID int64               `json:"tournament_id"`
+	Index        int64               `json:"index"`
+	Game         string              `json:"game"`
+	Rule         string              `json:"rule,omitempty"`
+	Size         int                 `json:"size"`
+	Black        Player              `json:"black"`
+	White        Player              `json:"white"`
+	Status       string              `json:"status"`
+	Result       string              `json:"result,omitempty"`
+	Reason       string              `json:"reason,omitempty"`
+	Cause        string              `json:"cause,omitempty"`
+	Plies        int                 `json:"plies"`
+	Moves        []games.Ply         `json:"-"`
+	Violations   [2]games.Violations `json:"-"`
+	Stones       [2]int              `json:"-"`
+	Seed         uint64              `json:"-"`
+	Logs         string              `json:"-"` // directory of the output logs, relative to the data dir
+	Detail       string              `json:"detail,omitempty"`
+	StartedAt    *time.Time          `json:"started_at,omitempty"`
+	EndedAt      *time.Time          `json:"ended_at,omitempty"`
 }
 
 // Standing is an engine's line in a tournament's table.
@@ -178,8 +178,8 @@ type Store interface {
 	// transaction, and finishes the tournament with its last game. An aborted game
 	// is stored as aborted and not scored.
 	FinishGame(ctx context.Context, p *Played) error
-	// Records returns the tournament records of two engines (othello-move's BYE).
-	Records(ctx context.Context, tournamentID int64, engineIDs [2]int64) ([2]protocol.Record, error)
+	// Tallies returns the tournament records of two engines (othello-move's BYE).
+	Tallies(ctx context.Context, tournamentID int64, engineIDs [2]int64) ([2]engines.Tally, error)
 }
 
 // Errors a store returns, so that callers can tell them apart.

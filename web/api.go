@@ -16,7 +16,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/taikai-dev/taikai/engines"
-	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
 )
@@ -101,7 +101,7 @@ func (req *engineRequest) engine() (engines.Engine, error) {
 		e.Command = argv
 	}
 	if e.Game == "" {
-		return e, errInvalid("game", "game: must be othello or gomoku")
+		return e, errInvalid("game", "game: must be one of "+strings.Join(games.Names(), ", "))
 	}
 	return e, e.Validate()
 }
@@ -167,7 +167,7 @@ func (s *Server) listBuiltins(w http.ResponseWriter, r *http.Request) {
 		out = append(out, builtinJSON{b.Name, b.Game, b.Protocols, b.About})
 	}
 	protos := map[string][]string{}
-	for _, g := range engines.Games() {
+	for _, g := range games.Names() {
 		protos[g] = engines.Protocols(g)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"builtins": out, "protocols": protos, "placeholders": engines.Placeholders})
@@ -283,25 +283,28 @@ func (s *Server) getTournament(w http.ResponseWriter, r *http.Request) {
 
 // tournamentRequest is the body of POST /api/tournaments.
 type tournamentRequest struct {
-	Name             string  `json:"name"`
-	Game             string  `json:"game"`
-	Rule             string  `json:"rule"`
-	Size             int     `json:"size"`
-	Engines          []int64 `json:"engines"`
-	GamesPerPair     int     `json:"games_per_pair"`
-	MoveTimeMS       int64   `json:"move_time_ms"`
-	TotalTimeMS      int64   `json:"total_time_ms"`
-	ByoyomiMS        int64   `json:"byoyomi_ms"`
-	OnTimeout        string  `json:"on_timeout"`
-	MaxErrors        int     `json:"max_errors"`
-	MaxTimeouts      int     `json:"max_timeouts"`
-	BoardOrder       string  `json:"board_order"`
-	EndMessage       bool    `json:"end_message"`
-	ConnectTimeoutMS int64   `json:"connect_timeout_ms"`
-	PaceMS           int64   `json:"pace_ms"`
-	Concurrency      int     `json:"concurrency"`
-	Start            bool    `json:"start"`
-	Seed             *uint64 `json:"seed"`
+	Name         string  `json:"name"`
+	Game         string  `json:"game"`
+	Rule         string  `json:"rule"`
+	Size         int     `json:"size"`
+	Engines      []int64 `json:"engines"`
+	GamesPerPair int     `json:"games_per_pair"`
+	MoveTimeMS   int64   `json:"move_time_ms"`
+	TotalTimeMS  int64   `json:"total_time_ms"`
+	ByoyomiMS    int64   `json:"byoyomi_ms"`
+	OnTimeout    string  `json:"on_timeout"`
+	MaxErrors    int     `json:"max_errors"`
+	MaxTimeouts  int     `json:"max_timeouts"`
+	// Options are the protocols' own settings; board_order and end_message
+	// are also read where the first release had them, beside the others.
+	Options          map[string]string `json:"options"`
+	BoardOrder       string            `json:"board_order"`
+	EndMessage       bool              `json:"end_message"`
+	ConnectTimeoutMS int64             `json:"connect_timeout_ms"`
+	PaceMS           int64             `json:"pace_ms"`
+	Concurrency      int               `json:"concurrency"`
+	Start            bool              `json:"start"`
+	Seed             *uint64           `json:"seed"`
 }
 
 func (s *Server) createTournament(w http.ResponseWriter, r *http.Request) {
@@ -316,12 +319,18 @@ func (s *Server) createTournament(w http.ResponseWriter, r *http.Request) {
 		Settings: tournament.Settings{
 			Game: req.Game, Rule: req.Rule, Size: req.Size, MoveTimeMS: req.MoveTimeMS, TotalTimeMS: req.TotalTimeMS,
 			ByoyomiMS: req.ByoyomiMS, OnTimeout: req.OnTimeout, MaxErrors: req.MaxErrors, MaxTimeouts: req.MaxTimeouts,
-			BoardOrder: req.BoardOrder, EndMessage: req.EndMessage, ConnectMS: req.ConnectTimeoutMS, PaceMS: req.PaceMS,
+			ConnectMS: req.ConnectTimeoutMS, PaceMS: req.PaceMS, Options: req.Options,
 		},
 		Seed: rand.Uint64(),
 	}
 	if req.Seed != nil {
 		t.Seed = *req.Seed
+	}
+	if req.BoardOrder != "" {
+		t.Settings.SetOption("board_order", req.BoardOrder)
+	}
+	if req.EndMessage {
+		t.Settings.SetOption("end_message", "true")
 	}
 	if req.Engines == nil {
 		s.writeError(w, r, errInvalid("engines", "engines: want a list of at least 2 engine ids"))
@@ -584,10 +593,10 @@ func (s *Server) listRunningGames(w http.ResponseWriter, r *http.Request) {
 
 type gameDetailJSON struct {
 	gameJSON
-	Moves      []tournament.MoveView            `json:"moves"`
-	Violations map[string]tournament.Violations `json:"violations"`
-	Stones     map[string]int                   `json:"stones"`
-	Logs       map[string]string                `json:"logs"`
+	Moves      []games.MoveView            `json:"moves"`
+	Violations map[string]games.Violations `json:"violations"`
+	Stones     map[string]int              `json:"stones"`
+	Logs       map[string]string           `json:"logs"`
 }
 
 func (s *Server) getGame(w http.ResponseWriter, r *http.Request) {
@@ -611,8 +620,8 @@ func (s *Server) getGame(w http.ResponseWriter, r *http.Request) {
 
 func gameDetail(g *tournament.Game) gameDetailJSON {
 	d := gameDetailJSON{
-		gameJSON: toGameJSON(g), Moves: make([]tournament.MoveView, len(g.Moves)),
-		Violations: map[string]tournament.Violations{"black": nonNilViolations(g.Violations[0]), "white": nonNilViolations(g.Violations[1])},
+		gameJSON: toGameJSON(g), Moves: make([]games.MoveView, len(g.Moves)),
+		Violations: map[string]games.Violations{"black": nonNilViolations(g.Violations[0]), "white": nonNilViolations(g.Violations[1])},
 		Logs:       map[string]string{},
 	}
 	d.Plies = len(g.Moves)
@@ -630,9 +639,9 @@ func gameDetail(g *tournament.Game) gameDetailJSON {
 	return d
 }
 
-func nonNilViolations(v tournament.Violations) tournament.Violations {
+func nonNilViolations(v games.Violations) games.Violations {
 	if v == nil {
-		return tournament.Violations{}
+		return games.Violations{}
 	}
 	return v
 }
@@ -644,12 +653,12 @@ func (s *Server) getGameLog(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	var c protocol.Color
+	var c games.Color
 	switch chi.URLParam(r, "color") {
 	case "black":
-		c = protocol.Black
+		c = games.Black
 	case "white":
-		c = protocol.White
+		c = games.White
 	default:
 		s.writeError(w, r, &Error{Code: CodeNotFound, Message: "color: want black or white", Field: "color"})
 		return

@@ -3,9 +3,7 @@ package web
 import (
 	"strings"
 
-	"github.com/taikai-dev/taikai/engines/protocol"
-	"github.com/taikai-dev/taikai/games/gomoku"
-	"github.com/taikai-dev/taikai/games/othello"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/tournament"
 )
 
@@ -17,58 +15,63 @@ type frame struct {
 }
 
 // replay keeps the position of a game as moves arrive, for live viewers and
-// for replays of stored games.
+// for replays of stored games. It knows no game by name: the registered
+// rules play the moves.
 type replay struct {
-	game string
-	size int
-	oth  othello.Board
-	gmk  *gomoku.Game
+	rules games.Rules
+	size  int
+	cells []int8 // the board before the last move, to find what it turned over
 }
 
 func newReplay(game, rule string, size int) *replay {
-	r := &replay{game: game, size: size}
-	if game == "othello" {
-		r.size, r.oth = 8, othello.New()
-		return r
+	g, ok := games.Lookup(game)
+	if !ok {
+		return &replay{size: max(size, 1)}
 	}
-	ru, err := gomoku.ParseRule(rule)
+	rules, err := g.New(rule, size)
 	if err != nil {
-		ru = gomoku.Freestyle
+		// A stored game always had valid settings; fall back to the defaults.
+		if rules, err = g.New("", g.Size); err != nil {
+			return &replay{size: max(size, 1)}
+		}
 	}
-	if r.gmk, err = gomoku.NewGame(size, ru); err != nil {
-		r.gmk, _ = gomoku.NewGame(gomoku.DefaultSize, ru)
-		r.size = gomoku.DefaultSize
-	}
-	return r
+	return &replay{rules: rules, size: rules.Size()}
 }
 
 // apply plays a move and returns the frame after it. A move the rules refuse
-// (which the referee never sends) leaves the board as it was.
-func (r *replay) apply(m tournament.Move) frame {
+// (which the referee never sends) leaves the board as it was. Pieces that
+// changed colour are the move's flips (Othello).
+func (r *replay) apply(m games.Ply) frame {
 	var f frame
-	switch {
-	case m.Pass:
-		if r.game == "othello" {
-			_, _ = r.oth.Play(othello.Pass)
+	if r.rules == nil {
+		f.Board = r.rows()
+		return f
+	}
+	r.cells = r.cells[:0]
+	for y := range r.size {
+		for x := range r.size {
+			r.cells = append(r.cells, r.rules.At(x, y))
 		}
-	case r.game == "othello":
-		if flips, err := r.oth.Play(othello.At(m.X, m.Y)); err == nil {
-			for _, s := range othello.Squares(flips) {
-				f.Flipped = append(f.Flipped, [2]int{s.X(), s.Y()})
+	}
+	if _, ok := r.rules.Check(m.Move); ok {
+		r.rules.Play(m.Move)
+	}
+	for y := range r.size {
+		for x := range r.size {
+			if was, now := r.cells[y*r.size+x], r.rules.At(x, y); was != 0 && now != 0 && was != now {
+				f.Flipped = append(f.Flipped, [2]int{x, y})
 			}
 		}
-	default:
-		r.gmk.Play(m.X, m.Y)
 	}
 	f.Board = r.rows()
 	return f
 }
 
 func (r *replay) at(x, y int) int8 {
-	if r.game == "othello" {
-		return int8(r.oth.At(x, y))
+	if r.rules == nil {
+		return 0
 	}
-	return int8(r.gmk.Board().At(x, y))
+	return r.rules.At(x, y)
 }
 
 func (r *replay) rows() []string {
@@ -77,10 +80,10 @@ func (r *replay) rows() []string {
 	for y := range r.size {
 		sb.Reset()
 		for x := range r.size {
-			switch protocol.Color(r.at(x, y)) {
-			case protocol.Black:
+			switch games.Color(r.at(x, y)) {
+			case games.Black:
 				sb.WriteByte('x')
-			case protocol.White:
+			case games.White:
 				sb.WriteByte('o')
 			default:
 				sb.WriteByte('.')
@@ -91,13 +94,14 @@ func (r *replay) rows() []string {
 	return rows
 }
 
-// five is the winning line of a Gomoku game, nil otherwise.
+// five is what the rules highlight at the end (Gomoku's five in a row), nil
+// otherwise.
 func (r *replay) five() [][2]int {
-	if r.gmk == nil {
+	if r.rules == nil {
 		return nil
 	}
 	var out [][2]int
-	for _, p := range r.gmk.Five() {
+	for _, p := range r.rules.Highlight() {
 		out = append(out, [2]int{p.X, p.Y})
 	}
 	return out

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
 )
@@ -67,7 +68,7 @@ type Hub struct {
 // date only when someone looks: a move nobody watches costs an append.
 type liveGame struct {
 	header    tournament.Game
-	moves     []tournament.Move // only appended to: a snapshot keeps a prefix
+	moves     []games.Ply // only appended to: a snapshot keeps a prefix
 	remaining [2]int64
 	replay    *replay // the position after moves[:applied]
 	applied   int
@@ -350,7 +351,7 @@ func (h *Hub) event(ev tournament.Event) {
 		}
 		if p := ev.Played; p != nil {
 			end["stones"] = map[string]int{"black": p.Stones[0], "white": p.Stones[1]}
-			end["violations"] = map[string]tournament.Violations{"black": nonNilViolations(p.Violations[0]), "white": nonNilViolations(p.Violations[1])}
+			end["violations"] = map[string]games.Violations{"black": nonNilViolations(p.Violations[0]), "white": nonNilViolations(p.Violations[1])}
 		}
 		msg := mustJSON(end)
 		h.broadcast(msg, gameTopic(ev.GameID))
@@ -371,7 +372,7 @@ type moveMessage struct {
 	Type         string `json:"type"`
 	GameID       int64  `json:"game_id"`
 	TournamentID int64  `json:"tournament_id"`
-	tournament.MoveView
+	games.MoveView
 	Board     []string         `json:"board"`
 	Flipped   [][2]int         `json:"flipped,omitempty"`
 	Remaining map[string]int64 `json:"remaining,omitempty"`
@@ -489,21 +490,21 @@ func (h *Hub) LivePlies(id int64) (int, bool) {
 }
 
 // LiveMoves returns the moves of a running game so far.
-func (h *Hub) LiveMoves(id int64) ([]tournament.Move, bool) {
+func (h *Hub) LiveMoves(id int64) ([]games.Ply, bool) {
 	h.smu.RLock()
 	defer h.smu.RUnlock()
 	g, ok := h.games[id]
 	if !ok {
 		return nil, false
 	}
-	return append([]tournament.Move(nil), g.moves...), true
+	return append([]games.Ply(nil), g.moves...), true
 }
 
 // ---- websocket endpoints ----
 
 // snapshot of a game: everything so far, frames for stepping through it.
-func gameSnapshot(g *tournament.Game, moves []tournament.Move, frames []frame, remaining map[string]int64, live bool, five [][2]int) []byte {
-	mj := make([]tournament.MoveView, len(moves))
+func gameSnapshot(g *tournament.Game, moves []games.Ply, frames []frame, remaining map[string]int64, live bool, five [][2]int) []byte {
+	mj := make([]games.MoveView, len(moves))
 	for i, m := range moves {
 		mj[i] = m.View(g.Game, i+1)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/taikai-dev/taikai/engines"
-	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
@@ -89,7 +89,7 @@ func (g *liveGame) move() (ply int, took time.Duration) {
 		g.b = othello.New() // a long benchmark wraps around; viewers only count plies
 		s = othello.Squares(g.b.Legal())[0]
 	}
-	m := tournament.Move{Color: protocol.Color(g.b.Turn()), X: s.X(), Y: s.Y(), Pass: s == othello.Pass}
+	m := games.Ply{Color: games.Color(g.b.Turn()), Move: games.Move{X: s.X(), Y: s.Y(), Pass: s == othello.Pass}}
 	if m.Pass {
 		m.X, m.Y = -1, -1
 	}

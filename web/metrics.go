@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/tournament"
 )
 
@@ -79,7 +79,7 @@ func (m *Metrics) Publish(ev tournament.Event) {
 		m.games.WithLabelValues(ev.Game.Game, ev.Game.Reason).Inc()
 		if p := ev.Played; p != nil {
 			m.timeouts.Add(float64(p.Violations[0]["timeout"] + p.Violations[1]["timeout"]))
-			if r := p.Outcome.Reason; r == protocol.ReasonCrash || r == protocol.ReasonNoConnect {
+			if r := p.Outcome.Reason; r == games.ReasonCrash || r == games.ReasonNoConnect {
 				m.engineFailure.WithLabelValues(r).Inc()
 			}
 		}

@@ -21,7 +21,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/tournament"
 )
 
@@ -182,8 +182,8 @@ type view struct {
 
 // reasons a game can end for, in the order the games filter lists them.
 var reasons = []string{
-	protocol.ReasonNormal, protocol.ReasonTimeout, protocol.ReasonIllegal, protocol.ReasonDisconnect,
-	protocol.ReasonClose, protocol.ReasonResign, protocol.ReasonNoConnect, protocol.ReasonCrash, protocol.ReasonAborted,
+	games.ReasonNormal, games.ReasonTimeout, games.ReasonIllegal, games.ReasonDisconnect,
+	games.ReasonClose, games.ReasonResign, games.ReasonNoConnect, games.ReasonCrash, games.ReasonAborted,
 }
 
 var gomokuRules = []string{"seed", "freestyle", "standard", "renju"}
@@ -191,23 +191,23 @@ var gomokuRules = []string{"seed", "freestyle", "standard", "renju"}
 // reasonLabel says why a game ended in words.
 func reasonLabel(reason string) string {
 	switch reason {
-	case protocol.ReasonNormal:
+	case games.ReasonNormal:
 		return "game over"
-	case protocol.ReasonTimeout:
+	case games.ReasonTimeout:
 		return "time out"
-	case protocol.ReasonIllegal:
+	case games.ReasonIllegal:
 		return "illegal move"
-	case protocol.ReasonDisconnect:
+	case games.ReasonDisconnect:
 		return "disconnected"
-	case protocol.ReasonClose:
+	case games.ReasonClose:
 		return "connection closed"
-	case protocol.ReasonResign:
+	case games.ReasonResign:
 		return "resigned"
-	case protocol.ReasonNoConnect:
+	case games.ReasonNoConnect:
 		return "did not connect"
-	case protocol.ReasonCrash:
+	case games.ReasonCrash:
 		return "crashed"
-	case protocol.ReasonAborted:
+	case games.ReasonAborted:
 		return "aborted"
 	}
 	return reason

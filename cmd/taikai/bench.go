@@ -24,8 +24,8 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
-	"github.com/taikai-dev/taikai/engines/protocol"
 	"github.com/taikai-dev/taikai/engines/protocol/othelloboard"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
@@ -288,7 +288,7 @@ func (b *bench) games(ctx context.Context, rn *tournament.Runner, n, concurrency
 		if p == nil {
 			return nil, 0, ctx.Err()
 		}
-		if r := p.Outcome.Reason; r == protocol.ReasonCrash || r == protocol.ReasonNoConnect || r == protocol.ReasonAborted {
+		if r := p.Outcome.Reason; r == games.ReasonCrash || r == games.ReasonNoConnect || r == games.ReasonAborted {
 			return nil, 0, fmt.Errorf("benchmark game failed: %s (%s)", r, p.Detail)
 		}
 	}
@@ -478,8 +478,8 @@ func (b *bench) startClient(ctx context.Context, engine string, color int) (*pin
 	// BOARD of the start position and TURN, in one write; and the same with
 	// the other colour to move, which tells a client its opponent is to play.
 	start := startBoard{othello.New()}
-	pp.msg = othelloboard.AppendUpdate(nil, start, protocol.Color(color), othelloboard.Options{})
-	pp.tell = othelloboard.AppendUpdate(nil, start, protocol.Color(-color), othelloboard.Options{})
+	pp.msg = othelloboard.AppendUpdate(nil, start, games.Color(color), othelloboard.Options{})
+	pp.tell = othelloboard.AppendUpdate(nil, start, games.Color(-color), othelloboard.Options{})
 	if engine != "echo" {
 		c.SetDeadline(time.Now().Add(10 * time.Second))
 		if _, err := fmt.Fprintf(c, "START %d\n", color); err != nil {
@@ -741,10 +741,10 @@ func (b *bench) storage(ctx context.Context, r *BenchResult) error {
 // benchGame is a realistic finished game: random legal Othello moves taking
 // 100 ms to 5 s each, as engines at classroom time controls do.
 func benchGame(rng *rand.Rand, t *tournament.Tournament) *tournament.Played {
-	var moves []tournament.Move
+	var moves []games.Ply
 	bd := othello.New()
 	for !bd.Over() {
-		m := tournament.Move{Color: protocol.Color(bd.Turn()), X: -1, Y: -1, Pass: true, MS: int64(100 + rng.IntN(4900))}
+		m := games.Ply{Color: games.Color(bd.Turn()), Move: games.Move{X: -1, Y: -1, Pass: true}, MS: int64(100 + rng.IntN(4900))}
 		s := othello.Pass
 		if legal := othello.Squares(bd.Legal()); len(legal) > 0 {
 			s = legal[rng.IntN(len(legal))]
@@ -755,10 +755,12 @@ func benchGame(rng *rand.Rand, t *tournament.Tournament) *tournament.Played {
 	}
 	nb, nw := bd.Count()
 	return &tournament.Played{
-		Spec:    tournament.GameSpec{TournamentID: t.ID, Settings: t.Settings, Black: engines.Engine{ID: t.Engines[0]}, White: engines.Engine{ID: t.Engines[1]}},
-		Moves:   moves,
-		Stones:  [2]int{nb, nw},
-		Outcome: tournament.Outcome{Winner: protocol.Color(bd.Winner()), Reason: protocol.ReasonNormal},
+		Spec: tournament.GameSpec{TournamentID: t.ID, Settings: t.Settings, Black: engines.Engine{ID: t.Engines[0]}, White: engines.Engine{ID: t.Engines[1]}},
+		Record: games.Record{
+			Moves:   moves,
+			Stones:  [2]int{nb, nw},
+			Outcome: games.Outcome{Winner: games.Color(bd.Winner()), Reason: games.ReasonNormal},
+		},
 		EndedAt: time.Now(),
 	}
 }

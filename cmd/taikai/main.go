@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	"github.com/taikai-dev/taikai/engines/builtin"
+	_ "github.com/taikai-dev/taikai/engines/protocol/all" // the protocols taikai speaks
+	_ "github.com/taikai-dev/taikai/games/all"            // the games it plays
 )
 
 func main() {

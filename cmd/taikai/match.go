@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
-	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
 )
@@ -56,7 +56,7 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 	fs := flag.NewFlagSet("match", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, matchUsage); fs.PrintDefaults() }
-	fs.StringVar(&c.set.Game, "game", "othello", "`game`: othello or gomoku")
+	fs.StringVar(&c.set.Game, "game", "othello", "`game`: "+strings.Join(games.Names(), ", "))
 	fs.StringVar(&c.set.Rule, "rule", "", "gomoku `rule`: seed (default), freestyle, standard, renju")
 	fs.IntVar(&c.set.Size, "size", 0, "gomoku board `size`, 5-25 (default 15)")
 	fs.IntVar(&c.games, "games", 2, "`number` of games")
@@ -65,8 +65,16 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 	fs.DurationVar(&c.byoyomi, "byoyomi", 0, "with a total clock, time per move once it is spent (othello-move default 500ms)")
 	fs.StringVar(&c.set.OnTimeout, "on-timeout", "", "`forfeit` or random (othello default forfeit; gomoku default place = random)")
 	fs.IntVar(&c.set.MaxErrors, "max-errors", 0, "refused commands before a loss (othello default 10, -1 no limit)")
-	fs.StringVar(&c.set.BoardOrder, "board-order", "", "othello-board `order` of BOARD cells: column (default) or row")
-	fs.BoolVar(&c.set.EndMessage, "end-message", false, "gomoku-turn: send 'end <win|lose|draw> <reason>' before closing")
+	boardOrder := fs.String("board-order", "", "othello-board `order` of BOARD cells: column (default) or row (same as --option board_order=...)")
+	endMessage := fs.Bool("end-message", false, "gomoku-turn: send 'end <win|lose|draw> <reason>' before closing (same as --option end_message=true)")
+	fs.Func("option", "a protocol's own `name=value` setting (PROTOCOLS.md), e.g. board_order=row; may be repeated", func(v string) error {
+		name, value, ok := strings.Cut(v, "=")
+		if !ok || name == "" {
+			return errors.New("want name=value")
+		}
+		c.set.SetOption(name, value)
+		return nil
+	})
 	fs.DurationVar(&c.connect, "connect-timeout", engines.DefaultConnectTimeout, "time an engine has to connect after it starts")
 	fs.IntVar(&c.concurrency, "concurrency", 1, "games played at once")
 	fs.BoolVar(&c.affinity, "affinity", false, affinityUsage)
@@ -86,6 +94,12 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 	}
 	if c.concurrency < 1 || c.concurrency > tournament.MaxConcurrency {
 		return nil, nil, fmt.Errorf("--concurrency: want 1-%d", tournament.MaxConcurrency)
+	}
+	if *boardOrder != "" {
+		c.set.SetOption("board_order", *boardOrder)
+	}
+	if *endMessage {
+		c.set.SetOption("end_message", "true")
 	}
 	c.set.MoveTimeMS = c.moveTime.Milliseconds()
 	c.set.TotalTimeMS = c.totalTime.Milliseconds()
@@ -116,12 +130,12 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 
 // matchGameJSON is a game in `taikai match --json` (DESIGN.md).
 type matchGameJSON struct {
-	Black  string                `json:"black"`
-	White  string                `json:"white"`
-	Result string                `json:"result"`
-	Reason string                `json:"reason"`
-	ID     int64                 `json:"id,omitempty"`
-	Moves  []tournament.MoveView `json:"moves"`
+	Black  string           `json:"black"`
+	White  string           `json:"white"`
+	Result string           `json:"result"`
+	Reason string           `json:"reason"`
+	ID     int64            `json:"id,omitempty"`
+	Moves  []games.MoveView `json:"moves"`
 }
 
 type matchStandingJSON struct {
@@ -168,7 +182,7 @@ type match struct {
 
 	mu      sync.Mutex
 	played  []*tournament.Played // by game number
-	records [2]protocol.Record   // per engine of pair
+	records [2]engines.Tally     // per engine of pair
 	done    int
 	tty     bool
 }
@@ -271,7 +285,7 @@ func (m *match) game(ctx context.Context, runner *tournament.Runner, i int) erro
 		Settings: m.cfg.set, Seed: m.cfg.seed + uint64(i),
 	}
 	m.mu.Lock()
-	spec.Records = [2]protocol.Record{m.records[a], m.records[b]}
+	spec.Tallies = [2]engines.Tally{m.records[a], m.records[b]}
 	m.mu.Unlock()
 	if m.db != nil {
 		id, err := m.db.StartGame(ctx, m.t, tournament.Pairing{Index: int64(i), Black: a, White: b}, m.pair[a].ID, m.pair[b].ID, spec.Seed)
@@ -293,7 +307,7 @@ func (m *match) game(ctx context.Context, runner *tournament.Runner, i int) erro
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.played[i] = p
-	if p.Outcome.Reason != protocol.ReasonAborted {
+	if p.Outcome.Reason != games.ReasonAborted {
 		m.done++
 		m.tally(a, b, p)
 	}
@@ -307,10 +321,10 @@ func (m *match) tally(black, white int, p *tournament.Played) {
 	m.records[black].Score += d
 	m.records[white].Score -= d
 	switch p.Outcome.Winner {
-	case protocol.Black:
+	case games.Black:
 		m.records[black].Wins++
 		m.records[white].Losses++
-	case protocol.White:
+	case games.White:
 		m.records[white].Wins++
 		m.records[black].Losses++
 	}
@@ -324,7 +338,7 @@ func (m *match) progress(i int, p *tournament.Played) {
 	switch {
 	case m.tty:
 		fmt.Fprintf(m.stderr, "\r\033[K%s", line)
-	case m.done == m.cfg.games || m.done%max(1, m.cfg.games/20) == 0 || p.Outcome.Reason != protocol.ReasonNormal:
+	case m.done == m.cfg.games || m.done%max(1, m.cfg.games/20) == 0 || p.Outcome.Reason != games.ReasonNormal:
 		fmt.Fprintln(m.stderr, line)
 	}
 }
@@ -413,7 +427,7 @@ func eloText(f float64) string {
 func gameJSON(p *tournament.Played) matchGameJSON {
 	g := matchGameJSON{
 		Black: p.Spec.Black.Name, White: p.Spec.White.Name, Result: p.Result(), Reason: p.Outcome.Reason,
-		Moves: make([]tournament.MoveView, len(p.Moves)),
+		Moves: make([]games.MoveView, len(p.Moves)),
 	}
 	if p.Spec.TournamentID != 0 {
 		g.ID = p.Spec.ID

@@ -6,10 +6,12 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/games"
 )
 
 // Limits common to all line protocols (PROTOCOLS.md, "Common rules").
@@ -34,7 +36,7 @@ var (
 // written with a deadline on every write. Reads belong to one goroutine;
 // writes may come from several.
 type Conn struct {
-	c     stream
+	c     engines.Stream
 	r     *bufio.Reader
 	wmu   sync.Mutex
 	stamp [FloodLines]time.Time // times of the last FloodLines lines, a ring
@@ -42,14 +44,8 @@ type Conn struct {
 	full  bool
 }
 
-// stream is what Conn needs of a connection.
-type stream interface {
-	io.ReadWriteCloser
-	SetWriteDeadline(time.Time) error
-}
-
 // NewConn wraps a connection.
-func NewConn(c net.Conn) *Conn {
+func NewConn(c engines.Stream) *Conn {
 	// Room for a maximal line plus "\r\n", so ReadSlice fills only on a long line.
 	return &Conn{c: c, r: bufio.NewReaderSize(c, MaxLine+2)}
 }
@@ -151,7 +147,7 @@ func (c *Conn) Close() error { return c.c.Close() }
 type Base struct {
 	*Conn
 	loop    func()
-	sink    atomic.Pointer[func(Event)]
+	sink    atomic.Pointer[func(engines.Event)]
 	closed  chan struct{}
 	gone    atomic.Bool // the client left or was cut off: write nothing more
 	life    sync.Mutex  // orders starting the reader with closing
@@ -161,7 +157,7 @@ type Base struct {
 }
 
 // NewBase wraps a connection for an adapter.
-func NewBase(c net.Conn) *Base {
+func NewBase(c engines.Stream) *Base {
 	return &Base{Conn: NewConn(c), closed: make(chan struct{})}
 }
 
@@ -172,7 +168,7 @@ func (b *Base) Reader(loop func()) { b.loop = loop }
 // order, on the seat's reader goroutine; nothing more is read until handle
 // returns. A later call (the next game on the same connection) only changes
 // where events go.
-func (b *Base) Listen(handle func(Event)) {
+func (b *Base) Listen(handle func(engines.Event)) {
 	b.sink.Store(&handle)
 	b.life.Lock()
 	defer b.life.Unlock()
@@ -214,7 +210,7 @@ func (b *Base) ReadLoop(tooLong func(at time.Time) bool, handle func(line []byte
 // seat is closed. A line read before Close is still delivered, and Close
 // waits for that: a refused line the adapter has already answered is counted
 // even when the game ends in between.
-func (b *Base) Emit(ev Event) bool {
+func (b *Base) Emit(ev engines.Event) bool {
 	if h := b.sink.Load(); h != nil {
 		(*h)(ev)
 	}
@@ -233,7 +229,7 @@ func (b *Base) isClosed() bool {
 // Leave reports that the client is gone and stops writing to it.
 func (b *Base) Leave(reason, cause string) {
 	b.gone.Store(true)
-	b.Emit(Event{Kind: Left, Reason: reason, Cause: cause, At: time.Now()})
+	b.Emit(engines.Event{Kind: engines.Left, Reason: reason, Cause: cause, At: time.Now()})
 }
 
 // Gone reports whether the client left.
@@ -253,11 +249,11 @@ func (b *Base) ReadError(err error) {
 		return // we closed it: not the client's doing
 	}
 	if errors.Is(err, ErrFlood) {
-		b.Leave(ReasonDisconnect, CauseFlood)
+		b.Leave(games.ReasonDisconnect, games.CauseFlood)
 		b.Conn.Close()
 		return
 	}
-	b.Leave(ReasonDisconnect, "")
+	b.Leave(games.ReasonDisconnect, "")
 }
 
 // Close closes the connection and waits for the reader goroutine. It must not

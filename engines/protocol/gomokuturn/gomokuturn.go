@@ -6,12 +6,14 @@ package gomokuturn
 
 import (
 	"context"
-	"net"
+	"fmt"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/games"
 )
 
 // Protocol is this protocol's id.
@@ -23,6 +25,27 @@ type Options struct {
 	// connection is closed (the original server sent nothing).
 	EndMessage bool
 }
+
+// Info is the protocol as taikai registers it.
+var Info = engines.Protocol{
+	Name: Protocol, Game: "gomoku", Default: true, Transport: engines.TCP,
+	New: func(c engines.Stream, cfg engines.SeatConfig) engines.Seat {
+		return New(c, cfg.Color, Options{EndMessage: cfg.Options["end_message"] == "true"})
+	},
+	Clock: engines.Clock{MoveTime: 10 * time.Second},
+	Options: []engines.Option{{
+		Name:  "end_message",
+		About: `true: send "end <win|lose|draw> <reason>" before closing (default false)`,
+		Check: func(v string) error {
+			if v != "true" && v != "false" && v != "" {
+				return fmt.Errorf("%q: want true or false", v)
+			}
+			return nil
+		},
+	}},
+}
+
+func init() { engines.RegisterProtocol(Info) }
 
 // Replies to put.
 var (
@@ -37,7 +60,7 @@ var (
 type Seat struct {
 	*protocol.Base
 	opt   Options
-	color protocol.Color
+	color games.Color
 
 	mu     sync.Mutex
 	size   int
@@ -48,7 +71,7 @@ type Seat struct {
 }
 
 // New wraps the connection of the client playing color and starts reading it.
-func New(c net.Conn, color protocol.Color, opt Options) *Seat {
+func New(c engines.Stream, color games.Color, opt Options) *Seat {
 	s := &Seat{Base: protocol.NewBase(c), opt: opt, color: color}
 	s.Reader(func() {
 		tooLong := func(at time.Time) bool { return s.ignored("line_too_long", at) }
@@ -64,7 +87,7 @@ func New(c net.Conn, color protocol.Color, opt Options) *Seat {
 // Traits: a refused put may be retried while the clock runs; the server may
 // place a stone for a client out of time, as the original did. The protocol
 // has no pass: a client with no allowed point is passed for by the server.
-func (s *Seat) Traits() protocol.Traits { return protocol.Traits{AutoPass: true} }
+func (s *Seat) Traits() engines.Traits { return engines.Traits{AutoPass: true} }
 
 // Nick is empty: the protocol carries no name.
 func (s *Seat) Nick() string { return "" }
@@ -77,11 +100,11 @@ func (s *Seat) handle(f [][]byte, at time.Time) bool {
 	cmd := string(f[0])
 	switch {
 	case cmd == "end" && len(f) == 1:
-		s.Emit(protocol.Event{Kind: protocol.Left, Reason: protocol.ReasonResign, At: at})
+		s.Emit(engines.Event{Kind: engines.Left, Reason: games.ReasonResign, At: at})
 		return false
 	case cmd == "get" && len(f) == 2 && (string(f[1]) == "text" || string(f[1]) == "bin"):
 		if !mine {
-			return s.ignored(protocol.NotYourTurn.String(), at)
+			return s.ignored(games.NotYourTurn.String(), at)
 		}
 		if err := s.Send(context.Background(), s.board(string(f[1]) == "bin")); err != nil {
 			s.ReadError(err)
@@ -90,7 +113,7 @@ func (s *Seat) handle(f [][]byte, at time.Time) bool {
 		return true
 	case cmd == "put":
 		if !mine {
-			return s.ignored(protocol.NotYourTurn.String(), at)
+			return s.ignored(games.NotYourTurn.String(), at)
 		}
 		var x, y int
 		var err1, err2 error
@@ -104,16 +127,16 @@ func (s *Seat) handle(f [][]byte, at time.Time) bool {
 				s.ReadError(err)
 				return false
 			}
-			return s.Emit(protocol.Event{Kind: protocol.Violation, What: "malformed", At: at})
+			return s.Emit(engines.Event{Kind: engines.Violation, What: "malformed", At: at})
 		}
-		return s.Emit(protocol.Event{Kind: protocol.Attempt, Move: protocol.Move{X: x, Y: y}, At: at})
+		return s.Emit(engines.Event{Kind: engines.Attempt, Move: games.Move{X: x, Y: y}, At: at})
 	}
 	return s.ignored("unknown_command", at)
 }
 
 // ignored counts a line the protocol ignores without a reply.
 func (s *Seat) ignored(what string, at time.Time) bool {
-	return s.Emit(protocol.Event{Kind: protocol.Violation, What: what, At: at})
+	return s.Emit(engines.Event{Kind: engines.Violation, What: what, At: at})
 }
 
 // board renders the position for "get text" (N lines of N characters, row y=0
@@ -145,7 +168,7 @@ func (s *Seat) board(bin bool) []byte {
 }
 
 // Begin copies the start position and gives the first player its turn.
-func (s *Seat) Begin(ctx context.Context, st protocol.Start) error {
+func (s *Seat) Begin(ctx context.Context, st engines.Start) error {
 	n := st.Board.Size()
 	s.mu.Lock()
 	s.size = n
@@ -165,7 +188,7 @@ func (s *Seat) Begin(ctx context.Context, st protocol.Start) error {
 
 // Update answers the client's accepted put with 1 and says "your turn" when it
 // is the client's move.
-func (s *Seat) Update(ctx context.Context, u protocol.Update) error {
+func (s *Seat) Update(ctx context.Context, u engines.Update) error {
 	own := false
 	s.mu.Lock()
 	for _, m := range u.Moves {
@@ -191,14 +214,14 @@ func (s *Seat) Update(ctx context.Context, u protocol.Update) error {
 // Refuse answers a put the referee refused with 2, 3 or 4. A put that came too
 // late (the server already moved for the client) is ignored like any put out
 // of turn.
-func (s *Seat) Refuse(ctx context.Context, m protocol.Move, r protocol.Refusal) error {
+func (s *Seat) Refuse(ctx context.Context, m games.Move, r games.Refusal) error {
 	var reply []byte
 	switch r {
-	case protocol.Occupied:
+	case games.Occupied:
 		reply = replyOccupied
-	case protocol.Forbidden:
+	case games.Forbidden:
 		reply = replyForbidden
-	case protocol.NotYourTurn:
+	case games.NotYourTurn:
 		return nil
 	default:
 		reply = replyOffBoard
@@ -207,17 +230,17 @@ func (s *Seat) Refuse(ctx context.Context, m protocol.Move, r protocol.Refusal) 
 }
 
 // Relay drops chat: the protocol has none.
-func (s *Seat) Relay(ctx context.Context, from protocol.Color, nick, text string) error { return nil }
+func (s *Seat) Relay(ctx context.Context, from games.Color, nick, text string) error { return nil }
 
 // OpponentLeft writes nothing: the connection is closed.
 func (s *Seat) OpponentLeft(ctx context.Context) error { return nil }
 
 // End writes "end <win|lose|draw> <reason>" if the option asks for it; the
 // connection is closed after.
-func (s *Seat) End(ctx context.Context, r protocol.Result) error {
-	if !s.opt.EndMessage || r.Reason == protocol.ReasonAborted {
+func (s *Seat) End(ctx context.Context, r engines.Ending) error {
+	if !s.opt.EndMessage || r.Reason == games.ReasonAborted {
 		return nil
 	}
-	word := r.Outcome.Word("win", "lose", "draw")
+	word := r.Verdict.Word("win", "lose", "draw")
 	return s.SendUnlessGone(ctx, []byte("end "+word+" "+r.Reason+"\n"))
 }

@@ -6,14 +6,16 @@ package othelloboard
 import (
 	"bytes"
 	"context"
-	"net"
 	"strconv"
 	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/games"
+	"github.com/taikai-dev/taikai/games/othello"
 )
 
 // Protocol is this protocol's id.
@@ -30,15 +32,31 @@ const (
 // Options are the protocol's settings.
 type Options struct {
 	// RowMajor sends BOARD row by row (index 8*y+x) instead of the classroom
-	// server's column-by-column order (index 8*x+y).
+	// server's column-by-column order (index 8*x+y): option board_order=row.
 	RowMajor bool
 }
+
+// Info is the protocol as taikai registers it.
+var Info = engines.Protocol{
+	Name: Protocol, Game: "othello", Default: true, Transport: engines.TCP,
+	New: func(c engines.Stream, cfg engines.SeatConfig) engines.Seat {
+		return New(c, cfg.Color, Options{RowMajor: cfg.Options["board_order"] == "row"})
+	},
+	Clock: engines.Clock{MoveTime: 10 * time.Second},
+	Options: []engines.Option{{
+		Name:  "board_order",
+		About: "order of BOARD's 64 cells: column (the classroom server's, default) or row",
+		Check: func(v string) error { _, err := othello.ParseOrder(v); return err },
+	}},
+}
+
+func init() { engines.RegisterProtocol(Info) }
 
 // Seat is one client's connection.
 type Seat struct {
 	*protocol.Base
 	opt   Options
-	color protocol.Color
+	color games.Color
 
 	mu     sync.Mutex
 	nick   string
@@ -47,11 +65,11 @@ type Seat struct {
 }
 
 // New wraps the connection of the client playing color and starts reading it.
-func New(c net.Conn, color protocol.Color, opt Options) *Seat {
+func New(c engines.Stream, color games.Color, opt Options) *Seat {
 	// Room for START, a BOARD of 64 cells and TURN, so that the buffer never grows.
 	s := &Seat{Base: protocol.NewBase(c), opt: opt, color: color, buf: make([]byte, 0, 256)}
 	s.nick = "BLACK"
-	if color == protocol.White {
+	if color == games.White {
 		s.nick = "WHITE"
 	}
 	s.Reader(func() {
@@ -61,7 +79,7 @@ func New(c net.Conn, color protocol.Color, opt Options) *Seat {
 }
 
 // Traits: the server passes for the client; refused moves may be retried.
-func (s *Seat) Traits() protocol.Traits { return protocol.Traits{AutoPass: true} }
+func (s *Seat) Traits() engines.Traits { return engines.Traits{AutoPass: true} }
 
 // Nick returns the nickname the client set with NICK, or "" if it set none.
 func (s *Seat) Nick() string {
@@ -91,9 +109,9 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		mine := s.myTurn
 		s.mu.Unlock()
 		if !mine {
-			return s.violation(errNotTurn, protocol.NotYourTurn.String(), at)
+			return s.violation(errNotTurn, games.NotYourTurn.String(), at)
 		}
-		return s.Emit(protocol.Event{Kind: protocol.Attempt, Move: protocol.Move{X: x, Y: y}, At: at})
+		return s.Emit(engines.Event{Kind: engines.Attempt, Move: games.Move{X: x, Y: y}, At: at})
 	case bytes.HasPrefix(line, []byte("NICK")):
 		name := string(bytes.TrimSpace(line[4:]))
 		if !validNick(name) {
@@ -105,9 +123,9 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		return true
 	case bytes.HasPrefix(line, []byte("SAY")):
 		text := string(bytes.TrimLeft(line[3:], " "))
-		return s.Emit(protocol.Event{Kind: protocol.Chat, What: text, Nick: s.nickname(), At: at})
+		return s.Emit(engines.Event{Kind: engines.Chat, What: text, Nick: s.nickname(), At: at})
 	case bytes.Equal(bytes.TrimRight(line, " "), []byte("CLOSE")):
-		s.Leave(protocol.ReasonClose, "")
+		s.Leave(games.ReasonClose, "")
 		return false
 	default:
 		return s.violation(errUnknown, "unknown_command", at)
@@ -120,7 +138,7 @@ func (s *Seat) violation(reply, what string, at time.Time) bool {
 		s.ReadError(err)
 		return false
 	}
-	return s.Emit(protocol.Event{Kind: protocol.Violation, What: what, At: at})
+	return s.Emit(engines.Event{Kind: engines.Violation, What: what, At: at})
 }
 
 // parsePut reads the arguments of PUT: " x y" with spaces, or the handout's
@@ -157,7 +175,7 @@ func validNick(name string) bool {
 }
 
 // Begin writes START, the first BOARD and TURN.
-func (s *Seat) Begin(ctx context.Context, st protocol.Start) error {
+func (s *Seat) Begin(ctx context.Context, st engines.Start) error {
 	s.mu.Lock()
 	s.myTurn = st.Turn == s.color
 	s.mu.Unlock()
@@ -171,7 +189,7 @@ func (s *Seat) Begin(ctx context.Context, st protocol.Start) error {
 }
 
 // Update writes BOARD, and TURN unless the game is over.
-func (s *Seat) Update(ctx context.Context, u protocol.Update) error {
+func (s *Seat) Update(ctx context.Context, u engines.Update) error {
 	s.mu.Lock()
 	s.myTurn = u.Turn == s.color
 	s.mu.Unlock()
@@ -180,14 +198,14 @@ func (s *Seat) Update(ctx context.Context, u protocol.Update) error {
 	return s.SendUnlessGone(ctx, b)
 }
 
-func (s *Seat) appendBoard(b []byte, board protocol.Board, turn protocol.Color) []byte {
+func (s *Seat) appendBoard(b []byte, board games.Board, turn games.Color) []byte {
 	return AppendUpdate(b, board, turn, s.opt)
 }
 
 // AppendUpdate appends what a client is sent after every move: BOARD, then
-// TURN unless turn is protocol.None (the game is over). taikai bench sends the
+// TURN unless turn is games.None (the game is over). taikai bench sends the
 // same bytes in its bare ping-pong.
-func AppendUpdate(b []byte, board protocol.Board, turn protocol.Color, opt Options) []byte {
+func AppendUpdate(b []byte, board games.Board, turn games.Color, opt Options) []byte {
 	b = append(b, "BOARD"...)
 	for i := range 64 {
 		x, y := i/8, i%8
@@ -204,7 +222,7 @@ func AppendUpdate(b []byte, board protocol.Board, turn protocol.Color, opt Optio
 		}
 	}
 	b = append(b, '\n')
-	if turn != protocol.None {
+	if turn != games.None {
 		b = append(b, "TURN "...)
 		b = strconv.AppendInt(b, int64(turn), 10)
 		b = append(b, '\n')
@@ -213,16 +231,16 @@ func AppendUpdate(b []byte, board protocol.Board, turn protocol.Color, opt Optio
 }
 
 // Refuse answers a PUT the referee did not accept.
-func (s *Seat) Refuse(ctx context.Context, m protocol.Move, r protocol.Refusal) error {
+func (s *Seat) Refuse(ctx context.Context, m games.Move, r games.Refusal) error {
 	reply := errCannotPut
-	if r == protocol.NotYourTurn {
+	if r == games.NotYourTurn {
 		reply = errNotTurn
 	}
 	return s.SendUnlessGone(ctx, []byte(reply))
 }
 
 // Relay sends "SAY <nick>: <text>".
-func (s *Seat) Relay(ctx context.Context, from protocol.Color, nick, text string) error {
+func (s *Seat) Relay(ctx context.Context, from games.Color, nick, text string) error {
 	return s.SendUnlessGone(ctx, []byte("SAY "+nick+": "+text+"\n"))
 }
 
@@ -233,11 +251,11 @@ func (s *Seat) OpponentLeft(ctx context.Context) error {
 
 // End writes "END <WIN|LOSE|DRAW> <own> <opp> <reason>". An aborted game has no
 // result to tell: the connection is closed without END.
-func (s *Seat) End(ctx context.Context, r protocol.Result) error {
-	if r.Reason == protocol.ReasonAborted {
+func (s *Seat) End(ctx context.Context, r engines.Ending) error {
+	if r.Reason == games.ReasonAborted {
 		return nil
 	}
-	b := protocol.AppendEnd(s.buf[:0], r.Outcome.Word("WIN", "LOSE", "DRAW"), r, r.Reason)
+	b := protocol.AppendEnd(s.buf[:0], r.Verdict.Word("WIN", "LOSE", "DRAW"), r, r.Reason)
 	s.buf = b
 	return s.SendUnlessGone(ctx, b)
 }

@@ -6,23 +6,35 @@ package othellomove
 
 import (
 	"context"
-	"net"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/games"
 )
 
 // Protocol is this protocol's id.
 const Protocol = "othello-move"
 
+// Info is the protocol as taikai registers it. Its clock is a total time
+// per side with a byoyomi, which START and ACK report.
+var Info = engines.Protocol{
+	Name: Protocol, Game: "othello", Transport: engines.TCP, Tallies: true,
+	New:   func(c engines.Stream, cfg engines.SeatConfig) engines.Seat { return New(c, cfg) },
+	Clock: engines.Clock{Total: 600 * time.Second, Byoyomi: 500 * time.Millisecond},
+}
+
+func init() { engines.RegisterProtocol(Info) }
+
 // Seat is one client's connection. It can play several games in a row
 // (Begin ... EndGame, Begin ... End), as the reference server did.
 type Seat struct {
 	*protocol.Base
-	color protocol.Color
+	color   games.Color
+	tallies [2]engines.Tally // this engine's and the opponent's, before this game
 
 	mu      sync.Mutex
 	name    string // from OPEN
@@ -31,9 +43,9 @@ type Seat struct {
 	buf     []byte
 }
 
-// New wraps the connection of the client playing color and starts reading it.
-func New(c net.Conn, color protocol.Color) *Seat {
-	s := &Seat{Base: protocol.NewBase(c), color: color}
+// New wraps the connection of the client playing cfg.Color.
+func New(c engines.Stream, cfg engines.SeatConfig) *Seat {
+	s := &Seat{Base: protocol.NewBase(c), color: cfg.Color, tallies: cfg.Tallies}
 	s.Reader(func() {
 		var f [][]byte
 		s.ReadLoop(s.invalid, func(line []byte, at time.Time) bool {
@@ -46,8 +58,8 @@ func New(c net.Conn, color protocol.Color) *Seat {
 
 // Traits: the client passes itself, an illegal move loses at once, and the
 // protocol has no way to tell a client the server moved for it.
-func (s *Seat) Traits() protocol.Traits {
-	return protocol.Traits{IllegalLoses: true, ForfeitOnTimeout: true}
+func (s *Seat) Traits() engines.Traits {
+	return engines.Traits{IllegalLoses: true, ForfeitOnTimeout: true}
 }
 
 // Nick is the name the client sent with OPEN.
@@ -73,13 +85,13 @@ func (s *Seat) handle(f [][]byte, at time.Time) bool {
 		mv := string(f[1])
 		switch {
 		case mv == "PASS":
-			return s.Emit(protocol.Event{Kind: protocol.Attempt, Move: protocol.PassMove, At: at})
+			return s.Emit(engines.Event{Kind: engines.Attempt, Move: games.PassMove, At: at})
 		case mv == "GIVEUP":
-			s.Emit(protocol.Event{Kind: protocol.Left, Reason: protocol.ReasonResign, At: at})
+			s.Emit(engines.Event{Kind: engines.Left, Reason: games.ReasonResign, At: at})
 			return false
 		}
 		if x, y, ok := parseSquare(mv); ok {
-			return s.Emit(protocol.Event{Kind: protocol.Attempt, Move: protocol.Move{X: x, Y: y}, At: at})
+			return s.Emit(engines.Event{Kind: engines.Attempt, Move: games.Move{X: x, Y: y}, At: at})
 		}
 	}
 	// Anything that is not a well-formed MOVE in one's turn loses the game.
@@ -93,9 +105,9 @@ func (s *Seat) invalid(at time.Time) bool {
 	playing := s.playing
 	s.mu.Unlock()
 	if !playing {
-		return s.Emit(protocol.Event{Kind: protocol.Violation, What: "invalid_command", At: at})
+		return s.Emit(engines.Event{Kind: engines.Violation, What: "invalid_command", At: at})
 	}
-	s.Emit(protocol.Event{Kind: protocol.Left, Reason: protocol.ReasonIllegal, Cause: protocol.CauseInvalidCommand, At: at})
+	s.Emit(engines.Event{Kind: engines.Left, Reason: games.ReasonIllegal, Cause: games.CauseInvalidCommand, At: at})
 	return false
 }
 
@@ -112,7 +124,7 @@ func parseSquare(s string) (x, y int, ok bool) {
 }
 
 // squareName writes a coordinate in upper case: column letter, row digit.
-func appendMove(b []byte, m protocol.Move) []byte {
+func appendMove(b []byte, m games.Move) []byte {
 	if m.Pass {
 		return append(b, "PASS"...)
 	}
@@ -120,7 +132,7 @@ func appendMove(b []byte, m protocol.Move) []byte {
 }
 
 // Begin writes START <BLACK|WHITE> <opponent> <ms>.
-func (s *Seat) Begin(ctx context.Context, st protocol.Start) error {
+func (s *Seat) Begin(ctx context.Context, st engines.Start) error {
 	s.mu.Lock()
 	s.playing = true
 	s.myTurn = st.Turn == s.color
@@ -136,8 +148,8 @@ func (s *Seat) Begin(ctx context.Context, st protocol.Start) error {
 	return s.SendUnlessGone(ctx, b)
 }
 
-func colorWord(c protocol.Color) string {
-	if c == protocol.White {
+func colorWord(c games.Color) string {
+	if c == games.White {
 		return "WHITE"
 	}
 	return "BLACK"
@@ -154,8 +166,8 @@ func token(name string) string {
 // Update acknowledges the client's move with its remaining time and relays the
 // opponent's. The move that ends the game gets no ACK, and a final pass is not
 // relayed: END follows.
-func (s *Seat) Update(ctx context.Context, u protocol.Update) error {
-	over := u.Turn == protocol.None
+func (s *Seat) Update(ctx context.Context, u engines.Update) error {
+	over := u.Turn == games.None
 	s.mu.Lock()
 	s.myTurn = u.Turn == s.color
 	s.mu.Unlock()
@@ -181,24 +193,24 @@ func (s *Seat) Update(ctx context.Context, u protocol.Update) error {
 // Refuse answers a move the referee did not take. In this protocol a refused
 // move loses, so the referee ends the game instead; only a move that came too
 // late reaches here, and END follows.
-func (s *Seat) Refuse(ctx context.Context, m protocol.Move, r protocol.Refusal) error {
+func (s *Seat) Refuse(ctx context.Context, m games.Move, r games.Refusal) error {
 	return nil
 }
 
 // Relay drops chat: the protocol has none.
-func (s *Seat) Relay(ctx context.Context, from protocol.Color, nick, text string) error { return nil }
+func (s *Seat) Relay(ctx context.Context, from games.Color, nick, text string) error { return nil }
 
 // OpponentLeft writes nothing: END says it.
 func (s *Seat) OpponentLeft(ctx context.Context) error { return nil }
 
 // End writes END and then BYE: a launched engine plays one game.
-func (s *Seat) End(ctx context.Context, r protocol.Result) error {
-	if r.Reason == protocol.ReasonAborted {
+func (s *Seat) End(ctx context.Context, r engines.Ending) error {
+	if r.Reason == games.ReasonAborted {
 		return nil
 	}
 	b := s.appendEnd(s.buf[:0], r)
 	b = append(b, "BYE"...)
-	for _, rec := range r.Records {
+	for _, rec := range byeTallies(s.tallies, r) {
 		b = append(b, ' ')
 		b = append(b, token(rec.Name)...)
 		for _, n := range []int{rec.Score, rec.Wins, rec.Losses} {
@@ -211,31 +223,49 @@ func (s *Seat) End(ctx context.Context, r protocol.Result) error {
 	return s.SendUnlessGone(ctx, b)
 }
 
+// byeTallies returns the records BYE reports, this game included: this
+// engine's first.
+func byeTallies(before [2]engines.Tally, r engines.Ending) [2]engines.Tally {
+	own, opp := before[0], before[1]
+	d := r.Own - r.Opp
+	own.Score += d
+	opp.Score -= d
+	switch r.Verdict {
+	case engines.Win:
+		own.Wins++
+		opp.Losses++
+	case engines.Lose:
+		own.Losses++
+		opp.Wins++
+	}
+	return [2]engines.Tally{own, opp}
+}
+
 // EndGame writes END only, for a connection that plays another game (Begin again).
-func (s *Seat) EndGame(ctx context.Context, r protocol.Result) error {
+func (s *Seat) EndGame(ctx context.Context, r engines.Ending) error {
 	b := s.appendEnd(s.buf[:0], r)
 	s.buf = b
 	return s.SendUnlessGone(ctx, b)
 }
 
-func (s *Seat) appendEnd(b []byte, r protocol.Result) []byte {
+func (s *Seat) appendEnd(b []byte, r engines.Ending) []byte {
 	s.mu.Lock()
 	s.playing, s.myTurn = false, false
 	s.mu.Unlock()
-	return protocol.AppendEnd(b, r.Outcome.Word("WIN", "LOSE", "TIE"), r, wireReason(r))
+	return protocol.AppendEnd(b, r.Verdict.Word("WIN", "LOSE", "TIE"), r, wireReason(r))
 }
 
 // wireReason maps a game-end reason to the protocol's END reason.
-func wireReason(r protocol.Result) string {
+func wireReason(r engines.Ending) string {
 	switch r.Reason {
-	case protocol.ReasonNormal:
+	case games.ReasonNormal:
 		return "DOUBLE_PASS"
-	case protocol.ReasonTimeout:
+	case games.ReasonTimeout:
 		return "TIMEOUT"
-	case protocol.ReasonResign:
+	case games.ReasonResign:
 		return "GIVEUP"
-	case protocol.ReasonIllegal:
-		if r.Cause == protocol.CauseInvalidCommand {
+	case games.ReasonIllegal:
+		if r.Cause == games.CauseInvalidCommand {
 			return "INVALID_COMMAND"
 		}
 		return "INVALID_MOVE"

@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/protocol/othellomove"
+	"github.com/taikai-dev/taikai/games"
 )
 
 type board struct{}
@@ -35,10 +36,11 @@ func TestTwoGamesOnOneConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seat := othellomove.New(server, protocol.Black)
+	// The records before the last game: BYE adds that game (a win by 4-1).
+	seat := othellomove.New(server, engines.SeatConfig{Color: games.Black, Tallies: [2]engines.Tally{{Name: "me", Wins: 1}, {Name: "you", Losses: 1}}})
 	defer seat.Close()
-	events := make(chan protocol.Event, 16)
-	seat.Listen(func(ev protocol.Event) { events <- ev })
+	events := make(chan engines.Event, 16)
+	seat.Listen(func(ev engines.Event) { events <- ev })
 	r := bufio.NewReader(client)
 	expect := func(want string) {
 		t.Helper()
@@ -48,7 +50,7 @@ func TestTwoGamesOnOneConnection(t *testing.T) {
 			t.Fatalf("got %q (%v), want %q", got, err, want)
 		}
 	}
-	next := func() protocol.Event {
+	next := func() engines.Event {
 		t.Helper()
 		select {
 		case ev := <-events:
@@ -56,23 +58,23 @@ func TestTwoGamesOnOneConnection(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("no event")
 		}
-		return protocol.Event{}
+		return engines.Event{}
 	}
 	ctx := context.Background()
 	client.Write([]byte("OPEN twice\n"))
 	for game := range 2 {
-		seat.Begin(ctx, protocol.Start{Color: protocol.Black, Opponent: "white engine", Board: board{}, Turn: protocol.Black, Remaining: 60 * time.Second})
+		seat.Begin(ctx, engines.Start{Color: games.Black, Opponent: "white engine", Board: board{}, Turn: games.Black, Remaining: 60 * time.Second})
 		expect("START BLACK white_engine 60000")
 		client.Write([]byte("MOVE f5\n"))
 		ev := next()
-		if ev.Kind != protocol.Attempt || ev.Move != (protocol.Move{X: 5, Y: 4}) {
+		if ev.Kind != engines.Attempt || !ev.Move.Equal(games.Move{X: 5, Y: 4}) {
 			t.Fatalf("game %d: event %+v, want the attempt f5", game, ev)
 		}
-		seat.Update(ctx, protocol.Update{Moves: []protocol.Played{{Color: protocol.Black, Move: ev.Move}}, Board: board{}, Turn: protocol.White, Remaining: 59500 * time.Millisecond})
+		seat.Update(ctx, engines.Update{Moves: []games.Ply{{Color: games.Black, Move: ev.Move}}, Board: board{}, Turn: games.White, Remaining: 59500 * time.Millisecond})
 		expect("ACK 59500")
-		seat.Update(ctx, protocol.Update{Moves: []protocol.Played{{Color: protocol.White, Move: protocol.Move{X: 3, Y: 5}}}, Board: board{}, Turn: protocol.Black, Remaining: 59500 * time.Millisecond})
+		seat.Update(ctx, engines.Update{Moves: []games.Ply{{Color: games.White, Move: games.Move{X: 3, Y: 5}}}, Board: board{}, Turn: games.Black, Remaining: 59500 * time.Millisecond})
 		expect("MOVE D6")
-		res := protocol.Result{Outcome: protocol.Win, Reason: protocol.ReasonResign, Own: 4, Opp: 1, Records: []protocol.Record{{Name: "me", Score: 3, Wins: game + 1}, {Name: "you", Score: -3, Losses: game + 1}}}
+		res := engines.Ending{Verdict: engines.Win, Reason: games.ReasonResign, Own: 4, Opp: 1}
 		if game == 0 {
 			seat.EndGame(ctx, res)
 			expect("END WIN 4 1 GIVEUP")
@@ -87,7 +89,7 @@ func TestTwoGamesOnOneConnection(t *testing.T) {
 	}
 	// Out of a game, a stray line is only counted, not a loss.
 	client.Write([]byte("HELLO\n"))
-	if ev := next(); ev.Kind != protocol.Violation || !strings.Contains(ev.What, "invalid") {
+	if ev := next(); ev.Kind != engines.Violation || !strings.Contains(ev.What, "invalid") {
 		t.Errorf("between games: %+v, want a counted violation", ev)
 	}
 }

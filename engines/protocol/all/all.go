@@ -1,0 +1,9 @@
+// Package all registers every wire protocol taikai speaks: import it for its
+// effect. Adding a protocol is its own package and one line here.
+package all
+
+import (
+	_ "github.com/taikai-dev/taikai/engines/protocol/gomokuturn"   // registers gomoku-turn
+	_ "github.com/taikai-dev/taikai/engines/protocol/othelloboard" // registers othello-board
+	_ "github.com/taikai-dev/taikai/engines/protocol/othellomove"  // registers othello-move
+)

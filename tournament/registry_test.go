@@ -1,0 +1,7 @@
+package tournament_test
+
+// The games and protocols taikai registers, as the taikai binary has them.
+import (
+	_ "github.com/taikai-dev/taikai/engines/protocol/all"
+	_ "github.com/taikai-dev/taikai/games/all"
+)
