@@ -10,12 +10,14 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 )
 
 // Available says why sandboxes cannot be set up on this host, or nil if they
-// can: it checks the requirements one by one, then runs /bin/true in a real
-// sandbox with a listener. A server refuses non-built-in engines when it fails.
+// can: it checks the requirements one by one, then runs true in a real
+// sandbox. A server refuses non-built-in engines when it fails. It does not
+// try a listener: see Check.
 func Available() error {
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		return errors.New("sandbox: bwrap not found: install bubblewrap (apt-get install bubblewrap)")
@@ -42,15 +44,25 @@ func Available() error {
 	if err := g.remove(); err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
+	return Check(Config{})
+}
+
+// Check runs true in a sandbox of the given configuration, with its listener
+// if cfg.Port is set, and says why that fails. A server calls it at start
+// with the configuration its engines will have (e.g. Port and Helper set).
+func Check(cfg Config) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	sb, err := Command(ctx, Config{Port: 1}, "true")
+	sb, err := Command(ctx, cfg, "true")
 	if err != nil {
 		return err
 	}
 	var out bytes.Buffer
 	sb.Cmd.Stdout, sb.Cmd.Stderr = &out, &out
 	if err := sb.Start(); err != nil {
+		if errors.Is(err, syscall.EPERM) && cfg.Port != 0 && cfg.Helper == "" {
+			err = fmt.Errorf("%w (entering a network namespace needs CAP_SYS_ADMIN and CAP_SYS_PTRACE; or set Config.Helper)", err)
+		}
 		return fmt.Errorf("%w: %s", err, strings.TrimSpace(out.String()))
 	}
 	if err := sb.Wait(); err != nil {

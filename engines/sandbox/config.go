@@ -79,6 +79,12 @@ type Config struct {
 	// Port, if not 0, is the TCP port of 127.0.0.1 inside the sandbox's
 	// network namespace on which Sandbox.Listener accepts the engine.
 	Port int
+	// Helper, if set, is the host path of a binary whose main calls
+	// MaybeHelper first (the taikai binary: os.Executable()). With a Port, it
+	// runs inside the sandbox before the engine, opens the listener there and
+	// hands it to the server, which then needs no CAP_SYS_ADMIN. If empty, the
+	// server opens the listener by entering the sandbox's network namespace.
+	Helper string
 	// UID and GID the engine runs as on the host. Default: 65534 when the
 	// server is root, else the server's own.
 	UID, GID int

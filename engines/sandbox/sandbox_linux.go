@@ -104,6 +104,9 @@ func Command(ctx context.Context, cfg Config, argv ...string) (*Sandbox, error) 
 	}
 	wrapper := []string{fmt.Sprintf("--nofile=%d:%d", cfg.NoFile, cfg.NoFile), "--", bwrap,
 		"--args", "3", "--info-fd", "4", "--block-fd", "5", "--"}
+	if cfg.Port != 0 && cfg.Helper != "" {
+		argv = helperArgs(cfg.Port, argv)
+	}
 	s.Cmd = exec.CommandContext(ctx, prlimit, append(wrapper, argv...)...)
 	s.Cmd.Env = []string{} // bwrap itself gets nothing either
 	s.Cmd.Dir = "/"
@@ -162,6 +165,16 @@ func (cfg *Config) defaults() error {
 	}
 	if cfg.Port < 0 || cfg.Port > 65535 {
 		return fmt.Errorf("sandbox: bad port %d", cfg.Port)
+	}
+	if cfg.Helper != "" && cfg.Port != 0 {
+		abs, err := filepath.Abs(cfg.Helper)
+		if err != nil {
+			return err
+		}
+		cfg.Helper = abs
+		if err := searchable(filepath.Dir(abs), cfg.UID, cfg.GID, false); err != nil {
+			return fmt.Errorf("sandbox: helper: %w", err)
+		}
 	}
 	return nil
 }
@@ -244,6 +257,9 @@ func (cfg *Config) bwrapArgs() ([]string, error) {
 	for _, p := range cfg.ReadOnly {
 		a = append(a, "--ro-bind", p, p)
 	}
+	if cfg.Port != 0 && cfg.Helper != "" {
+		a = append(a, "--ro-bind", cfg.Helper, helperMount)
+	}
 	a = append(a, "--proc", "/proc", "--dev", "/dev")
 	if cfg.ScratchDir != "" {
 		a = append(a, "--bind", cfg.ScratchDir, ScratchMount)
@@ -316,6 +332,24 @@ func (s *Sandbox) start() error {
 		return err
 	}
 	s.files = []*os.File{argsW, infoR, blockW}
+	var seatR *os.File // the server's end of the helper's socket pair
+	extra := []*os.File{argsR, infoW, blockR}
+	if s.cfg.Port != 0 && s.cfg.Helper != "" {
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			argsR.Close()
+			infoW.Close()
+			blockR.Close()
+			return err
+		}
+		if err := unix.SetNonblock(fds[0], true); err != nil {
+			return err
+		}
+		seatR = os.NewFile(uintptr(fds[0]), "seat")
+		seatW := os.NewFile(uintptr(fds[1]), "seat")
+		s.files = append(s.files, seatR)
+		extra = append(extra, seatW) // fd 6 in bwrap, inherited by the helper
+	}
 	defer func() {
 		for _, f := range s.files {
 			f.Close()
@@ -329,11 +363,11 @@ func (s *Sandbox) start() error {
 		return err
 	}
 	argsW.Close()
-	s.Cmd.ExtraFiles = []*os.File{argsR, infoW, blockR}
+	s.Cmd.ExtraFiles = extra
 	err = s.Cmd.Start()
-	argsR.Close()
-	infoW.Close()
-	blockR.Close()
+	for _, f := range extra {
+		f.Close()
+	}
 	if err != nil {
 		return err
 	}
@@ -366,7 +400,7 @@ func (s *Sandbox) start() error {
 			return fmt.Errorf("set CPUs: %w", err)
 		}
 	}
-	if s.cfg.Port != 0 {
+	if s.cfg.Port != 0 && s.cfg.Helper == "" {
 		ln, err := listenIn(info.ChildPid, s.pidfd, s.cfg.Port)
 		if err != nil {
 			return err
@@ -375,6 +409,13 @@ func (s *Sandbox) start() error {
 	}
 	if _, err := blockW.Write([]byte{1}); err != nil {
 		return fmt.Errorf("release the sandbox: %w", err)
+	}
+	if seatR != nil {
+		ln, err := receiveListener(seatR, time.Now().Add(setupTimeout))
+		if err != nil {
+			return err
+		}
+		s.ln = ln
 	}
 	return nil
 }

@@ -20,6 +20,12 @@ type Sandbox struct {
 // Available reports that there is no sandbox on this system.
 func Available() error { return errUnsupported }
 
+// Check reports that there is no sandbox on this system.
+func Check(cfg Config) error { return errUnsupported }
+
+// MaybeHelper does nothing on this system.
+func MaybeHelper() {}
+
 // Sweep does nothing on this system.
 func Sweep() error { return nil }
 

@@ -28,6 +28,7 @@ import (
 const helperEnv = "TAIKAI_SANDBOX_TEST_HELPER"
 
 func TestMain(m *testing.M) {
+	MaybeHelper()
 	if os.Getenv(helperEnv) != "" {
 		os.Exit(helperMain(os.Getenv(helperEnv)))
 	}
@@ -72,6 +73,23 @@ func requireSandbox(t testing.TB) {
 		}
 		t.Skipf("sandbox unavailable: %v", err)
 	}
+}
+
+// testHelper copies the test binary (its TestMain calls MaybeHelper) where
+// the engine's uid can run it.
+func testHelper(t testing.TB) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(publicDir(t), "taikai")
+	putFile(t, p, string(b), 0o755)
+	return p
 }
 
 // publicDir makes a directory that the engine's uid can read (t.TempDir is
@@ -346,13 +364,20 @@ s = socket.create_connection(("127.0.0.1", 46000), timeout=5)
 s.sendall(b"ping " + sys.argv[2].encode() + b"\n")
 print("got", s.makefile().readline().strip())
 `, 0o644)
-	// Two engines use the same fixed port at once, each in its own namespace.
+	// Two engines use the same fixed port at once, each in its own namespace;
+	// one with the listener opened by the server in its namespace, one with
+	// the listener opened by the helper.
+	helper := testHelper(t)
 	var wg sync.WaitGroup
 	for i := range 2 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sb, out := start(t, Config{EngineDir: eng, Port: 46000}, "/usr/bin/python3", "client.py", strconv.Itoa(hostPort), strconv.Itoa(i))
+			cfg := Config{EngineDir: eng, Port: 46000}
+			if i == 1 {
+				cfg.Helper = helper
+			}
+			sb, out := start(t, cfg, "/usr/bin/python3", "client.py", strconv.Itoa(hostPort), strconv.Itoa(i))
 			ln := sb.Listener()
 			ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
 			c, err := ln.Accept()
@@ -625,7 +650,8 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-// BenchmarkStart: start to exit of /bin/true, sandboxed and not.
+// BenchmarkStart: start to exit of /bin/true, sandboxed and not; with a
+// listener opened by the server (setns) or by the helper.
 func BenchmarkStart(b *testing.B) {
 	b.Run("plain", func(b *testing.B) {
 		for b.Loop() {
@@ -634,34 +660,29 @@ func BenchmarkStart(b *testing.B) {
 			}
 		}
 	})
-	b.Run("sandboxed", func(b *testing.B) {
-		requireSandbox(b)
-		for b.Loop() {
-			sb, err := Command(context.Background(), Config{}, "/bin/true")
-			if err != nil {
-				b.Fatal(err)
+	requireSandbox(b)
+	helper := testHelper(b)
+	for _, c := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"sandboxed", Config{}},
+		{"sandboxed-port-setns", Config{Port: 46000}},
+		{"sandboxed-port-helper", Config{Port: 46000, Helper: helper}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				sb, err := Command(context.Background(), c.cfg, "/bin/true")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := sb.Start(); err != nil {
+					b.Fatal(err)
+				}
+				if err := sb.Wait(); err != nil {
+					b.Fatal(err)
+				}
 			}
-			if err := sb.Start(); err != nil {
-				b.Fatal(err)
-			}
-			if err := sb.Wait(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("sandboxed-port", func(b *testing.B) {
-		requireSandbox(b)
-		for b.Loop() {
-			sb, err := Command(context.Background(), Config{Port: 46000}, "/bin/true")
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := sb.Start(); err != nil {
-				b.Fatal(err)
-			}
-			if err := sb.Wait(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+		})
+	}
 }
