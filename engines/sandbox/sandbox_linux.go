@@ -391,7 +391,9 @@ func (s *Sandbox) start() error {
 	if err := s.group.add(info.ChildPid); err != nil {
 		return err
 	}
-	if len(s.cfg.CPUs) > 0 {
+	if len(s.cfg.CPUs) > 0 && s.group.dirs[s.group.setup.cpuset] == "" && !s.group.setup.v2 {
+		// No cpuset cgroup: pin the init, whose descendants inherit it (but
+		// may widen it again). Needs CAP_SYS_NICE.
 		var set unix.CPUSet
 		for _, c := range s.cfg.CPUs {
 			set.Set(c)
