@@ -226,6 +226,9 @@ func (cfg *Config) bwrapArgs() ([]string, error) {
 	a := []string{
 		"--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
 		"--unshare-cgroup-try", "--hostname", "engine",
+		// No nested user namespaces: they are the usual door to kernel bugs
+		// reachable without privilege (max_user_namespaces=0 inside).
+		"--disable-userns",
 		"--die-with-parent", "--new-session", "--cap-drop", "ALL",
 		"--ro-bind", "/usr", "/usr",
 	}
@@ -496,17 +499,19 @@ func (s *Sandbox) wait() {
 // teardown kills what is left, reads the usage and removes the cgroups.
 func (s *Sandbox) teardown() {
 	s.killInit()
-	// The init exits once every other process of its namespace is gone.
+	// The init exits once every other process of its namespace is gone. Only
+	// teardown closes the pidfd, so it stays valid here without the lock.
 	s.mu.Lock()
-	if s.pidfd >= 0 {
-		fds := []unix.PollFd{{Fd: int32(s.pidfd), Events: unix.POLLIN}}
+	pidfd := s.pidfd
+	s.mu.Unlock()
+	if pidfd >= 0 {
+		fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
 		for {
 			if _, err := unix.Poll(fds, 5000); err != unix.EINTR {
 				break
 			}
 		}
 	}
-	s.mu.Unlock()
 	if s.ln != nil {
 		s.ln.Close()
 	}

@@ -313,6 +313,8 @@ done
 test -e /proc/%[2]d && leak sees host pid %[2]d
 test %[3]d -gt 100 && test -e /proc/%[3]d && leak sees the test pid %[3]d
 kill -9 %[2]d 2>/dev/null && leak killed the victim
+unshare -U true 2>/dev/null && leak created a user namespace
+unshare -n true 2>/dev/null && leak created a network namespace
 kill -9 -1 2>/dev/null
 echo procs $(ls -d /proc/[0-9]* | wc -l)
 echo done
@@ -679,14 +681,17 @@ func BenchmarkStart(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				sb, err := Command(context.Background(), c.cfg, "/bin/true")
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				sb, err := Command(ctx, c.cfg, "/bin/true")
 				if err != nil {
 					b.Fatal(err)
 				}
 				if err := sb.Start(); err != nil {
 					b.Fatal(err)
 				}
-				if err := sb.Wait(); err != nil {
+				err = sb.Wait()
+				cancel()
+				if err != nil {
 					b.Fatal(err)
 				}
 			}
