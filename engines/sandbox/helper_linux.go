@@ -60,6 +60,8 @@ func helper(port string, argv []string) error {
 	if err != nil {
 		return err
 	}
+	// Nothing but stdin, stdout and stderr goes on to the engine.
+	_ = unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
 	return syscall.Exec(path, argv, os.Environ())
 }
 

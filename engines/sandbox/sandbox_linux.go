@@ -367,6 +367,7 @@ func (s *Sandbox) start() error {
 	}
 	argsW.Close()
 	s.Cmd.ExtraFiles = extra
+	closeOnExec()
 	err = s.Cmd.Start()
 	for _, f := range extra {
 		f.Close()
@@ -423,6 +424,23 @@ func (s *Sandbox) start() error {
 		s.ln = ln
 	}
 	return nil
+}
+
+// closeOnExec marks every descriptor of the server from 3 up close-on-exec.
+// Go opens its own that way, but a descriptor the server inherited without
+// the flag (from a shell, a supervisor) would otherwise pass through prlimit
+// and bwrap into the engine. os/exec's ExtraFiles and Stdin/Stdout/Stderr are
+// dup'ed into the child and unaffected.
+func closeOnExec() {
+	if unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	ents, _ := os.ReadDir("/proc/self/fd") // kernels before 5.11
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			unix.CloseOnExec(fd)
+		}
+	}
 }
 
 // listenIn opens a TCP listener on 127.0.0.1:port inside the network

@@ -228,6 +228,25 @@ func alive(pid int) bool {
 
 func marker() string { return strconv.Itoa(100000 + rand.IntN(800000)) }
 
+// TestDescriptors: the engine gets stdin, stdout and stderr only, even when
+// the server holds descriptors without close-on-exec.
+func TestDescriptors(t *testing.T) {
+	requireSandbox(t)
+	dir := publicDir(t)
+	putFile(t, filepath.Join(dir, "secret"), "TOPSECRET\n", 0o644)
+	fd, err := syscall.Open(filepath.Join(dir, "secret"), syscall.O_RDONLY, 0) // no O_CLOEXEC
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	for _, cfg := range []Config{{}, {Port: 46000, Helper: testHelper(t)}} {
+		out, _ := run(t, cfg, 10*time.Second, "sh", "-c", fmt.Sprintf("cat <&%d; exec ls /proc/self/fd", fd))
+		if strings.Contains(out, "TOPSECRET") || !strings.HasSuffix(out, "\n0\n1\n2\n3\n") { // 3: ls's own
+			t.Errorf("helper %q: descriptors:\n%s", cfg.Helper, out)
+		}
+	}
+}
+
 func TestExitStatus(t *testing.T) {
 	requireSandbox(t)
 	_, u := run(t, Config{}, 10*time.Second, "sh", "-c", "exit 3")
