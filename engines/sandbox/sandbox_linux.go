@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -48,7 +49,6 @@ type Sandbox struct {
 	mu    sync.Mutex // guards pidfd
 	pidfd int        // the sandbox's init (pid 1 of its namespace); -1 if none
 	ln    net.Listener
-	files []*os.File // our ends of bwrap's pipes, closed after Start
 
 	done  chan struct{}
 	err   error // Wait's result, valid after done
@@ -316,62 +316,51 @@ func (s *Sandbox) Start() error {
 // start runs bwrap, which sets up the namespaces and blocks before exec'ing
 // the engine; meanwhile its init is put into the cgroups and limited.
 func (s *Sandbox) start() error {
-	argsR, argsW, err := os.Pipe()
-	if err != nil {
-		return err
+	// ours are the server's ends; theirs are bwrap's (fds 3, 4, 5 and, with
+	// a helper, 6), closed here once bwrap has them.
+	var ours, theirs []*os.File
+	defer func() {
+		for _, f := range append(ours, theirs...) {
+			f.Close()
+		}
+	}()
+	for range 3 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return err
+		}
+		ours, theirs = append(ours, r, w), append(theirs, r, w)
 	}
-	infoR, infoW, err := os.Pipe()
-	if err != nil {
-		argsR.Close()
-		argsW.Close()
-		return err
-	}
-	blockR, blockW, err := os.Pipe()
-	if err != nil {
-		argsR.Close()
-		argsW.Close()
-		infoR.Close()
-		infoW.Close()
-		return err
-	}
-	s.files = []*os.File{argsW, infoR, blockW}
+	argsR, argsW := ours[0], ours[1]
+	infoR, infoW := ours[2], ours[3]
+	blockR, blockW := ours[4], ours[5]
+	ours, theirs = []*os.File{argsW, infoR, blockW}, []*os.File{argsR, infoW, blockR}
 	var seatR *os.File // the server's end of the helper's socket pair
-	extra := []*os.File{argsR, infoW, blockR}
 	if s.cfg.Port != 0 && s.cfg.Helper != "" {
 		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 		if err != nil {
-			argsR.Close()
-			infoW.Close()
-			blockR.Close()
 			return err
 		}
-		if err := unix.SetNonblock(fds[0], true); err != nil {
-			return err
-		}
+		// Non-blocking before NewFile, so that the file is pollable and
+		// takes a read deadline.
+		nbErr := unix.SetNonblock(fds[0], true)
 		seatR = os.NewFile(uintptr(fds[0]), "seat")
-		seatW := os.NewFile(uintptr(fds[1]), "seat")
-		s.files = append(s.files, seatR)
-		extra = append(extra, seatW) // fd 6 in bwrap, inherited by the helper
-	}
-	defer func() {
-		for _, f := range s.files {
-			f.Close()
+		ours, theirs = append(ours, seatR), append(theirs, os.NewFile(uintptr(fds[1]), "seat"))
+		if nbErr != nil {
+			return nbErr
 		}
-		s.files = nil
-	}()
+	}
 	if _, err := argsW.Write(s.args); err != nil { // fits the pipe: see Command
-		argsR.Close()
-		infoW.Close()
-		blockR.Close()
 		return err
 	}
 	argsW.Close()
-	s.Cmd.ExtraFiles = extra
+	s.Cmd.ExtraFiles = theirs
 	closeOnExec()
-	err = s.Cmd.Start()
-	for _, f := range extra {
+	err := s.Cmd.Start()
+	for _, f := range theirs {
 		f.Close()
 	}
+	theirs = nil
 	if err != nil {
 		return err
 	}
@@ -390,6 +379,10 @@ func (s *Sandbox) start() error {
 	s.mu.Lock()
 	s.pidfd = pidfd
 	s.mu.Unlock()
+	// The pidfd is bwrap's child, not a process that took a dead one's pid.
+	if ppid, err := parentPid(info.ChildPid); err != nil || ppid != s.Cmd.Process.Pid {
+		return fmt.Errorf("bwrap's sandbox init %d is gone (see the output)", info.ChildPid)
+	}
 	// The init is blocked on --block-fd before it forks the engine: whatever
 	// it becomes is inside the cgroups and under the limits.
 	if err := s.group.add(info.ChildPid); err != nil {
@@ -424,6 +417,23 @@ func (s *Sandbox) start() error {
 		s.ln = ln
 	}
 	return nil
+}
+
+// parentPid reads the parent of pid from /proc.
+func parentPid(pid int) (int, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, errors.New("bad stat")
+	}
+	f := strings.Fields(string(b[i+1:])) // state, ppid, ...
+	if len(f) < 2 {
+		return 0, errors.New("bad stat")
+	}
+	return strconv.Atoi(f[1])
 }
 
 // closeOnExec marks every descriptor of the server from 3 up close-on-exec.
