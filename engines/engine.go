@@ -28,68 +28,61 @@ type Engine struct {
 	Builtin  string   `json:"builtin,omitempty"` // name of a built-in engine
 }
 
-// FieldError is a validation error that names the offending input field, so
-// that the API and the CLI can point at it.
-type FieldError struct {
-	Field   string
-	Message string
-}
 
-func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 
 // Validate checks an engine definition and fills in the default protocol.
 func (e *Engine) Validate() error {
 	if strings.TrimSpace(e.Name) == "" {
-		return &FieldError{"name", "must not be empty"}
+		return games.Invalid("name", "must not be empty")
 	}
 	if len(e.Name) > 64 {
-		return &FieldError{"name", "must be at most 64 bytes"}
+		return games.Invalid("name", "must be at most 64 bytes")
 	}
 	for _, r := range e.Name {
 		if !unicode.IsPrint(r) || unicode.IsSpace(r) && r != ' ' {
-			return &FieldError{"name", fmt.Sprintf("must be printable, found %q", r)}
+			return games.Invalid("name", "must be printable, found %q", r)
 		}
 	}
 	if _, ok := games.Lookup(e.Game); !ok {
-		return &FieldError{"game", games.Unknown(e.Game)}
+		return games.Invalid("game", "%s", games.Unknown(e.Game))
 	}
 	ps := Protocols(e.Game)
 	if len(ps) == 0 {
-		return &FieldError{"game", fmt.Sprintf("no protocol plays %s", e.Game)}
+		return games.Invalid("game", "no protocol plays %s", e.Game)
 	}
 	if e.Protocol == "" {
 		e.Protocol = ps[0]
 	}
 	if !slices.Contains(ps, e.Protocol) {
 		if g := ProtocolGame(e.Protocol); g != "" {
-			return &FieldError{"protocol", fmt.Sprintf("protocol %q is for %s, not %s", e.Protocol, g, e.Game)}
+			return games.Invalid("protocol", "protocol %q is for %s, not %s", e.Protocol, g, e.Game)
 		}
-		return &FieldError{"protocol", fmt.Sprintf("unknown protocol %q, want one of %s", e.Protocol, strings.Join(ps, ", "))}
+		return games.Invalid("protocol", "unknown protocol %q, want one of %s", e.Protocol, strings.Join(ps, ", "))
 	}
 	if e.Port != 0 && (e.Port < 1024 || e.Port > 65535) {
-		return &FieldError{"port", fmt.Sprintf("fixed port %d out of range 1024-65535", e.Port)}
+		return games.Invalid("port", "fixed port %d out of range 1024-65535", e.Port)
 	}
 	if e.Builtin != "" {
 		if len(e.Command) > 0 {
-			return &FieldError{"command", "give either command or builtin, not both"}
+			return games.Invalid("command", "give either command or builtin, not both")
 		}
 		b, ok := LookupBuiltin(e.Builtin)
 		if !ok {
-			return &FieldError{"builtin", fmt.Sprintf("unknown built-in %q, want one of %s", e.Builtin, strings.Join(BuiltinNames(), ", "))}
+			return games.Invalid("builtin", "unknown built-in %q, want one of %s", e.Builtin, strings.Join(BuiltinNames(), ", "))
 		}
 		if b.Game != e.Game {
-			return &FieldError{"builtin", fmt.Sprintf("built-in %q plays %s, not %s", e.Builtin, b.Game, e.Game)}
+			return games.Invalid("builtin", "built-in %q plays %s, not %s", e.Builtin, b.Game, e.Game)
 		}
 		if !slices.Contains(b.Protocols, e.Protocol) {
-			return &FieldError{"protocol", fmt.Sprintf("built-in %q does not speak %s", e.Builtin, e.Protocol)}
+			return games.Invalid("protocol", "built-in %q does not speak %s", e.Builtin, e.Protocol)
 		}
 		return nil
 	}
 	if len(e.Command) == 0 || strings.TrimSpace(e.Command[0]) == "" {
-		return &FieldError{"command", "must not be empty"}
+		return games.Invalid("command", "must not be empty")
 	}
 	if err := checkPlaceholders(e.Command); err != nil {
-		return &FieldError{"command", err.Error()}
+		return games.Invalid("command", "%s", err.Error())
 	}
 	return nil
 }
@@ -238,19 +231,19 @@ func ParseSpec(spec, game string) (Engine, error) {
 	if b, ok := LookupBuiltin(spec); ok {
 		e := Engine{Name: spec, Game: b.Game, Protocol: b.Protocols[0], Builtin: spec}
 		if game != "" && game != b.Game {
-			return e, &FieldError{"engine", fmt.Sprintf("built-in %q plays %s, not %s", spec, b.Game, game)}
+			return e, games.Invalid("engine", "built-in %q plays %s, not %s", spec, b.Game, game)
 		}
 		return e, nil
 	}
 	words, err := SplitCommand(spec)
 	if err != nil {
-		return Engine{}, &FieldError{"engine", fmt.Sprintf("spec %q: %v", spec, err)}
+		return Engine{}, games.Invalid("engine", "spec %q: %v", spec, err)
 	}
 	e := Engine{Game: game}
 	for _, w := range words {
 		k, v, ok := strings.Cut(w, "=")
 		if !ok {
-			return e, &FieldError{"engine", fmt.Sprintf("spec %q: %q is not key=value (keys: name, cmd, dir, port, protocol, builtin); a single word must be a built-in (%s)", spec, w, strings.Join(BuiltinNames(), ", "))}
+			return e, games.Invalid("engine", "spec %q: %q is not key=value (keys: name, cmd, dir, port, protocol, builtin); a single word must be a built-in (%s)", spec, w, strings.Join(BuiltinNames(), ", "))
 		}
 		switch k {
 		case "name":
@@ -258,7 +251,7 @@ func ParseSpec(spec, game string) (Engine, error) {
 		case "cmd":
 			argv, err := SplitCommand(v)
 			if err != nil {
-				return e, &FieldError{"cmd", fmt.Sprintf("spec %q: %v", spec, err)}
+				return e, games.Invalid("cmd", "spec %q: %v", spec, err)
 			}
 			e.Command = argv
 		case "dir":
@@ -266,7 +259,7 @@ func ParseSpec(spec, game string) (Engine, error) {
 		case "port":
 			p, err := strconv.Atoi(v)
 			if err != nil {
-				return e, &FieldError{"port", fmt.Sprintf("spec %q: port %q is not a number", spec, v)}
+				return e, games.Invalid("port", "spec %q: port %q is not a number", spec, v)
 			}
 			e.Port = p
 		case "protocol", "proto":
@@ -274,7 +267,7 @@ func ParseSpec(spec, game string) (Engine, error) {
 		case "builtin":
 			e.Builtin = v
 		default:
-			return e, &FieldError{"engine", fmt.Sprintf("spec %q: unknown key %q (keys: name, cmd, dir, port, protocol, builtin)", spec, k)}
+			return e, games.Invalid("engine", "spec %q: unknown key %q (keys: name, cmd, dir, port, protocol, builtin)", spec, k)
 		}
 	}
 	if e.Name == "" {

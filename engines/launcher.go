@@ -128,7 +128,10 @@ func (l *Launcher) vars(la Launch, port int) map[string]string {
 // success the caller owns the connection and must call Process.Stop. On failure
 // everything started has been stopped and the error wraps ErrNoConnect or ErrCrash
 // (or the context's error).
-func (l *Launcher) Start(ctx context.Context, la Launch) (*Process, net.Conn, error) {
+func (l *Launcher) Start(ctx context.Context, la Launch) (*Process, Stream, error) {
+	if p, _ := LookupProtocol(la.Engine.Protocol); p.Transport == Stdio {
+		return l.startStdio(la)
+	}
 	timeout := la.ConnectTimeout
 	if timeout <= 0 {
 		timeout = l.ConnectTimeout
@@ -152,7 +155,7 @@ func (l *Launcher) Start(ctx context.Context, la Launch) (*Process, net.Conn, er
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
 
-	proc, err := l.spawn(la, port)
+	proc, err := l.spawn(la, port, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: start %s: %v", ErrCrash, la.Engine.Name, err)
 	}
@@ -216,7 +219,48 @@ func (l *Launcher) listen(ctx context.Context, port int, deadline time.Time) (ne
 	}
 }
 
-func (l *Launcher) spawn(la Launch, port int) (*Process, error) {
+// startStdio starts an engine that speaks on its standard input and output:
+// its stream is ready at once, and its standard error is its log.
+func (l *Launcher) startStdio(la Launch) (*Process, Stream, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, nil, err
+	}
+	proc, err := l.spawn(la, 0, &pipes{stdin: inR, stdout: outW})
+	// The child has its ends now (or failed to start): the parent's copies go.
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, nil, fmt.Errorf("%w: start %s: %v", ErrCrash, la.Engine.Name, err)
+	}
+	l.logger().Debug("engine started on pipes", "engine", la.Engine.Name, "color", la.Color, "game", la.GameID, "pid", proc.cmd.Process.Pid)
+	return proc, &pipeStream{r: outR, w: inW}, nil
+}
+
+// pipes are the child's ends of a stdio engine's stream.
+type pipes struct{ stdin, stdout *os.File }
+
+// pipeStream is a stdio engine's stream: its stdout to read, its stdin to
+// write (os.Pipe files are pollable, so write deadlines work).
+type pipeStream struct{ r, w *os.File }
+
+func (p *pipeStream) Read(b []byte) (int, error)  { return p.r.Read(b) }
+func (p *pipeStream) Write(b []byte) (int, error) { return p.w.Write(b) }
+
+func (p *pipeStream) SetWriteDeadline(t time.Time) error { return p.w.SetWriteDeadline(t) }
+
+// Close closes both pipes: the engine reads EOF, a blocked Read returns.
+func (p *pipeStream) Close() error { return errors.Join(p.w.Close(), p.r.Close()) }
+
+func (l *Launcher) spawn(la Launch, port int, stdio *pipes) (*Process, error) {
 	v := l.vars(la, port)
 	argv, err := l.argv(la, v)
 	if err != nil {
@@ -230,6 +274,10 @@ func (l *Launcher) spawn(la Launch, port int) (*Process, error) {
 	cmd.Dir = la.Engine.Dir
 	cmd.Stdout = out
 	cmd.Stderr = out
+	if stdio != nil {
+		// The protocol's stream; the log keeps standard error only.
+		cmd.Stdin, cmd.Stdout = stdio.stdin, stdio.stdout
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// Output copying must not outlive the process by long, even if a grandchild
 	// holds the pipe open.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -33,11 +34,26 @@ func TestMain(m *testing.M) {
 }
 
 func helper(mode string, args []string) int {
-	fmt.Printf("args=%q\n", args)
+	out := os.Stdout
+	if mode == "stdio" {
+		out = os.Stderr // stdout is the protocol's
+	}
+	fmt.Fprintf(out, "args=%q\n", args)
 	for _, k := range []string{"TAIKAI_HOST", "TAIKAI_PORT", "TAIKAI_COLOR", "TAIKAI_GAME_ID", "TAIKAI_RULE", "TAIKAI_SIZE", "TAIKAI_TIME_MS", "TAIKAI_ADMIN_TOKEN"} {
-		fmt.Printf("%s=%s\n", k, os.Getenv(k))
+		fmt.Fprintf(out, "%s=%s\n", k, os.Getenv(k))
 	}
 	switch mode {
+	case "stdio":
+		// A pipe engine: it echoes its first line on stdout, logs on stderr.
+		fmt.Fprintln(os.Stderr, "stderr: ready")
+		line, err := bufio.NewReader(os.Stdin).ReadString('\n')
+		if err != nil {
+			return 1
+		}
+		os.Stdout.WriteString("ECHO " + line)
+		// Then wait for the server to close our stdin.
+		io.Copy(io.Discard, os.Stdin)
+		return 0
 	case "exit":
 		fmt.Fprintln(os.Stderr, "giving up at once")
 		return 3
@@ -92,9 +108,9 @@ func helperEngine(tb testing.TB, mode string, port int) engines.Engine {
 }
 
 // hello reads the helper's first line: "HELLO <color> <pid>".
-func hello(tb testing.TB, c net.Conn) (color string, pid int) {
+func hello(tb testing.TB, c engines.Stream) (color string, pid int) {
 	tb.Helper()
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	c.(net.Conn).SetReadDeadline(time.Now().Add(5 * time.Second))
 	line, err := bufio.NewReader(c).ReadString('\n')
 	if err != nil {
 		tb.Fatalf("read hello: %v", err)
@@ -146,7 +162,7 @@ func TestLaunchPlaceholdersAndEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := c.LocalAddr().(*net.TCPAddr).Port
+	port := c.(net.Conn).LocalAddr().(*net.TCPAddr).Port
 	if strings.Contains(string(log), "server-secret") {
 		t.Errorf("the engine saw the server's admin token:\n%s", log)
 	}
@@ -202,7 +218,7 @@ func TestStopKillsProcessGroup(t *testing.T) {
 	}
 	defer c.Close()
 	r := bufio.NewReader(c)
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	c.(net.Conn).SetReadDeadline(time.Now().Add(5 * time.Second))
 	r.ReadString('\n')
 	line, err := r.ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "CHILD ") {
@@ -239,7 +255,7 @@ func TestStartOnCPU(t *testing.T) {
 	defer p.Stop(50 * time.Millisecond)
 	defer c.Close()
 	r := bufio.NewReader(c)
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	c.(net.Conn).SetReadDeadline(time.Now().Add(5 * time.Second))
 	r.ReadString('\n')
 	line, err := r.ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "CHILD ") {
@@ -269,6 +285,48 @@ func cpusAllowed(status string) string {
 		}
 	}
 	return ""
+}
+
+// A stdio engine's stream is its stdin and stdout; only its stderr (and
+// the launcher's own line) reaches the log.
+func TestStdioTransport(t *testing.T) {
+	l := launcher(t)
+	e := helperEngine(t, "stdio", 0)
+	e.Protocol = "test-stdio"
+	path := filepath.Join(t.TempDir(), "out.log")
+	p, s, err := l.Start(context.Background(), engines.Launch{Engine: e, Color: "white", LogPath: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop(time.Second)
+	if _, err := s.Write([]byte("PING 1\n")); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(s).ReadString('\n')
+		got <- line
+	}()
+	select {
+	case line := <-got:
+		if line != "ECHO PING 1\n" {
+			t.Errorf("engine answered %q, want the echo", line)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer on stdout within 10s")
+	}
+	s.Close()
+	p.Stop(5 * time.Second)
+	if st := p.ExitStatus(); st != "exit status 0" {
+		t.Errorf("engine ended with %q, want exit status 0 once its stdin closed", st)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if log := string(b); !strings.Contains(log, "stderr: ready") || strings.Contains(log, "ECHO") {
+		t.Errorf("log %q: want stderr only, not the protocol's stdout", log)
+	}
 }
 
 func TestLogIsCapped(t *testing.T) {
@@ -313,7 +371,7 @@ func TestFixedPortHandsOutOneAtATime(t *testing.T) {
 			}
 			defer p.Stop(time.Second)
 			defer c.Close()
-			if got := c.LocalAddr().(*net.TCPAddr).Port; got != port {
+			if got := c.(net.Conn).LocalAddr().(*net.TCPAddr).Port; got != port {
 				errs <- fmt.Errorf("connection on port %d, want %d", got, port)
 			}
 			gotColor, pid := hello(t, c)

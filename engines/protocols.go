@@ -1,7 +1,6 @@
 package engines
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -154,11 +153,11 @@ func CheckOptions(game string, opts map[string]string) error {
 			}
 			found = true
 			if err := p.Options[i].Check(opts[name]); err != nil {
-				return &FieldError{Field: name, Message: err.Error()}
+				return games.Invalid(name, "%s", err.Error())
 			}
 		}
 		if !found {
-			return &FieldError{Field: name, Message: fmt.Sprintf("no protocol of %s has this option", game)}
+			return games.Invalid(name, "no protocol of %s has this option", game)
 		}
 	}
 	return nil

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
-	"github.com/taikai-dev/taikai/tournament"
+	"github.com/taikai-dev/taikai/games"
 )
 
 // EngineRow is an engine as stored, with its bookkeeping.
@@ -43,7 +43,7 @@ func scanEngine(s scanner) (EngineRow, error) {
 }
 
 // CreateEngine stores a validated engine and sets its ID. A name already taken
-// by a registered engine is a FieldError on "name" wrapping ErrConflict.
+// by a registered engine is a conflict on the field "name".
 func (db *DB) CreateEngine(ctx context.Context, e *engines.Engine) error {
 	return db.write(ctx, func(tx *sql.Tx) error { return createEngine(ctx, tx, e, true) })
 }
@@ -56,7 +56,7 @@ func createEngine(ctx context.Context, tx *sql.Tx, e *engines.Engine, listed boo
 	res, err := tx.ExecContext(ctx, `INSERT INTO engines (name, game, protocol, command, dir, port, builtin, listed, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.Name, e.Game, e.Protocol, string(command), e.Dir, e.Port, e.Builtin, listed, now())
 	if isUnique(err) {
-		return fmt.Errorf("%w: %w", &engines.FieldError{Field: "name", Message: fmt.Sprintf("an engine named %q is already registered", e.Name)}, tournament.ErrConflict)
+		return &games.Error{Code: games.EConflict, Field: "name", Message: fmt.Sprintf("name: an engine named %q is already registered", e.Name)}
 	}
 	if err != nil {
 		return err
@@ -109,13 +109,13 @@ func (db *DB) Engine(ctx context.Context, id int64) (engines.Engine, error) {
 func (db *DB) EngineRow(ctx context.Context, id int64) (EngineRow, error) {
 	r, err := scanEngine(db.r.QueryRowContext(ctx, `SELECT `+engineColumns+` FROM engines WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return r, fmt.Errorf("engine %d: %w", id, tournament.ErrNotFound)
+		return r, games.Errorf(games.ENotFound, "engine %d: not found", id)
 	}
 	return r, err
 }
 
 // EngineNames maps engine ids, deleted engines' too, to their names with one
-// query. An id that was never registered is ErrNotFound.
+// query. An id that was never registered is a not_found error.
 func (db *DB) EngineNames(ctx context.Context, ids []int64) (map[int64]string, error) {
 	names := make(map[int64]string, len(ids))
 	if len(ids) == 0 {
@@ -143,7 +143,7 @@ func (db *DB) EngineNames(ctx context.Context, ids []int64) (map[int64]string, e
 	}
 	for _, id := range ids {
 		if _, ok := names[id]; !ok {
-			return nil, fmt.Errorf("engine %d: %w", id, tournament.ErrNotFound)
+			return nil, games.Errorf(games.ENotFound, "engine %d: not found", id)
 		}
 	}
 	return names, nil
@@ -177,7 +177,7 @@ func (db *DB) DeleteEngine(ctx context.Context, id int64) error {
 			return err
 		}
 		if n == 0 {
-			return fmt.Errorf("engine %d: %w", id, tournament.ErrNotFound)
+			return games.Errorf(games.ENotFound, "engine %d: not found", id)
 		}
 		var busy sql.NullInt64
 		err := tx.QueryRowContext(ctx, `SELECT t.id FROM entrants x JOIN tournaments t ON t.id = x.tournament_id WHERE x.engine_id = ? AND t.status IN ('pending', 'running') LIMIT 1`, id).Scan(&busy)
@@ -185,7 +185,7 @@ func (db *DB) DeleteEngine(ctx context.Context, id int64) error {
 			return err
 		}
 		if busy.Valid {
-			return fmt.Errorf("engine %d is entered in tournament %d, which is not over (cancel it first): %w", id, busy.Int64, tournament.ErrConflict)
+			return games.Errorf(games.EConflict, "engine %d is entered in tournament %d, which is not over (cancel it first)", id, busy.Int64)
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE engines SET deleted_at = ? WHERE id = ?`, now(), id)
 		return err

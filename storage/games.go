@@ -156,7 +156,7 @@ func (db *DB) Game(ctx context.Context, id int64) (*tournament.Game, error) {
 	var viol sql.NullString
 	g, err := scanGame(db.r.QueryRowContext(ctx, `SELECT `+gameColumns+`, g.moves, g.auto, g.violations`+gameFrom+` WHERE g.id = ?`, id), &moves, &auto, &viol)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("game %d: %w", id, tournament.ErrNotFound)
+		return nil, games.Errorf(games.ENotFound, "game %d: not found", id)
 	}
 	if err != nil {
 		return nil, err

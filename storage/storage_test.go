@@ -3,7 +3,6 @@ package storage_test
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -372,8 +371,8 @@ func TestTournamentListEntrantsAndNames(t *testing.T) {
 	if len(names) != 3 || names[a.Engines[0]] != "e0" || names[a.Engines[1]] != "e1" || names[a.Engines[2]] != "e2" {
 		t.Errorf("names %v, want e0, e1 (deleted) and e2", names)
 	}
-	if _, err := db.EngineNames(ctx, []int64{a.Engines[0], 9999}); !errors.Is(err, tournament.ErrNotFound) {
-		t.Errorf("an unknown engine id: %v, want ErrNotFound", err)
+	if _, err := db.EngineNames(ctx, []int64{a.Engines[0], 9999}); games.ErrorCode(err) != games.ENotFound {
+		t.Errorf("an unknown engine id: %v, want not_found", err)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/tournament"
 )
 
@@ -81,11 +81,11 @@ func createTournament(ctx context.Context, tx *sql.Tx, t *tournament.Tournament,
 		err := check.QueryRowContext(ctx, id).Scan(&game, &deleted, &listed)
 		switch {
 		case errors.Is(err, sql.ErrNoRows), err == nil && deleted, err == nil && registered && !listed:
-			return fmt.Errorf("%w: %w", &engines.FieldError{Field: "engines", Message: fmt.Sprintf("no engine with id %d", id)}, tournament.ErrNotFound)
+			return games.Invalid("engines", "no engine with id %d", id)
 		case err != nil:
 			return err
 		case game != t.Settings.Game:
-			return &engines.FieldError{Field: "engines", Message: fmt.Sprintf("engine %d plays %s, not %s", id, game, t.Settings.Game)}
+			return games.Invalid("engines", "engine %d plays %s, not %s", id, game, t.Settings.Game)
 		}
 		if _, err := entrant.ExecContext(ctx, t.ID, seat, id); err != nil {
 			return err
@@ -104,7 +104,7 @@ func (db *DB) Tournament(ctx context.Context, id int64) (*tournament.Tournament,
 		var err error
 		t, err = scanTournament(tx.QueryRowContext(ctx, `SELECT `+tournamentColumns+` FROM tournaments WHERE id = ?`, id))
 		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("tournament %d: %w", id, tournament.ErrNotFound)
+			return games.Errorf(games.ENotFound, "tournament %d: not found", id)
 		}
 		if err != nil {
 			return err
@@ -211,7 +211,7 @@ func (db *DB) SetTournamentStatus(ctx context.Context, id int64, status string) 
 		var cur string
 		err := tx.QueryRowContext(ctx, `SELECT status FROM tournaments WHERE id = ?`, id).Scan(&cur)
 		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("tournament %d: %w", id, tournament.ErrNotFound)
+			return games.Errorf(games.ENotFound, "tournament %d: not found", id)
 		}
 		if err != nil {
 			return err
@@ -220,7 +220,7 @@ func (db *DB) SetTournamentStatus(ctx context.Context, id int64, status string) 
 			return nil
 		}
 		if cur == tournament.StatusFinished || cur == tournament.StatusCancelled {
-			return fmt.Errorf("tournament %d is %s: %w", id, cur, tournament.ErrConflict)
+			return games.Errorf(games.EConflict, "tournament %d is %s", id, cur)
 		}
 		switch status {
 		case tournament.StatusRunning:

@@ -88,7 +88,7 @@ func TestOthelloMoveClientFromSpec(t *testing.T) {
 		for _, clientBlack := range []bool{true, false} {
 			for range 2 {
 				id++
-				spec := tournament.GameSpec{ID: id, Black: client, White: builtinEngine(opp, "othello-move"), Settings: set, LogDir: t.TempDir()}
+				spec := tournament.GameSpec{ID: id, Black: client, White: quickBuiltin(t, opp, "othello-move", 50), Settings: set, LogDir: t.TempDir()}
 				c := 0
 				if !clientBlack {
 					spec.Black, spec.White, c = spec.White, spec.Black, 1

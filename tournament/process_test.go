@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -185,6 +186,16 @@ func builtinEngine(name, proto string) engines.Engine {
 	return engines.Engine{Name: name, Game: b.Game, Protocol: proto, Builtin: name}
 }
 
+// quickBuiltin is a built-in that thinks at most ms a move, whatever its
+// clock: opponents in tests of clients, where the built-in's strength does
+// not matter.
+func quickBuiltin(tb testing.TB, name, proto string, ms int) engines.Engine {
+	e := builtinEngine(name, proto)
+	e.Builtin = ""
+	e.Command = append(engines.BuiltinCommand(self(tb), name, e.Protocol), "--time-ms", strconv.Itoa(ms))
+	return e
+}
+
 func faultEngine(tb testing.TB, mode, proto string) engines.Engine {
 	game := "othello"
 	if proto == "gomoku-turn" {
@@ -345,48 +356,54 @@ func TestClassroomJavaClient(t *testing.T) {
 	seed := engines.Engine{Name: "seed", Game: "othello", Protocol: "othello-board", Port: 46000,
 		Command: []string{"java", "OthelloClient.java", "{host}"}, Dir: clientsDir(t)}
 	r := newRunner(t)
-	set := tournament.Settings{Game: "othello", MoveTimeMS: 1000}
-	stalls, normal := 0, 0
+	// A wide connect timeout: the JVM compiles the client at every start, and
+	// the games run side by side (the fixed port hands out one connection at
+	// a time).
+	set := tournament.Settings{Game: "othello", MoveTimeMS: 1000, ConnectMS: 120000}
+	var stalls, normal atomic.Int32
+	t.Cleanup(func() { t.Logf("%d games ended normally, %d by the client's stall", normal.Load(), stalls.Load()) })
 	for i, opp := range []string{"othello-random", "othello-greedy", "othello-alphabeta"} {
 		for _, javaBlack := range []bool{true, false} {
-			spec := tournament.GameSpec{ID: int64(2*i + 1), Black: seed, White: builtinEngine(opp, ""), Settings: set, LogDir: t.TempDir()}
-			j := 0
-			if !javaBlack {
-				spec.Black, spec.White, j = spec.White, spec.Black, 1
-			}
-			p := play(t, r, spec)
-			refused := 0
-			for what, n := range p.Violations[j] {
-				if what != "timeout" {
-					refused += n
+			t.Run(fmt.Sprintf("%s-java-black-%v", opp, javaBlack), func(t *testing.T) {
+				t.Parallel()
+				spec := tournament.GameSpec{ID: int64(2*i + 1), Black: seed, White: quickBuiltin(t, opp, "", 100), Settings: set, LogDir: t.TempDir()}
+				j := 0
+				if !javaBlack {
+					spec.Black, spec.White, j = spec.White, spec.Black, 1
 				}
-			}
-			log, _ := os.ReadFile(p.Logs[j])
-			switch p.Outcome.Reason {
-			case games.ReasonNormal:
-				normal++
-				if refused != 0 {
-					t.Errorf("vs %s: the client's moves were refused %d times in a normal game: %v", opp, refused, p.Violations[j])
+				p := play(t, r, spec)
+				refused := 0
+				for what, n := range p.Violations[j] {
+					if what != "timeout" {
+						refused += n
+					}
 				}
-			case games.ReasonTimeout:
-				// The stall: one refused PUT 0 0, then silence until the clock ran out.
-				stalls++
-				if refused != 1 || p.Outcome.Loser != []games.Color{games.Black, games.White}[j] {
-					t.Errorf("vs %s: timeout game with %d refused moves (%v), loser %v", opp, refused, p.Violations[j], p.Outcome.Loser)
+				log, _ := os.ReadFile(p.Logs[j])
+				switch p.Outcome.Reason {
+				case games.ReasonNormal:
+					normal.Add(1)
+					if refused != 0 {
+						t.Errorf("vs %s: the client's moves were refused %d times in a normal game: %v", opp, refused, p.Violations[j])
+					}
+				case games.ReasonTimeout:
+					// The stall: one refused PUT 0 0, then silence until the clock ran out.
+					stalls.Add(1)
+					if refused != 1 || p.Outcome.Loser != []games.Color{games.Black, games.White}[j] {
+						t.Errorf("vs %s: timeout game with %d refused moves (%v), loser %v", opp, refused, p.Violations[j], p.Outcome.Loser)
+					}
+					if !strings.Contains(string(log), "PUT 0 0") {
+						t.Errorf("vs %s: a timeout without the client's PUT 0 0 stall:\n%s", opp, log)
+					}
+				default:
+					t.Errorf("vs %s: game ended %+v (%s)\n%s", opp, p.Outcome, p.Detail, log)
 				}
-				if !strings.Contains(string(log), "PUT 0 0") {
-					t.Errorf("vs %s: a timeout without the client's PUT 0 0 stall:\n%s", opp, log)
+				if p.Nicks[j] != "6321120" {
+					t.Errorf("client's NICK %q, want 6321120", p.Nicks[j])
 				}
-			default:
-				t.Errorf("vs %s: game ended %+v (%s)\n%s", opp, p.Outcome, p.Detail, log)
-			}
-			if p.Nicks[j] != "6321120" {
-				t.Errorf("client's NICK %q, want 6321120", p.Nicks[j])
-			}
-			t.Logf("java as %s vs %s: %s by %s after %d plies", []string{"black", "white"}[j], opp, p.Result(), p.Outcome.Reason, len(p.Moves))
+				t.Logf("java as %s vs %s: %s by %s after %d plies", []string{"black", "white"}[j], opp, p.Result(), p.Outcome.Reason, len(p.Moves))
+			})
 		}
 	}
-	t.Logf("%d games ended normally, %d by the client's stall", normal, stalls)
 }
 
 // With Affinity (each game's engines started on one CPU), games on every

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -98,7 +97,7 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 	// Launch both seats at once: a game waits for its slower engine, not both.
 	var (
 		procs [2]*engines.Process
-		conns [2]net.Conn
+		conns [2]engines.Stream
 		errs  [2]error
 		wg    sync.WaitGroup
 	)

@@ -81,15 +81,15 @@ const (
 const writeTimeout = 5 * time.Second
 
 // Validate checks the settings and fills in the game's defaults (rule, size,
-// on_timeout), returning a FieldError naming the bad field.
+// on_timeout), returning a games.Error naming the bad field.
 func (s *Settings) Validate() error {
 	g, ok := games.Lookup(s.Game)
 	if !ok {
-		return &engines.FieldError{Field: "game", Message: games.Unknown(s.Game)}
+		return games.Invalid("game", "%s", games.Unknown(s.Game))
 	}
 	rule, err := g.Rule(s.Rule)
 	if err != nil {
-		return &engines.FieldError{Field: "rule", Message: err.Error()}
+		return games.Invalid("rule", "%s", err.Error())
 	}
 	s.Rule = rule
 	if s.Size == 0 {
@@ -100,7 +100,7 @@ func (s *Settings) Validate() error {
 		if g.MinSize == g.MaxSize {
 			msg = fmt.Sprintf("%s is played on %dx%d", s.Game, g.Size, g.Size)
 		}
-		return &engines.FieldError{Field: "size", Message: msg}
+		return games.Invalid("size", "%s", msg)
 	}
 	if s.OnTimeout == "" {
 		s.OnTimeout = g.OnTimeout
@@ -112,7 +112,7 @@ func (s *Settings) Validate() error {
 		return err
 	}
 	if s.OnTimeout != OnTimeoutForfeit && s.OnTimeout != OnTimeoutRandom {
-		return &engines.FieldError{Field: "on_timeout", Message: fmt.Sprintf("%q: want forfeit, random or place", s.OnTimeout)}
+		return games.Invalid("on_timeout", "%q: want forfeit, random or place", s.OnTimeout)
 	}
 	for _, f := range []struct {
 		name string
@@ -126,14 +126,14 @@ func (s *Settings) Validate() error {
 		{"pace_ms", s.PaceMS, 60 * 1000},
 	} {
 		if f.v < 0 || f.v > f.max {
-			return &engines.FieldError{Field: f.name, Message: fmt.Sprintf("%d out of range 0-%d", f.v, f.max)}
+			return games.Invalid(f.name, "%d out of range 0-%d", f.v, f.max)
 		}
 	}
 	if s.MaxErrors < -1 {
-		return &engines.FieldError{Field: "max_errors", Message: "must be -1 (no limit), 0 (default) or positive"}
+		return games.Invalid("max_errors", "must be -1 (no limit), 0 (default) or positive")
 	}
 	if s.MaxTimeouts < 0 {
-		return &engines.FieldError{Field: "max_timeouts", Message: "must not be negative"}
+		return games.Invalid("max_timeouts", "must not be negative")
 	}
 	return nil
 }

@@ -2,8 +2,6 @@ package tournament
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
@@ -66,24 +64,24 @@ const (
 // Validate checks a new tournament and fills in defaults.
 func (t *Tournament) Validate() error {
 	if t.Name == "" {
-		return &engines.FieldError{Field: "name", Message: "must not be empty"}
+		return games.Invalid("name", "must not be empty")
 	}
 	if len(t.Name) > 200 {
-		return &engines.FieldError{Field: "name", Message: "must be at most 200 bytes"}
+		return games.Invalid("name", "must be at most 200 bytes")
 	}
 	if err := t.Settings.Validate(); err != nil {
 		return err
 	}
 	if len(t.Engines) < 2 {
-		return &engines.FieldError{Field: "engines", Message: fmt.Sprintf("need at least 2 engines, got %d", len(t.Engines))}
+		return games.Invalid("engines", "need at least 2 engines, got %d", len(t.Engines))
 	}
 	if len(t.Engines) > MaxEntrants {
-		return &engines.FieldError{Field: "engines", Message: fmt.Sprintf("at most %d engines", MaxEntrants)}
+		return games.Invalid("engines", "at most %d engines", MaxEntrants)
 	}
 	seen := make(map[int64]bool, len(t.Engines))
 	for _, id := range t.Engines {
 		if seen[id] {
-			return &engines.FieldError{Field: "engines", Message: fmt.Sprintf("engine %d is listed twice", id)}
+			return games.Invalid("engines", "engine %d is listed twice", id)
 		}
 		seen[id] = true
 	}
@@ -91,13 +89,13 @@ func (t *Tournament) Validate() error {
 		t.GamesPerPair = 2
 	}
 	if t.GamesPerPair < 1 || t.GamesPerPair > MaxGamesPerPair {
-		return &engines.FieldError{Field: "games_per_pair", Message: fmt.Sprintf("%d out of range 1-%d", t.GamesPerPair, MaxGamesPerPair)}
+		return games.Invalid("games_per_pair", "%d out of range 1-%d", t.GamesPerPair, MaxGamesPerPair)
 	}
 	if t.Concurrency == 0 {
 		t.Concurrency = 1
 	}
 	if t.Concurrency < 1 || t.Concurrency > MaxConcurrency {
-		return &engines.FieldError{Field: "concurrency", Message: fmt.Sprintf("%d out of range 1-%d", t.Concurrency, MaxConcurrency)}
+		return games.Invalid("concurrency", "%d out of range 1-%d", t.Concurrency, MaxConcurrency)
 	}
 	if t.Kind == "" {
 		t.Kind = KindRoundRobin
@@ -181,9 +179,3 @@ type Store interface {
 	// Tallies returns the tournament records of two engines (othello-move's BYE).
 	Tallies(ctx context.Context, tournamentID int64, engineIDs [2]int64) ([2]engines.Tally, error)
 }
-
-// Errors a store returns, so that callers can tell them apart.
-var (
-	ErrNotFound = errors.New("not found")
-	ErrConflict = errors.New("conflict")
-)

@@ -660,7 +660,7 @@ func (s *Server) getGameLog(w http.ResponseWriter, r *http.Request) {
 	case "white":
 		c = games.White
 	default:
-		s.writeError(w, r, &Error{Code: CodeNotFound, Message: "color: want black or white", Field: "color"})
+		s.writeError(w, r, &games.Error{Code: games.ENotFound, Message: "color: want black or white", Field: "color"})
 		return
 	}
 	g, err := s.DB.Game(r.Context(), id)
@@ -669,7 +669,7 @@ func (s *Server) getGameLog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if g.Logs == "" {
-		s.writeError(w, r, &Error{Code: CodeNotFound, Message: fmt.Sprintf("game %d kept no engine output", id)})
+		s.writeError(w, r, &games.Error{Code: games.ENotFound, Message: fmt.Sprintf("game %d kept no engine output", id)})
 		return
 	}
 	dir := g.Logs
@@ -678,7 +678,7 @@ func (s *Server) getGameLog(w http.ResponseWriter, r *http.Request) {
 	}
 	f, err := os.Open(filepath.Join(dir, tournament.LogName(id, c)))
 	if err != nil {
-		s.writeError(w, r, &Error{Code: CodeNotFound, Message: fmt.Sprintf("no %s output for game %d", c, id)})
+		s.writeError(w, r, &games.Error{Code: games.ENotFound, Message: fmt.Sprintf("no %s output for game %d", c, id)})
 		return
 	}
 	defer f.Close()

@@ -5,72 +5,42 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/taikai-dev/taikai/engines"
-	"github.com/taikai-dev/taikai/tournament"
+	"github.com/taikai-dev/taikai/games"
 )
 
-// Error codes of the JSON API; each maps to one HTTP status.
-const (
-	CodeInvalid      = "invalid"
-	CodeNotFound     = "not_found"
-	CodeConflict     = "conflict"
-	CodeUnauthorized = "unauthorized"
-	CodeForbidden    = "forbidden"
-	CodeTooLarge     = "too_large"
-	CodeUnsupported  = "unsupported_media_type"
-	CodeInternal     = "internal"
-)
-
+// statusOf maps each error code to its HTTP status: the one place where
+// taikai's errors meet HTTP.
 var statusOf = map[string]int{
-	CodeInvalid:      http.StatusBadRequest,
-	CodeNotFound:     http.StatusNotFound,
-	CodeConflict:     http.StatusConflict,
-	CodeUnauthorized: http.StatusUnauthorized,
-	CodeForbidden:    http.StatusForbidden,
-	CodeTooLarge:     http.StatusRequestEntityTooLarge,
-	CodeUnsupported:  http.StatusUnsupportedMediaType,
-	CodeInternal:     http.StatusInternalServerError,
+	games.EInvalid:      http.StatusBadRequest,
+	games.ENotFound:     http.StatusNotFound,
+	games.EConflict:     http.StatusConflict,
+	games.EUnauthorized: http.StatusUnauthorized,
+	games.EForbidden:    http.StatusForbidden,
+	games.ETooLarge:     http.StatusRequestEntityTooLarge,
+	games.EUnsupported:  http.StatusUnsupportedMediaType,
+	games.EInternal:     http.StatusInternalServerError,
 }
 
-// Error is an API error: {"error": {"code", "message", "field"}}.
-type Error struct {
+// errorJSON is an error as the API shows it: {"error": {"code", "message", "field"}}.
+type errorJSON struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Field   string `json:"field,omitempty"`
 }
 
-func (e *Error) Error() string { return e.Message }
-
-func errInvalid(field, msg string) *Error {
-	return &Error{Code: CodeInvalid, Message: msg, Field: field}
+func errInvalid(field, msg string) *games.Error {
+	return &games.Error{Code: games.EInvalid, Field: field, Message: msg}
 }
 
-// apiError turns any error into the API's error, keeping the field a
-// validation error names.
-func apiError(err error) *Error {
-	var e *Error
+// apiError turns any error into the API's error. The message of an internal
+// error is not shown (it is logged).
+func apiError(err error) errorJSON {
+	out := errorJSON{Code: games.ErrorCode(err), Message: err.Error()}
+	var e *games.Error
 	if errors.As(err, &e) {
-		return e
+		out.Field = e.Field
 	}
-	var fe *engines.FieldError
-	code := CodeInternal
-	switch {
-	case errors.Is(err, tournament.ErrNotFound):
-		code = CodeNotFound
-	case errors.Is(err, tournament.ErrConflict):
-		code = CodeConflict
-	case errors.As(err, &fe):
-		code = CodeInvalid
-	}
-	out := &Error{Code: code, Message: err.Error()}
-	if errors.As(err, &fe) {
-		out.Field = fe.Field
-		if code == CodeNotFound {
-			// An id in a request body that names nothing is a bad request field.
-			out.Code = CodeInvalid
-		}
-	}
-	if code == CodeInternal {
+	if out.Code == games.EInternal {
 		out.Message = "internal error"
 	}
 	return out
@@ -79,10 +49,10 @@ func apiError(err error) *Error {
 // writeError writes an error response; internal errors are logged, not shown.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	e := apiError(err)
-	if e.Code == CodeInternal {
+	if e.Code == games.EInternal {
 		s.log().Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
-	writeJSON(w, statusOf[e.Code], map[string]*Error{"error": e})
+	writeJSON(w, statusOf[e.Code], map[string]errorJSON{"error": e})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html/template"
 	"io/fs"
@@ -267,7 +266,7 @@ func (p *pages) routes(r chi.Router, s *Server) {
 
 // fail shows the not-found page for a missing row and a 500 page otherwise.
 func (p *pages) fail(w http.ResponseWriter, r *http.Request, s *Server, err error, missing string) {
-	if errors.Is(err, tournament.ErrNotFound) && missing != "" {
+	if games.ErrorCode(err) == games.ENotFound && missing != "" {
 		p.notFound(w, r, s, missing)
 		return
 	}

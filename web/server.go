@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
 )
@@ -85,10 +86,10 @@ func (s *Server) Handler() (http.Handler, error) {
 		r.Get("/games/{id}/log/{color}", s.getGameLog)
 		r.With(s.admin).Get("/auth", s.checkAuth)
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-			s.writeError(w, r, &Error{Code: CodeNotFound, Message: "no API endpoint " + r.Method + " " + r.URL.Path})
+			s.writeError(w, r, &games.Error{Code: games.ENotFound, Message: "no API endpoint " + r.Method + " " + r.URL.Path})
 		})
 		r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-			writeJSON(w, http.StatusMethodNotAllowed, map[string]*Error{"error": {Code: "method_not_allowed", Message: r.Method + " is not allowed on " + r.URL.Path}})
+			writeJSON(w, http.StatusMethodNotAllowed, map[string]errorJSON{"error": {Code: "method_not_allowed", Message: r.Method + " is not allowed on " + r.URL.Path}})
 		})
 	})
 	if s.Hub != nil {
@@ -133,7 +134,7 @@ func (s *Server) admin(next http.Handler) http.Handler {
 		if h := r.Header.Get("Authorization"); h != "" {
 			token, ok = strings.CutPrefix(h, "Bearer ")
 			if !ok {
-				s.writeError(w, r, &Error{Code: CodeUnauthorized, Message: "Authorization must be 'Bearer <token>'", Field: "Authorization"})
+				s.writeError(w, r, &games.Error{Code: games.EUnauthorized, Message: "Authorization must be 'Bearer <token>'", Field: "Authorization"})
 				return
 			}
 		} else if c, err := r.Cookie(TokenCookie); err == nil && r.Header.Get(csrfHeader) == csrfValue {
@@ -141,11 +142,11 @@ func (s *Server) admin(next http.Handler) http.Handler {
 		}
 		if !ok || token == "" {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="taikai"`)
-			s.writeError(w, r, &Error{Code: CodeUnauthorized, Message: "this needs the admin token: Authorization: Bearer <token>", Field: "Authorization"})
+			s.writeError(w, r, &games.Error{Code: games.EUnauthorized, Message: "this needs the admin token: Authorization: Bearer <token>", Field: "Authorization"})
 			return
 		}
 		if subtle.ConstantTimeCompare([]byte(token), []byte(s.Token)) != 1 {
-			s.writeError(w, r, &Error{Code: CodeForbidden, Message: "wrong admin token", Field: "Authorization"})
+			s.writeError(w, r, &games.Error{Code: games.EForbidden, Message: "wrong admin token", Field: "Authorization"})
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -166,7 +167,7 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	// JSON body is read as JSON whatever plain type it came with.
 	ct := r.Header.Get("Content-Type")
 	if ct != "" && !strings.HasPrefix(ct, "application/json") && !strings.HasPrefix(ct, "text/plain") && !strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
-		return &Error{Code: CodeUnsupported, Message: fmt.Sprintf("Content-Type %q: want application/json", ct), Field: "Content-Type"}
+		return &games.Error{Code: games.EUnsupported, Message: fmt.Sprintf("Content-Type %q: want application/json", ct), Field: "Content-Type"}
 	}
 	return decodeJSON(http.MaxBytesReader(w, r.Body, maxJSON), v)
 }
@@ -188,7 +189,7 @@ func decodeJSON(body io.Reader, v any) error {
 	)
 	switch {
 	case errors.As(err, &big):
-		return &Error{Code: CodeTooLarge, Message: fmt.Sprintf("request body over %d bytes", big.Limit), Field: "body"}
+		return &games.Error{Code: games.ETooLarge, Message: fmt.Sprintf("request body over %d bytes", big.Limit), Field: "body"}
 	case errors.As(err, &syn):
 		return errInvalid("body", fmt.Sprintf("malformed JSON at byte %d: %v", syn.Offset, err))
 	case errors.As(err, &typ) && typ.Field == "":
@@ -209,7 +210,7 @@ func idParam(r *http.Request, name string) (int64, error) {
 	v := chi.URLParam(r, name)
 	id, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, &Error{Code: CodeNotFound, Message: fmt.Sprintf("%s %q is not an id", name, v), Field: name}
+		return 0, &games.Error{Code: games.ENotFound, Message: fmt.Sprintf("%s %q is not an id", name, v), Field: name}
 	}
 	return id, nil
 }

@@ -15,6 +15,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/taikai-dev/taikai/games"
 )
 
 // Upload limits.
@@ -116,7 +118,7 @@ func readUpload(r *http.Request, dir string) (*engineRequest, int, error) {
 		case "meta":
 			var m engineRequest
 			if err := decodeJSON(io.LimitReader(part, maxJSON), &m); err != nil {
-				var e *Error
+				var e *games.Error
 				if errors.As(err, &e) && e.Field == "body" {
 					e.Field = "meta"
 					e.Message = "meta: " + e.Message
@@ -144,9 +146,9 @@ func readUpload(r *http.Request, dir string) (*engineRequest, int, error) {
 func uploadError(err error) error {
 	var big *http.MaxBytesError
 	if errors.As(err, &big) {
-		return &Error{Code: CodeTooLarge, Message: fmt.Sprintf("file: the upload is over %d MiB", MaxUpload>>20), Field: "file"}
+		return &games.Error{Code: games.ETooLarge, Message: fmt.Sprintf("file: the upload is over %d MiB", MaxUpload>>20), Field: "file"}
 	}
-	var e *Error
+	var e *games.Error
 	if errors.As(err, &e) {
 		return e
 	}
@@ -226,7 +228,7 @@ func writeFile(dst string, r io.Reader, mode fs.FileMode, room *int64) error {
 		return err
 	}
 	if *room -= n; *room < 0 {
-		return &Error{Code: CodeTooLarge, Message: fmt.Sprintf("file: archives unpack to more than %d MiB", maxUnpacked>>20), Field: "file"}
+		return &games.Error{Code: games.ETooLarge, Message: fmt.Sprintf("file: archives unpack to more than %d MiB", maxUnpacked>>20), Field: "file"}
 	}
 	return nil
 }

@@ -189,7 +189,9 @@ func TestEndToEnd(t *testing.T) {
 	}
 	greedy := s.postJSON(t, "/api/engines", `{"name":"greedy","game":"othello","builtin":"othello-greedy"}`)
 	random := s.postJSON(t, "/api/engines", `{"name":"random","game":"othello","builtin":"othello-random","protocol":"othello-move"}`)
-	cmdEngine := s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":"alphabeta-cmd","game":"othello","command":[%q,"engine","othello-alphabeta","--host","{host}","--port","{port}","--time-ms","{time_ms}"]}`, bin))
+	// A command engine with placeholders; it thinks 60 ms a move, not its
+	// whole clock ({time_ms} is checked by the launcher's tests).
+	cmdEngine := s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":"alphabeta-cmd","game":"othello","command":[%q,"engine","othello-alphabeta","--host","{host}","--port","{port}","--time-ms","60"]}`, bin))
 
 	tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(
 		`{"name":"e2e","game":"othello","engines":[%d,%d,%d,%d],"games_per_pair":2,"move_time_ms":400,"concurrency":2,"start":true}`,
