@@ -28,8 +28,6 @@ type Engine struct {
 	Builtin  string   `json:"builtin,omitempty"` // name of a built-in engine
 }
 
-
-
 // Validate checks an engine definition and fills in the default protocol.
 func (e *Engine) Validate() error {
 	if strings.TrimSpace(e.Name) == "" {
