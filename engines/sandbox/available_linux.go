@@ -65,6 +65,9 @@ func Check(cfg Config) error {
 		}
 		return fmt.Errorf("%w: %s", err, strings.TrimSpace(out.String()))
 	}
+	if ln := sb.Listener(); ln != nil {
+		defer ln.Close()
+	}
 	if err := sb.Wait(); err != nil {
 		return fmt.Errorf("sandbox: a trial run of true failed: %v: %s", err, strings.TrimSpace(out.String()))
 	}

@@ -496,6 +496,9 @@ func (s *Sandbox) killInit() {
 
 // abort undoes a failed start.
 func (s *Sandbox) abort() {
+	if s.ln != nil {
+		s.ln.Close() // the caller never saw it
+	}
 	s.killInit()
 	if s.Cmd.Process != nil {
 		_ = s.Cmd.Process.Kill()
@@ -540,9 +543,6 @@ func (s *Sandbox) teardown() {
 			}
 		}
 	}
-	if s.ln != nil {
-		s.ln.Close()
-	}
 	if s.group != nil {
 		_ = s.group.kill(time.Now().Add(5 * time.Second))
 		s.group.usage(&s.usage)
@@ -561,8 +561,9 @@ func (s *Sandbox) teardown() {
 }
 
 // Listener is the server's listener on 127.0.0.1:Config.Port inside the
-// sandbox (nil without a port). The caller may close it once it has accepted
-// the engine; it is closed when the sandbox ends.
+// sandbox (nil without a port). The caller owns it and must close it: it
+// stays open after the sandbox has ended, so that the connection of an engine
+// that connected, wrote and exited can still be accepted.
 func (s *Sandbox) Listener() net.Listener { return s.ln }
 
 // Pid is the host pid of bwrap (not of the engine).

@@ -407,6 +407,7 @@ print("got", s.makefile().readline().strip())
 			}
 			sb, out := start(t, cfg, "/usr/bin/python3", "client.py", strconv.Itoa(hostPort), strconv.Itoa(i))
 			ln := sb.Listener()
+			defer ln.Close()
 			ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
 			c, err := ln.Accept()
 			if err != nil {
@@ -432,6 +433,37 @@ print("got", s.makefile().readline().strip())
 
 // allocC touches 2 GiB page by page, printing the monotonic clock (shared
 // with the host) every 64 MiB.
+// TestConnectThenExit: an engine that connects, writes and exits at once is
+// still accepted after its sandbox has ended.
+func TestConnectThenExit(t *testing.T) {
+	requireSandbox(t)
+	eng := publicDir(t)
+	putFile(t, filepath.Join(eng, "once.py"), `
+import socket
+s = socket.create_connection(("127.0.0.1", 46000), timeout=5)
+s.sendall(b"move d3\n")
+`, 0o644)
+	for _, helper := range []string{"", testHelper(t)} {
+		sb, out := start(t, Config{EngineDir: eng, Port: 46000, Helper: helper}, "/usr/bin/python3", "once.py")
+		ln := sb.Listener()
+		defer ln.Close()
+		if u := waitDone(t, sb, out, 10*time.Second); u.ExitCode != 0 {
+			t.Fatalf("%+v\n%s", u, out)
+		}
+		ln.(*net.TCPListener).SetDeadline(time.Now().Add(5 * time.Second))
+		c, err := ln.Accept()
+		if err != nil {
+			t.Fatalf("helper %q: accept after the end: %v", helper, err)
+		}
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		b, err := io.ReadAll(c)
+		c.Close()
+		if string(b) != "move d3\n" {
+			t.Errorf("helper %q: read %q %v", helper, b, err)
+		}
+	}
+}
+
 const allocC = `
 #include <stdlib.h>
 #include <stdio.h>
@@ -710,6 +742,9 @@ func BenchmarkStart(b *testing.B) {
 				}
 				err = sb.Wait()
 				cancel()
+				if ln := sb.Listener(); ln != nil {
+					ln.Close()
+				}
 				if err != nil {
 					b.Fatal(err)
 				}
