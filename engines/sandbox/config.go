@@ -14,7 +14,10 @@
 //     is set, the server owns a TCP listener on 127.0.0.1:Port inside that
 //     namespace (Sandbox.Listener): the engine dials 127.0.0.1:Port as usual
 //     and its connection is accepted directly by the server. Many engines can
-//     use the same fixed port at once, each in its own namespace.
+//     use the same fixed port at once, each in its own namespace. The server
+//     opens that listener by entering the namespace (needs CAP_SYS_ADMIN and
+//     CAP_SYS_PTRACE), or, with Config.Helper, the taikai binary does it
+//     inside the sandbox and passes it over (no capability needed).
 //   - Processes: its own pid, ipc, uts, user and cgroup namespaces, a new
 //     session (no TIOCSTI), all capabilities dropped, and on a root server an
 //     unprivileged uid (65534) on the host.
@@ -26,7 +29,8 @@
 //	sb, err := sandbox.Command(ctx, cfg, "java", "Client.java", "127.0.0.1")
 //	sb.Cmd.Stdout, sb.Cmd.Stderr = log, log // only these, Stdin and WaitDelay
 //	err = sb.Start()         // cgroups, namespaces and the listener are ready
-//	conn, err := sb.Listener().Accept()
+//	ln := sb.Listener()      // with Config.Port; the caller closes it
+//	conn, err := ln.Accept()
 //	...
 //	sb.Stop(time.Second)     // grace, then every process of the sandbox dies
 //	u := sb.Usage()          // exit status, peak memory, CPU time, OOM kill

@@ -388,18 +388,18 @@ s = socket.create_connection(("127.0.0.1", 46000), timeout=5)
 s.sendall(b"ping " + sys.argv[2].encode() + b"\n")
 print("got", s.makefile().readline().strip())
 `, 0o644)
-	// Two engines use the same fixed port at once, each in its own namespace;
-	// one with the listener opened by the server in its namespace, one with
-	// the listener opened by the helper.
+	// Eight engines use the same fixed port at once, each in its own
+	// namespace; half with the listener opened by the server in their
+	// namespace, half with the listener opened by the helper.
 	helper := testHelper(t)
 	setnsErr := Check(Config{Port: 46000})
 	var wg sync.WaitGroup
-	for i := range 2 {
+	for i := range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			cfg := Config{EngineDir: eng, Port: 46000}
-			if i == 1 {
+			if i%2 == 1 {
 				cfg.Helper = helper
 			} else if setnsErr != nil {
 				t.Logf("no listener through setns here: %v", setnsErr)
@@ -581,6 +581,27 @@ func TestStop(t *testing.T) {
 	poll(t, 5*time.Second, "grandchild started", func() bool { return len(hostPids("sleep", m)) == 1 })
 	waitDone(t, sb, out, 5*time.Second)
 	poll(t, time.Second, "orphan gone after the engine's exit", func() bool { return len(hostPids("sleep", m)) == 0 })
+}
+
+// TestStopGrace: Stop waits for an engine that ends within the grace, and
+// kills one that does not when the grace is over.
+func TestStopGrace(t *testing.T) {
+	requireSandbox(t)
+	sb, _ := start(t, Config{}, "sh", "-c", "sleep 0.2; exit 5")
+	t0 := time.Now()
+	sb.Stop(5 * time.Second)
+	if u, d := sb.Usage(), time.Since(t0); u.ExitCode != 5 || d > 3*time.Second {
+		t.Errorf("ended by itself: %+v after %v", u, d)
+	}
+	sb, _ = start(t, Config{}, "sleep", "1000")
+	t0 = time.Now()
+	sb.Stop(100 * time.Millisecond)
+	if u, d := sb.Usage(), time.Since(t0); u.Signal != int(syscall.SIGKILL) || d < 100*time.Millisecond || d > 2*time.Second {
+		t.Errorf("killed: %+v after %v", u, d)
+	}
+	if err := sb.Wait(); err == nil {
+		t.Error("Wait after a kill: no error")
+	}
 }
 
 // TestParentKilled: everything dies with a SIGKILLed server.
