@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -18,9 +17,10 @@ import (
 )
 
 // CgroupParent, if set before the first sandbox, is the cgroup under which
-// sandboxes get their cgroups, relative to each hierarchy's root (v1) or to
-// the cgroup2 mount (v2), e.g. "/taikai". By default it is "taikai" under the
-// server's own cgroup, so that the server's own limits still bound engines.
+// sandboxes get their cgroups, relative to each hierarchy's mount point, e.g.
+// "/taikai". By default it is "taikai" under the server's own cgroup on v1 and
+// next to it on v2 (see parseCgroups), so that the limits of the server's
+// service still bound its engines.
 var CgroupParent string
 
 // hierarchy is one mounted cgroup hierarchy the sandbox uses.
@@ -55,20 +55,26 @@ func hostCgroups() *cgroupSetup {
 // detectCgroups finds the v1 controllers it needs, or else a v2 hierarchy
 // offering memory and pids.
 func detectCgroups() cgroupSetup {
-	var s cgroupSetup
 	mounts, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
-		s.detectErr = fmt.Errorf("read mountinfo: %w", err)
-		return s
+		return cgroupSetup{detectErr: fmt.Errorf("read mountinfo: %w", err)}
 	}
-	own, err := ownCgroups()
+	self, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
-		s.detectErr = err
-		return s
+		return cgroupSetup{detectErr: fmt.Errorf("read own cgroup: %w", err)}
 	}
-	v1 := map[string]string{} // controller -> mount point
-	v2mount := ""
-	for _, line := range strings.Split(string(mounts), "\n") {
+	return parseCgroups(string(mounts), string(self), os.ReadFile)
+}
+
+// parseCgroups is detectCgroups on the texts of /proc/self/mountinfo and
+// /proc/self/cgroup; readFile reads cgroup.controllers.
+func parseCgroups(mounts, self string, readFile func(string) ([]byte, error)) cgroupSetup {
+	var s cgroupSetup
+	own := ownCgroups(self)
+	type mnt struct{ point, root string }
+	v1 := map[string]mnt{} // controller -> its hierarchy's mount
+	var v2 *mnt
+	for _, line := range strings.Split(mounts, "\n") {
 		pre, post, ok := strings.Cut(line, " - ")
 		if !ok {
 			continue
@@ -77,34 +83,50 @@ func detectCgroups() cgroupSetup {
 		if len(f) < 5 || len(pf) < 3 {
 			continue
 		}
+		m := mnt{point: unescapeMount(f[4]), root: unescapeMount(f[3])}
 		switch pf[0] {
 		case "cgroup":
 			for _, opt := range strings.Split(pf[2], ",") {
 				switch opt {
 				case "memory", "pids", "cpuacct", "freezer", "cpuset":
 					if _, seen := v1[opt]; !seen {
-						v1[opt] = unescapeMount(f[4])
+						v1[opt] = m
 					}
 				}
 			}
 		case "cgroup2":
-			if v2mount == "" {
-				v2mount = unescapeMount(f[4])
+			if v2 == nil {
+				v2 = &m
 			}
 		}
 	}
-	parentOf := func(mount, ownPath string) string {
+	// parentOf is where sandboxes go in a hierarchy: v1: taikai/ under the
+	// server's own cgroup; v2, where a cgroup with processes cannot delegate
+	// controllers to children: taikai/ next to the server's own cgroup (with
+	// systemd: Delegate=yes and DelegateSubgroup=server put the server in
+	// taikai.service/server, sandboxes go to taikai.service/taikai). A
+	// container may mount only its own subtree: the mount's root is then a
+	// prefix of the server's cgroup path.
+	parentOf := func(m mnt, ownPath string, v2 bool) string {
 		if CgroupParent != "" {
-			return filepath.Join(mount, CgroupParent)
+			return filepath.Join(m.point, CgroupParent)
 		}
-		return filepath.Join(mount, ownPath, "taikai")
+		rel := ownPath
+		if m.root != "/" && (ownPath == m.root || strings.HasPrefix(ownPath, m.root+"/")) {
+			rel = strings.TrimPrefix(ownPath, m.root)
+		}
+		if v2 {
+			rel = filepath.Dir(filepath.Join("/", rel))
+		}
+		return filepath.Join(m.point, rel, "taikai")
 	}
-	if v1["memory"] != "" {
+	if _, ok := v1["memory"]; ok {
 		h := func(c string) *hierarchy {
-			if v1[c] == "" {
+			m, ok := v1[c]
+			if !ok {
 				return nil
 			}
-			return &hierarchy{mount: v1[c], parent: parentOf(v1[c], own[c])}
+			return &hierarchy{mount: m.point, parent: parentOf(m, own[c], false)}
 		}
 		s.memory, s.pids, s.cpuacct, s.freezer, s.cpuset = h("memory"), h("pids"), h("cpuacct"), h("freezer"), h("cpuset")
 		if s.pids == nil {
@@ -112,16 +134,16 @@ func detectCgroups() cgroupSetup {
 		}
 		return s
 	}
-	if v2mount == "" {
+	if v2 == nil {
 		s.detectErr = errors.New("no cgroup memory controller: neither cgroup v1 memory nor cgroup2 is mounted")
 		return s
 	}
-	ctrl, err := os.ReadFile(filepath.Join(v2mount, "cgroup.controllers"))
+	ctrl, err := readFile(filepath.Join(v2.point, "cgroup.controllers"))
 	if err != nil || !strings.Contains(string(ctrl), "memory") || !strings.Contains(string(ctrl), "pids") {
-		s.detectErr = fmt.Errorf("cgroup2 at %s does not offer the memory and pids controllers (%q)", v2mount, strings.TrimSpace(string(ctrl)))
+		s.detectErr = fmt.Errorf("cgroup2 at %s does not offer the memory and pids controllers (%q)", v2.point, strings.TrimSpace(string(ctrl)))
 		return s
 	}
-	h := &hierarchy{v2: true, mount: v2mount, parent: parentOf(v2mount, own[""])}
+	h := &hierarchy{v2: true, mount: v2.point, parent: parentOf(*v2, own[""], true)}
 	s.v2, s.unified, s.memory, s.pids = true, h, h, h
 	if strings.Contains(string(ctrl), "cpuset") {
 		s.cpuset = h
@@ -148,17 +170,12 @@ func unescapeMount(s string) string {
 	return b.String()
 }
 
-// ownCgroups maps each v1 controller (and "" for v2) to the server's cgroup.
-func ownCgroups() (map[string]string, error) {
-	f, err := os.Open("/proc/self/cgroup")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+// ownCgroups maps each v1 controller (and "" for v2) to the server's cgroup,
+// from the text of /proc/self/cgroup.
+func ownCgroups(self string) map[string]string {
 	own := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		parts := strings.SplitN(sc.Text(), ":", 3)
+	for _, line := range strings.Split(self, "\n") {
+		parts := strings.SplitN(line, ":", 3)
 		if len(parts) != 3 {
 			continue
 		}
@@ -170,7 +187,7 @@ func ownCgroups() (map[string]string, error) {
 			own[c] = parts[2]
 		}
 	}
-	return own, sc.Err()
+	return own
 }
 
 // group is the set of cgroup directories of one sandbox.

@@ -1,0 +1,73 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"testing"
+)
+
+// The hierarchies found on this machine's kind of host (v1 with a unified
+// mount, as here), in a container that mounts only its own subtree, and on a
+// pure cgroup v2 host.
+func TestParseCgroups(t *testing.T) {
+	noFile := func(string) ([]byte, error) { return nil, os.ErrNotExist }
+	v2Files := func(p string) ([]byte, error) {
+		if p == "/sys/fs/cgroup/cgroup.controllers" {
+			return []byte("cpuset cpu io memory hugetlb pids rdma misc\n"), nil
+		}
+		return nil, errors.New("unexpected " + p)
+	}
+	hybrid := `32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu
+33 31 0:30 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct
+34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset
+35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory
+37 31 0:34 / /sys/fs/cgroup/freezer rw,relatime - cgroup cgroup rw,freezer
+39 31 0:36 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids
+41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw
+`
+	self := "8:pids:/\n6:freezer:/\n4:memory:/process_api/abc\n3:cpuset:/\n2:cpuacct:/\n0::/\n"
+	s := parseCgroups(hybrid, self, noFile)
+	if s.detectErr != nil || s.v2 {
+		t.Fatalf("hybrid: %+v", s)
+	}
+	for h, want := range map[*hierarchy]string{
+		s.memory:  "/sys/fs/cgroup/memory/process_api/abc/taikai",
+		s.pids:    "/sys/fs/cgroup/pids/taikai",
+		s.cpuacct: "/sys/fs/cgroup/cpuacct/taikai",
+		s.freezer: "/sys/fs/cgroup/freezer/taikai",
+		s.cpuset:  "/sys/fs/cgroup/cpuset/taikai",
+	} {
+		if h == nil || h.parent != want {
+			t.Errorf("hybrid: %+v, want %s", h, want)
+		}
+	}
+
+	// Docker on v1: the container sees its own subtree at the mount point.
+	docker := `35 31 0:32 /docker/0de8 /sys/fs/cgroup/memory ro,relatime - cgroup cgroup rw,memory
+39 31 0:36 /docker/0de8 /sys/fs/cgroup/pids ro,relatime - cgroup cgroup rw,pids
+`
+	s = parseCgroups(docker, "8:pids:/docker/0de8\n4:memory:/docker/0de8\n", noFile)
+	if s.detectErr != nil || s.memory.parent != "/sys/fs/cgroup/memory/taikai" || s.pids.parent != "/sys/fs/cgroup/pids/taikai" || s.cpuacct != nil {
+		t.Errorf("docker v1: %+v %+v %+v", s, s.memory, s.pids)
+	}
+
+	v2 := "30 23 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime - cgroup2 cgroup2 rw,nsdelegate\n"
+	s = parseCgroups(v2, "0::/system.slice/taikai.service/server\n", v2Files)
+	if s.detectErr != nil || !s.v2 || s.memory != s.pids || s.cpuset == nil || s.memory.parent != "/sys/fs/cgroup/system.slice/taikai.service/taikai" {
+		t.Errorf("v2: %+v %+v", s, s.memory)
+	}
+	// A container with its own cgroup namespace, the server at its root.
+	if s = parseCgroups(v2, "0::/\n", v2Files); s.memory.parent != "/sys/fs/cgroup/taikai" {
+		t.Errorf("v2 at the root: %+v", s.memory)
+	}
+	s = parseCgroups(v2, "0::/\n", noFile)
+	if s.detectErr == nil {
+		t.Error("v2 without controllers accepted")
+	}
+	s = parseCgroups("", "", noFile)
+	if s.detectErr == nil {
+		t.Error("no cgroups accepted")
+	}
+}
