@@ -292,7 +292,9 @@ func newGroup(name string, cfg *Config) (*group, error) {
 		return nil, s.detectErr
 	}
 	g := &group{setup: s, dirs: map[*hierarchy]string{}}
-	useCpuset := len(cfg.CPUs) > 0 && s.cpuset != nil
+	// Moving another uid's process into a cpuset that changes its CPUs
+	// needs CAP_SYS_NICE; without it, taskset's affinity is all there is.
+	useCpuset := len(cfg.CPUs) > 0 && s.cpuset != nil && hasCap(unix.CAP_SYS_NICE)
 	hs := []*hierarchy{s.memory}
 	if !s.v2 {
 		hs = append(hs, s.pids)
@@ -359,6 +361,21 @@ func newGroup(name string, cfg *Config) (*group, error) {
 		return nil, err
 	}
 	return g, nil
+}
+
+// hasCap tells whether the server has an effective capability.
+func hasCap(c int) bool {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "CapEff:"); ok {
+			n, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return err == nil && n&(1<<c) != 0
+		}
+	}
+	return false
 }
 
 // add moves a process (with all its threads) into every cgroup of the group.

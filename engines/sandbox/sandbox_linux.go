@@ -104,6 +104,20 @@ func Command(ctx context.Context, cfg Config, argv ...string) (*Sandbox, error) 
 	}
 	wrapper := []string{fmt.Sprintf("--nofile=%d:%d", cfg.NoFile, cfg.NoFile), "--", bwrap,
 		"--args", "3", "--info-fd", "4", "--block-fd", "5", "--"}
+	if len(cfg.CPUs) > 0 {
+		// taskset(1) pins itself, then execs: the whole sandbox inherits the
+		// affinity (no privilege needed, but an engine may widen it again; a
+		// cpuset cgroup, where the server may use one, cannot be widened).
+		taskset, err := exec.LookPath("taskset")
+		if err != nil {
+			return nil, errors.New("sandbox: taskset not found: install util-linux")
+		}
+		cpus := make([]string, len(cfg.CPUs))
+		for i, c := range cfg.CPUs {
+			cpus[i] = strconv.Itoa(c)
+		}
+		wrapper = append([]string{wrapper[0], "--", taskset, "-c", strings.Join(cpus, ",")}, wrapper[2:]...)
+	}
 	if cfg.Port != 0 && cfg.Helper != "" {
 		argv = helperArgs(cfg.Port, argv)
 	}
@@ -387,17 +401,6 @@ func (s *Sandbox) start() error {
 	// it becomes is inside the cgroups and under the limits.
 	if err := s.group.add(info.ChildPid); err != nil {
 		return err
-	}
-	if len(s.cfg.CPUs) > 0 && s.group.dirs[s.group.setup.cpuset] == "" && !s.group.setup.v2 {
-		// No cpuset cgroup: pin the init, whose descendants inherit it (but
-		// may widen it again). Needs CAP_SYS_NICE.
-		var set unix.CPUSet
-		for _, c := range s.cfg.CPUs {
-			set.Set(c)
-		}
-		if err := unix.SchedSetaffinity(info.ChildPid, &set); err != nil {
-			return fmt.Errorf("set CPUs: %w", err)
-		}
 	}
 	if s.cfg.Port != 0 && s.cfg.Helper == "" {
 		ln, err := listenIn(info.ChildPid, s.pidfd, s.cfg.Port)
