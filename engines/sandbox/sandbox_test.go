@@ -29,6 +29,10 @@ const helperEnv = "TAIKAI_SANDBOX_TEST_HELPER"
 
 func TestMain(m *testing.M) {
 	MaybeHelper()
+	if os.Getenv(helperEnv) == "available" {
+		fmt.Println(Available())
+		os.Exit(0)
+	}
 	if os.Getenv(helperEnv) != "" {
 		os.Exit(helperMain(os.Getenv(helperEnv)))
 	}
@@ -245,6 +249,29 @@ func TestDescriptors(t *testing.T) {
 			t.Errorf("helper %q: descriptors:\n%s", cfg.Helper, out)
 		}
 	}
+}
+
+// TestAvailableMessages: Available says what is missing.
+func TestAvailableMessages(t *testing.T) {
+	requireSandbox(t)
+	t.Run("no bwrap", func(t *testing.T) {
+		t.Setenv("PATH", "/nonexistent")
+		if err := Available(); err == nil || !strings.Contains(err.Error(), "apt-get install bubblewrap") {
+			t.Errorf("%v", err)
+		}
+	})
+	t.Run("not root", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, testHelper(t), "-test.run=^$")
+		cmd.Env = append(os.Environ(), helperEnv+"=available")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		cmd.WaitDelay = time.Second
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "must run as root") {
+			t.Errorf("%v: %s", err, out)
+		}
+	})
 }
 
 func TestExitStatus(t *testing.T) {
