@@ -208,8 +208,8 @@ func (s *Server) tournamentJSON(t *tournament.Tournament, names map[int64]string
 		Settings: t.Settings, Engines: []playerJSON{},
 		CreatedAt: timeOrNil(&t.CreatedAt), StartedAt: timeOrNil(t.StartedAt), FinishedAt: timeOrNil(t.FinishedAt),
 	}
-	if s.Hub != nil {
-		j.RunningGames = s.Hub.RunningIn(t.ID)
+	if s.Live != nil {
+		j.RunningGames = s.Live.RunningIn(t.ID)
 	}
 	for _, id := range t.Engines {
 		j.Engines = append(j.Engines, playerJSON{EngineID: id, Name: names[id]})
@@ -545,8 +545,8 @@ func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
 		}
 		for _, g := range list {
 			j := toGameJSON(g)
-			if g.Status == tournament.GameRunning && s.Hub != nil {
-				if n, ok := s.Hub.LivePlies(g.ID); ok {
+			if g.Status == tournament.GameRunning && s.Live != nil {
+				if n, ok := s.Live.LivePlies(g.ID); ok {
 					j.Plies = n
 				}
 			}
@@ -580,8 +580,8 @@ func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) listRunningGames(w http.ResponseWriter, r *http.Request) {
 	var out []gameJSON
-	if s.Hub != nil {
-		for _, g := range s.Hub.Running() {
+	if s.Live != nil {
+		for _, g := range s.Live.Running() {
 			out = append(out, toGameJSON(g))
 		}
 	}
@@ -610,8 +610,8 @@ func (s *Server) getGame(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if g.Status == tournament.GameRunning && s.Hub != nil {
-		if moves, ok := s.Hub.LiveMoves(id); ok {
+	if g.Status == tournament.GameRunning && s.Live != nil {
+		if moves, ok := s.Live.LiveMoves(id); ok {
 			g.Moves, g.Plies = moves, len(moves)
 		}
 	}

@@ -42,9 +42,9 @@ func newAPIServer(tb testing.TB) *apiServer {
 		tb.Fatal(err)
 	}
 	data := filepath.Join(dir, "data")
-	hub := web.NewHub(db, nil)
+	hub := web.NewLive(db, nil)
 	svc := &tournament.Service{Store: db, Runner: &tournament.Runner{Launcher: &engines.Launcher{}}, Sink: hub, DataDir: data}
-	srv := &web.Server{DB: db, Service: svc, Hub: hub, Token: apiToken, DataDir: data, Metrics: web.NewMetrics()}
+	srv := &web.Server{DB: db, Service: svc, Live: hub, Token: apiToken, DataDir: data, Metrics: web.NewMetrics()}
 	h, err := srv.Handler()
 	if err != nil {
 		tb.Fatal(err)

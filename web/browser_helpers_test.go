@@ -107,7 +107,7 @@ func startSite(tb testing.TB) *site {
 	lw := &lockedWriter{tb: tb}
 	log := slog.New(slog.NewTextHandler(lw, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	metrics := web.NewMetrics()
-	hub := web.NewHub(db, log)
+	hub := web.NewLive(db, log)
 	svc := &tournament.Service{
 		Store:   db,
 		Runner:  &tournament.Runner{Launcher: &engines.Launcher{Self: self, Log: log}, DataDir: data, Log: log},
@@ -115,7 +115,7 @@ func startSite(tb testing.TB) *site {
 		DataDir: data,
 		Log:     log,
 	}
-	srv := &web.Server{DB: db, Service: svc, Hub: hub, Token: browserToken, DataDir: data, Log: log, Metrics: metrics}
+	srv := &web.Server{DB: db, Service: svc, Live: hub, Token: browserToken, DataDir: data, Log: log, Metrics: metrics}
 	handler, err := srv.Handler()
 	if err != nil {
 		tb.Fatal(err)

@@ -1,4 +1,4 @@
 package web
 
 // Viewers returns how many viewers the hub counts as connected.
-func Viewers(h *Hub) int64 { return h.viewers.Load() }
+func Viewers(l *Live) int64 { return l.Hub.viewers.Load() }

@@ -28,7 +28,7 @@ import (
 // liveGame is a hub serving one running game (stored as running, announced
 // with game_started), as a referee would leave it; the test publishes its moves.
 type liveGame struct {
-	hub  *web.Hub
+	hub  *web.Live
 	url  string
 	game *tournament.Game
 	tid  int64
@@ -62,8 +62,8 @@ func newLiveGame(tb testing.TB, queue int) *liveGame {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	hub := web.NewHub(db, nil)
-	hub.SendQueue = queue
+	hub := web.NewLive(db, nil)
+	hub.Hub.SendQueue = queue
 	r := chi.NewRouter()
 	r.Get("/ws/games/{id}", hub.ServeGame)
 	ts := httptest.NewServer(r)

@@ -57,9 +57,9 @@ func newPageSite(t *testing.T) *pageSite {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hub := NewHub(db, nil)
+	hub := NewLive(db, nil)
 	t.Cleanup(hub.Close)
-	s := &Server{DB: db, Hub: hub, Token: pagesToken, DataDir: t.TempDir(), Service: &tournament.Service{Store: db, Sink: hub}}
+	s := &Server{DB: db, Live: hub, Token: pagesToken, DataDir: t.TempDir(), Service: &tournament.Service{Store: db, Sink: hub}}
 	h, err := s.Handler()
 	if err != nil {
 		t.Fatal(err)

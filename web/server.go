@@ -34,7 +34,7 @@ const (
 type Server struct {
 	DB      *storage.DB
 	Service *tournament.Service
-	Hub     *Hub
+	Live    *Live
 	Token   string // admin token for writes
 	DataDir string // uploaded engines and engine logs live here
 	Log     *slog.Logger
@@ -92,10 +92,10 @@ func (s *Server) Handler() (http.Handler, error) {
 			writeJSON(w, http.StatusMethodNotAllowed, map[string]errorJSON{"error": {Code: "method_not_allowed", Message: r.Method + " is not allowed on " + r.URL.Path}})
 		})
 	})
-	if s.Hub != nil {
-		r.Get("/ws/games/{id}", s.Hub.ServeGame)
-		r.Get("/ws/tournaments/{id}", s.Hub.ServeTournament)
-		r.Get("/ws/live", s.Hub.ServeLive)
+	if s.Live != nil {
+		r.Get("/ws/games/{id}", s.Live.ServeGame)
+		r.Get("/ws/tournaments/{id}", s.Live.ServeTournament)
+		r.Get("/ws/live", s.Live.ServeLive)
 	}
 	s.pages.routes(r, s)
 	return r, nil

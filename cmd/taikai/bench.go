@@ -316,7 +316,7 @@ func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
 	// The live hub of serve, fed every move; nobody watches, as in most of a
 	// tournament. (The game's end is not published: once a game, it is not
 	// part of a move's time.)
-	hub := web.NewHub(nil, nil)
+	hub := web.NewLive(nil, nil)
 	defer hub.Close()
 	hubbed := moveTimes{hub: hub}
 	for range b.n(30) {
@@ -364,7 +364,7 @@ type moveTimes struct {
 	turns  []time.Duration
 	cycles int           // moves after each game's first
 	inGame time.Duration // from each game's first move to its last
-	hub    *web.Hub      // if set, is told of each game and its moves, as serve's is
+	hub    *web.Live     // if set, is told of each game and its moves, as serve's is
 }
 
 // game plays one game between instant engines with rn and returns its number

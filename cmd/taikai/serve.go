@@ -134,7 +134,7 @@ type server struct {
 	log    *slog.Logger
 
 	db      *storage.DB
-	hub     *web.Hub
+	live    *web.Live
 	service *tournament.Service
 	ln      net.Listener
 	http    *http.Server
@@ -174,15 +174,15 @@ func (a *server) Open(ctx context.Context) error {
 	}
 	runner := &tournament.Runner{Launcher: &engines.Launcher{Self: self, Log: a.log}, DataDir: data, Log: a.log, Affinity: a.cfg.affinity}
 	metrics := web.NewMetrics()
-	a.hub = web.NewHub(a.db, a.log)
+	a.live = web.NewLive(a.db, a.log)
 	a.service = &tournament.Service{
 		Store:   a.db,
 		Runner:  runner,
-		Sink:    sinks{a.hub, metrics},
+		Sink:    sinks{a.live, metrics},
 		DataDir: data,
 		Log:     a.log,
 	}
-	srv := &web.Server{DB: a.db, Service: a.service, Hub: a.hub, Token: token, DataDir: data, Log: a.log, Metrics: metrics}
+	srv := &web.Server{DB: a.db, Service: a.service, Live: a.live, Token: token, DataDir: data, Log: a.log, Metrics: metrics}
 	handler, err := srv.Handler()
 	if err != nil {
 		return fmt.Errorf("dashboard templates: %w", err)
@@ -256,7 +256,7 @@ func (a *server) Run(ctx context.Context) error {
 	a.service.Close()
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	a.hub.Close()
+	a.live.Close()
 	if err := a.http.Shutdown(sctx); err != nil {
 		a.log.Warn("http shutdown", "err", err)
 	}
@@ -268,8 +268,8 @@ func (a *server) Close() {
 	if a.service != nil {
 		a.service.Close()
 	}
-	if a.hub != nil {
-		a.hub.Close()
+	if a.live != nil {
+		a.live.Close()
 	}
 	if a.ln != nil {
 		a.ln.Close()
