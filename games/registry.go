@@ -1,6 +1,7 @@
 package games
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -13,6 +14,10 @@ import (
 type Game struct {
 	Name  string // as in the API and the database: "othello"
 	Title string // as people read it: "Othello"
+	Order int    // where it is listed among the games (forms, messages), the default first
+	// Rules are the names of the game's rule sets, the default first; nil
+	// for a game with one rule.
+	Rules []string
 	// Rule checks a rule set's name and returns it as stored ("" is the
 	// default rule).
 	Rule func(name string) (string, error)
@@ -46,6 +51,9 @@ type View struct {
 	Flips bool `json:"flips,omitempty"`
 	// Score: the piece count is the score and is shown as one ("33-31").
 	Score bool `json:"score,omitempty"`
+	// Coords: "algebraic" (columns a, b, ... and rows from 1, Othello) or
+	// "index" (columns and rows from 0, as the protocol counts them).
+	Coords string `json:"coords"`
 }
 
 var (
@@ -72,7 +80,7 @@ func Lookup(name string) (Game, bool) {
 	return g, ok
 }
 
-// Names lists the registered games by name.
+// Names lists the registered games in their Order.
 func Names() []string {
 	mu.RLock()
 	defer mu.RUnlock()
@@ -80,7 +88,9 @@ func Names() []string {
 	for n := range registry {
 		names = append(names, n)
 	}
-	slices.Sort(names)
+	slices.SortFunc(names, func(a, b string) int {
+		return cmp.Or(cmp.Compare(registry[a].Order, registry[b].Order), strings.Compare(a, b))
+	})
 	return names
 }
 

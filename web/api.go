@@ -480,6 +480,37 @@ type gameJSON struct {
 	Detail       string     `json:"detail,omitempty"`
 	StartedAt    *string    `json:"started_at"`
 	EndedAt      *string    `json:"ended_at"`
+	View         *boardView `json:"view,omitempty"` // how the dashboard draws it (live messages and pages)
+}
+
+// boardView is how the dashboard draws a game's board (games.View), with its
+// start position: the browser knows no game by name.
+type boardView struct {
+	Style  string   `json:"style"`
+	Stars  [][2]int `json:"stars,omitempty"`
+	Flips  bool     `json:"flips,omitempty"`
+	Score  bool     `json:"score,omitempty"`
+	Coords string   `json:"coords"`
+	Start  []string `json:"start"`
+}
+
+// withView adds the board view to a game for the dashboard.
+func withView(g gameJSON) gameJSON {
+	gm, ok := games.Lookup(g.Game)
+	if !ok || gm.View == nil {
+		return g
+	}
+	size := g.Size
+	if size == 0 {
+		size = gm.Size
+	}
+	v := gm.View(size)
+	bv := &boardView{Style: v.Style, Flips: v.Flips, Score: v.Score, Coords: v.Coords, Start: newReplay(g.Game, g.Rule, size).rows()}
+	for _, p := range v.Stars {
+		bv.Stars = append(bv.Stars, [2]int{p.X, p.Y})
+	}
+	g.View = bv
+	return g
 }
 
 func strOrNil(s string) *string {

@@ -136,7 +136,7 @@ func (l *Live) event(ev tournament.Event) {
 		g := &liveGame{header: *ev.Game, replay: newReplay(ev.Game.Game, ev.Game.Rule, ev.Game.Size)}
 		g.last = frame{Board: g.replay.rows()}
 		l.games[ev.GameID] = g
-		msg := mustJSON(map[string]any{"type": "game_started", "game": toGameJSON(&g.header), "board": g.last.Board})
+		msg := mustJSON(map[string]any{"type": "game_started", "game": withView(toGameJSON(&g.header)), "board": g.last.Board})
 		l.Hub.Broadcast(msg, tournamentTopic(ev.TournamentID), liveTopic)
 	case tournament.EventMove:
 		g := l.games[ev.GameID]
@@ -161,7 +161,7 @@ func (l *Live) event(ev tournament.Event) {
 	case tournament.EventGameEnded:
 		g := l.games[ev.GameID]
 		delete(l.games, ev.GameID)
-		end := map[string]any{"type": "end", "game_id": ev.GameID, "game": toGameJSON(ev.Game), "result": ev.Game.Result, "reason": ev.Game.Reason}
+		end := map[string]any{"type": "end", "game_id": ev.GameID, "game": withView(toGameJSON(ev.Game)), "result": ev.Game.Result, "reason": ev.Game.Reason}
 		if g != nil && l.Hub.Watched(gameTopic(ev.GameID)) {
 			g.catchUp()
 			end["five"] = g.replay.five()
@@ -171,7 +171,7 @@ func (l *Live) event(ev tournament.Event) {
 			end["violations"] = map[string]games.Violations{"black": nonNilViolations(p.Violations[0]), "white": nonNilViolations(p.Violations[1])}
 		}
 		l.Hub.Broadcast(mustJSON(end), gameTopic(ev.GameID))
-		ended := mustJSON(map[string]any{"type": "game_ended", "game": toGameJSON(ev.Game)})
+		ended := mustJSON(map[string]any{"type": "game_ended", "game": withView(toGameJSON(ev.Game))})
 		l.Hub.Broadcast(ended, tournamentTopic(ev.TournamentID), liveTopic)
 		// Viewers of a finished game have all there is: let them go.
 		l.Hub.DropTopic(gameTopic(ev.GameID))
@@ -271,7 +271,7 @@ func gameSnapshot(g *tournament.Game, moves []games.Ply, frames []frame, remaini
 	for i, m := range moves {
 		mj[i] = m.View(g.Game, i+1)
 	}
-	hdr := toGameJSON(g)
+	hdr := withView(toGameJSON(g))
 	hdr.Plies = len(moves)
 	return mustJSON(map[string]any{
 		"type": "snapshot", "game": hdr, "moves": mj, "frames": frames, "live": live,
@@ -322,7 +322,7 @@ func (l *Live) ServeGame(w http.ResponseWriter, r *http.Request) {
 	frames, rep := framesOf(g)
 	snap := gameSnapshot(g, g.Moves, frames, nil, false, rep.five())
 	d := gameDetail(g)
-	end := mustJSON(map[string]any{"type": "end", "game_id": g.ID, "game": toGameJSON(g), "result": g.Result, "reason": g.Reason,
+	end := mustJSON(map[string]any{"type": "end", "game_id": g.ID, "game": withView(toGameJSON(g)), "result": g.Result, "reason": g.Reason,
 		"five": rep.five(), "stones": d.Stones, "violations": d.Violations, "logs": d.Logs})
 	l.Hub.finish(v, [][]byte{snap, end})
 }
@@ -384,7 +384,7 @@ func (l *Live) runningBoards(tid int64) []map[string]any {
 		if tid != 0 && g.header.TournamentID != tid {
 			continue
 		}
-		item := map[string]any{"game": toGameJSON(&g.header), "board": g.catchUp().Board, "remaining": remainingJSON(g.remaining)}
+		item := map[string]any{"game": withView(toGameJSON(&g.header)), "board": g.catchUp().Board, "remaining": remainingJSON(g.remaining)}
 		if n := len(g.moves); n > 0 {
 			item["last"] = g.moves[n-1].View(g.header.Game, n)
 		}

@@ -175,8 +175,25 @@ type view struct {
 	Game       *gameJSON
 	Settings   *tournament.Settings
 	Reasons    []string
-	Rules      []string
+	Games      []gameChoice
 	Message    string
+}
+
+// gameChoice is a registered game as the forms offer it.
+type gameChoice struct {
+	Name, Title            string
+	Rules                  string // comma-separated, the default first; "" for one rule
+	Size, MinSize, MaxSize int
+}
+
+// gameChoices lists the registered games for the forms.
+func gameChoices() []gameChoice {
+	var out []gameChoice
+	for _, name := range games.Names() {
+		g, _ := games.Lookup(name)
+		out = append(out, gameChoice{Name: g.Name, Title: g.Title, Rules: strings.Join(g.Rules, ","), Size: g.Size, MinSize: g.MinSize, MaxSize: g.MaxSize})
+	}
+	return out
 }
 
 // reasons a game can end for, in the order the games filter lists them.
@@ -184,8 +201,6 @@ var reasons = []string{
 	games.ReasonNormal, games.ReasonTimeout, games.ReasonIllegal, games.ReasonDisconnect,
 	games.ReasonClose, games.ReasonResign, games.ReasonNoConnect, games.ReasonCrash, games.ReasonAborted,
 }
-
-var gomokuRules = []string{"seed", "freestyle", "standard", "renju"}
 
 // reasonLabel says why a game ended in words.
 func reasonLabel(reason string) string {
@@ -214,7 +229,7 @@ func reasonLabel(reason string) string {
 
 func (p *pages) routes(r chi.Router, s *Server) {
 	r.Get("/", func(w http.ResponseWriter, r *http.Request) {
-		p.render(w, r, s, "index", &view{Title: "Overview", Rules: gomokuRules})
+		p.render(w, r, s, "index", &view{Title: "Overview"})
 	})
 	r.Get("/engines", func(w http.ResponseWriter, r *http.Request) {
 		p.render(w, r, s, "engines", &view{Title: "Engines"})
@@ -250,7 +265,7 @@ func (p *pages) routes(r chi.Router, s *Server) {
 			return
 		}
 		v := &view{Title: fmt.Sprintf("Game %d: %s vs %s", g.ID, g.Black.Name, g.White.Name)}
-		gj := toGameJSON(g)
+		gj := withView(toGameJSON(g))
 		v.Game = &gj
 		if t, err := s.DB.Tournament(r.Context(), g.TournamentID); err == nil {
 			tj := s.tournamentJSON(t, nil)
@@ -284,6 +299,7 @@ func (p *pages) render(w http.ResponseWriter, r *http.Request, s *Server, name s
 	v.Page = name
 	v.Admin = s.isAdmin(r)
 	v.TV = r.URL.Query().Get("tv") == "1"
+	v.Games = gameChoices()
 	if v.Status == 0 {
 		v.Status = http.StatusOK
 	}

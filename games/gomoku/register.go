@@ -12,6 +12,8 @@ import (
 var Info = games.Game{
 	Name:  "gomoku",
 	Title: "Gomoku",
+	Order: 2,
+	Rules: ruleNames[:],
 	Rule: func(name string) (string, error) {
 		r, err := ParseRule(name)
 		if err != nil {
@@ -57,7 +59,7 @@ func parseMove(text string) (games.Move, error) {
 
 // view draws stones on the points, with the star points of a go board.
 func view(n int) games.View {
-	v := games.View{Style: "points"}
+	v := games.View{Style: "points", Coords: "index"}
 	if n < 9 {
 		return v
 	}

@@ -11,6 +11,7 @@ import (
 var Info = games.Game{
 	Name:  "othello",
 	Title: "Othello",
+	Order: 1,
 	Rule: func(name string) (string, error) {
 		if name != "" && name != "standard" {
 			return "", fmt.Errorf("othello has one rule, %q is not it (leave it empty)", name)
@@ -24,7 +25,7 @@ var Info = games.Game{
 	OnTimeout: "forfeit",
 	MaxErrors: 10,
 	View: func(int) games.View {
-		return games.View{Style: "cells", Stars: []games.Point{{X: 1, Y: 1}, {X: 5, Y: 1}, {X: 1, Y: 5}, {X: 5, Y: 5}}, Flips: true, Score: true}
+		return games.View{Style: "cells", Stars: []games.Point{{X: 1, Y: 1}, {X: 5, Y: 1}, {X: 1, Y: 5}, {X: 5, Y: 5}}, Flips: true, Score: true, Coords: "algebraic"}
 	},
 }
 

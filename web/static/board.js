@@ -1,5 +1,6 @@
-// board.js: SVG boards. Othello is 8x8 squares on green with discs in the
-// squares; Gomoku is N x N intersections on wood with stones on the points.
+// board.js: SVG boards, drawn from the view the server sends with a game:
+// 'cells' style is squares on green with discs in them (Othello); 'points'
+// style is N x N intersections on wood with stones on the points (Gomoku).
 // Every stone is a <circle class="stone" data-x data-y data-color>.
 
 const NS = 'http://www.w3.org/2000/svg';
@@ -17,58 +18,46 @@ function text(x, y, str, cls) {
   return t;
 }
 
-/** emptyBoard is the start position as rows. */
-export function emptyBoard(game, size) {
-  const n = game === 'othello' ? 8 : size || 15;
-  const rows = Array.from({length: n}, () => '.'.repeat(n));
-  if (game === 'othello') {
-    rows[3] = '...ox...';
-    rows[4] = '...xo...';
-  }
-  return rows;
-}
-
-/** starPoints are the dots drawn on the board, as [x, y] (Gomoku: points). */
-function starPoints(game, n) {
-  if (game === 'othello') return [[2, 2], [6, 2], [2, 6], [6, 6]];
-  if (n < 9) return [];
-  const a = n >= 13 ? 3 : 2;
-  const pts = [[a, a], [n - 1 - a, a], [a, n - 1 - a], [n - 1 - a, n - 1 - a]];
-  if (n % 2 === 1) pts.push([(n - 1) / 2, (n - 1) / 2]);
-  return pts;
+/** emptyBoard is the start position as rows (the server sends it in the view). */
+export function emptyBoard(view) {
+  return view && view.start ? view.start.slice() : [];
 }
 
 /**
- * drawBoard replaces the content of svg with a board.
- *   game: 'othello' | 'gomoku'; board: rows of '.', 'x' (black), 'o' (white)
- *   last: [x, y] of the last move or null; flipped: [[x, y]] (Othello);
- *   five: [[x, y]] winning line (Gomoku); coords: draw coordinates.
+ * drawBoard replaces the content of svg with a board. It knows no game by
+ * name: the server's view says how to draw it.
+ *   view: {style: 'cells' (pieces in squares) | 'points' (stones on the
+ *     intersections), stars: [[x, y]], coords: 'algebraic' | 'index'}
+ *   board: rows of '.', 'x' (black), 'o' (white)
+ *   last: [x, y] of the last move or null; flipped: [[x, y]] turned over;
+ *   five: [[x, y]] winning line; coords: draw coordinates.
  */
-export function drawBoard(svg, {game, board, last = null, flipped = null, five = null, coords = true}) {
+export function drawBoard(svg, {view, board, last = null, flipped = null, five = null, coords = true}) {
   const n = board.length;
-  const othello = game === 'othello';
+  const cells = !view || view.style === 'cells';
   const lead = coords ? 64 : 10; // room for coordinates on the top and left
   const tail = coords ? 24 : 10;
   const span = n * CELL;
   const total = lead + span + tail;
   svg.setAttribute('viewBox', `0 0 ${total} ${total}`);
-  svg.classList.toggle('othello', othello);
-  svg.classList.toggle('gomoku', !othello);
+  svg.classList.toggle('cells', cells);
+  svg.classList.toggle('points', !cells);
   svg.replaceChildren();
 
   // Centre of cell or point (x, y).
   const cx = (x) => lead + x * CELL + CELL / 2;
   const cy = (y) => lead + y * CELL + CELL / 2;
 
-  svg.append(s('rect', {x: lead - 6, y: lead - 6, width: span + 12, height: span + 12, rx: othello ? 10 : 14, class: 'b-frame'}));
+  svg.append(s('rect', {x: lead - 6, y: lead - 6, width: span + 12, height: span + 12, rx: cells ? 10 : 14, class: 'b-frame'}));
   svg.append(s('rect', {x: lead, y: lead, width: span, height: span, class: 'b-surface'}));
   const grid = s('g', {class: 'b-grid'});
-  if (othello) {
+  const stars = (view && view.stars) || [];
+  if (cells) {
     for (let i = 1; i < n; i++) {
       grid.append(s('line', {x1: lead + i * CELL, y1: lead, x2: lead + i * CELL, y2: lead + span}));
       grid.append(s('line', {x1: lead, y1: lead + i * CELL, x2: lead + span, y2: lead + i * CELL}));
     }
-    for (const [x, y] of starPoints(game, n)) {
+    for (const [x, y] of stars) {
       grid.append(s('circle', {cx: lead + x * CELL + CELL, cy: lead + y * CELL + CELL, r: 8, class: 'b-star'}));
     }
   } else {
@@ -76,21 +65,22 @@ export function drawBoard(svg, {game, board, last = null, flipped = null, five =
       grid.append(s('line', {x1: cx(i), y1: cy(0), x2: cx(i), y2: cy(n - 1)}));
       grid.append(s('line', {x1: cx(0), y1: cy(i), x2: cx(n - 1), y2: cy(i)}));
     }
-    for (const [x, y] of starPoints(game, n)) grid.append(s('circle', {cx: cx(x), cy: cy(y), r: 9, class: 'b-star'}));
+    for (const [x, y] of stars) grid.append(s('circle', {cx: cx(x), cy: cy(y), r: 9, class: 'b-star'}));
   }
   svg.append(grid);
 
   if (coords) {
     const g = s('g', {class: 'b-coords'});
+    const algebraic = view && view.coords === 'algebraic';
     for (let i = 0; i < n; i++) {
-      g.append(text(cx(i), lead / 2, othello ? 'abcdefghijklmnopqrstuvwxyz'[i] : String(i), 'b-coord'));
-      g.append(text(lead / 2, cy(i), othello ? String(i + 1) : String(i), 'b-coord'));
+      g.append(text(cx(i), lead / 2, algebraic ? 'abcdefghijklmnopqrstuvwxyz'[i] : String(i), 'b-coord'));
+      g.append(text(lead / 2, cy(i), algebraic ? String(i + 1) : String(i), 'b-coord'));
     }
     svg.append(g);
   }
 
   const stones = s('g', {class: 'b-stones'});
-  const r = othello ? 41 : 45;
+  const r = cells ? 41 : 45;
   for (let y = 0; y < n; y++) {
     const row = board[y];
     for (let x = 0; x < n; x++) {
@@ -114,7 +104,7 @@ export function drawBoard(svg, {game, board, last = null, flipped = null, five =
   if (last) {
     const [x, y] = last;
     const on = board[y] && board[y][x] === 'o' ? 'on-white' : 'on-black';
-    marks.append(s('circle', {cx: cx(x), cy: cy(y), r: othello ? 14 : 15, class: `last-move ${on}`, 'data-x': x, 'data-y': y}));
+    marks.append(s('circle', {cx: cx(x), cy: cy(y), r: cells ? 14 : 15, class: `last-move ${on}`, 'data-x': x, 'data-y': y}));
   }
   svg.append(marks);
 }

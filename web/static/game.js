@@ -10,7 +10,7 @@ const id = data.game.id;
 const state = {
   game: data.game,
   moves: [], // {ply, color, x, y, text, ms, auto}
-  frames: [{board: emptyBoard(data.game.game, data.game.size), flipped: null}],
+  frames: [{board: emptyBoard(data.game.view), flipped: null}],
   ply: 0,
   synced: false, // a snapshot has arrived
   live: false,
@@ -44,7 +44,7 @@ function onSnapshot(msg) {
   const following = !state.synced || state.ply >= state.moves.length;
   state.game = msg.game;
   state.moves = msg.moves || [];
-  state.frames = msg.frames && msg.frames.length ? msg.frames : [{board: emptyBoard(msg.game.game, msg.game.size)}];
+  state.frames = msg.frames && msg.frames.length ? msg.frames : [{board: emptyBoard(msg.game.view)}];
   state.live = !!msg.live;
   state.remaining = msg.remaining;
   state.five = msg.five;
@@ -140,7 +140,7 @@ function render() {
   const mv = ply > 0 ? moves[ply - 1] : null;
   const atEnd = ply === moves.length;
   drawBoard(el.board, {
-    game: state.game.game,
+    view: state.game.view,
     board: frame.board,
     last: mv && mv.x !== null ? [mv.x, mv.y] : null,
     flipped: frame.flipped,
@@ -218,7 +218,7 @@ function renderResult() {
   const winner = result === 'black' ? g.black.name : result === 'white' ? g.white.name : '';
   const parts = [];
   if (winner) parts.push(winner);
-  if (stones && g.game === 'othello') parts.push(`${stones.black}–${stones.white}`);
+  if (stones && g.view && g.view.score) parts.push(`${stones.black}–${stones.white}`);
   if (reason) parts.push(reasonLabels[reason] || reason);
   if (g.cause) parts.push(g.cause.replaceAll('_', ' '));
   box.className = `result result-${result || 'none'}`;

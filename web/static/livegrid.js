@@ -113,7 +113,7 @@ export class LiveGrid {
     this.frame = 0;
     for (const c of this.dirty) {
       if (!c.board) continue;
-      drawBoard(c.svg, {game: c.game.game, board: c.board, last: c.last, coords: false});
+      drawBoard(c.svg, {view: c.game.view, board: c.board, last: c.last, coords: false});
       const n = count(c.board);
       c.countB.textContent = n.black;
       c.countW.textContent = n.white;

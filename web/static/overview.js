@@ -99,7 +99,25 @@ function renderEngineChoice() {
     h('input', {type: 'checkbox', name: 'engines', value: e.id, checked: chosen.has(String(e.id))}),
     h('span', {text: e.name}), h('small', {class: 'muted', text: e.builtin ? 'built-in' : e.protocol}))));
   if (!mine.length) box.append(h('p', {class: 'muted', text: `No ${game} engine yet: submit some on the Engines page.`}));
-  for (const el of $$('.gomoku-only', form)) el.hidden = game !== 'gomoku';
+  syncGameFields();
+}
+
+// syncGameFields shows the rule and size fields of a game that has a choice
+// of them (the game's <option> carries its rules and sizes).
+function syncGameFields() {
+  const o = $('#t-game').selectedOptions[0];
+  const rules = o && o.dataset.rules ? o.dataset.rules.split(',') : [];
+  const rule = $('#t-rule');
+  if (rule.dataset.game !== o.value) {
+    rule.replaceChildren(...rules.map((r) => h('option', {value: r, text: r})));
+    rule.dataset.game = o.value;
+    const size = $('#t-size');
+    size.min = o.dataset.minSize;
+    size.max = o.dataset.maxSize;
+    size.value = o.dataset.size;
+  }
+  for (const el of $$('.rule-only', form)) el.hidden = rules.length < 2;
+  for (const el of $$('.size-only', form)) el.hidden = o.dataset.minSize === o.dataset.maxSize;
 }
 
 $('#t-game').addEventListener('change', renderEngineChoice);
@@ -119,10 +137,8 @@ form.addEventListener('submit', async (ev) => {
     concurrency: Number($('#t-concurrency').value) || 0,
     start: $('#t-start').checked,
   };
-  if (game === 'gomoku') {
-    body.rule = $('#t-rule').value;
-    body.size = Number($('#t-size').value) || 0;
-  }
+  if (!$('#t-rule').closest('.rule-only').hidden) body.rule = $('#t-rule').value;
+  if (!$('#t-size').closest('.size-only').hidden) body.size = Number($('#t-size').value) || 0;
   const button = $('button[type=submit]', form);
   button.disabled = true;
   try {
