@@ -65,20 +65,29 @@ func (c *Conn) ReadLine() ([]byte, time.Time, error) {
 				return nil, now, ErrFlood
 			}
 		}
-		if err != nil {
+		if err != nil && err != io.EOF {
 			return nil, now, err
 		}
+		// A too-long line, the last one without a newline included: counted
+		// like any other (at EOF the next call sees the end).
 		if c.flooded(time.Now()) {
 			return nil, now, ErrFlood
 		}
 		return nil, time.Now(), ErrLineTooLong
 	}
 	if err != nil {
-		if err == io.EOF && len(line) > 0 {
-			// A last line without newline is still a line; the next call sees EOF.
-			return trimCR(line), now, nil
+		if err != io.EOF || len(line) == 0 {
+			return nil, now, err
 		}
-		return nil, now, err
+		// A last line without newline is still a line, under the same rules;
+		// the next call sees EOF.
+		if c.flooded(now) {
+			return nil, now, ErrFlood
+		}
+		if line = trimCR(line); len(line) > MaxLine {
+			return nil, now, ErrLineTooLong
+		}
+		return line, now, nil
 	}
 	if c.flooded(now) {
 		return nil, now, ErrFlood

@@ -111,3 +111,27 @@ func TestSendNothingWritesNothing(t *testing.T) {
 		t.Error("Send(a line) on a closed connection: nil, want an error")
 	}
 }
+
+// One length rule for every line, the last one without a newline included:
+// 4096 bytes is a line, 4097 or 4098 bytes is too long and is reported (so it
+// is counted), then the end of the stream.
+func TestUnterminatedLastLine(t *testing.T) {
+	for _, n := range []int{4096, 4097, 4098, 5000} {
+		c, s := pair(t)
+		go func() {
+			c.Write([]byte(strings.Repeat("x", n)))
+			c.Close()
+		}()
+		line, _, err := s.ReadLine()
+		if n <= protocol.MaxLine {
+			if len(line) != n || err != nil {
+				t.Errorf("%d bytes then EOF: got %d bytes, %v; want the line", n, len(line), err)
+			}
+		} else if !errors.Is(err, protocol.ErrLineTooLong) {
+			t.Errorf("%d bytes then EOF: got %d bytes, %v; want ErrLineTooLong", n, len(line), err)
+		}
+		if _, _, err := s.ReadLine(); err == nil || errors.Is(err, protocol.ErrLineTooLong) {
+			t.Errorf("%d bytes: after the last line, %v; want the end of the stream", n, err)
+		}
+	}
+}
