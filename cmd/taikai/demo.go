@@ -21,7 +21,8 @@ var demoFields = []struct {
 }
 
 // startDemo registers the built-in engines (once) and starts a round robin per
-// game with short move times, unless one is already pending or running.
+// game with short move times: one demo per game, ever (a database that has
+// had one keeps it, whatever became of it).
 func startDemo(ctx context.Context, db *storage.DB, svc *tournament.Service, log *slog.Logger) error {
 	list, err := db.Engines(ctx)
 	if err != nil {
@@ -49,11 +50,12 @@ func startDemo(ctx context.Context, db *storage.DB, svc *tournament.Service, log
 	}
 	for _, f := range demoFields {
 		name := "Demo: " + f.game
-		busy := false
+		had := false
 		for _, t := range ts {
-			busy = busy || t.Name == name && (t.Status == tournament.StatusPending || t.Status == tournament.StatusRunning)
+			had = had || t.Name == name
 		}
-		if busy {
+		if had {
+			log.Info("demo tournament not started: this database has had one", "game", f.game)
 			continue
 		}
 		// The built-ins answer at once: pace the moves so that people can follow.

@@ -81,6 +81,7 @@ func TestDemoMetricsAndGracefulRestart(t *testing.T) {
 	// Restarting with --demo again does not start more demo tournaments, and the
 	// aborted games are played again.
 	s = startServer(t, bin, db, data, "--demo")
+	waitLog(t, s, "demo tournament not started", 2)
 	s.call(t, "GET", "/api/tournaments", nil, "", &list)
 	if len(list.Tournaments) != 2 {
 		t.Errorf("%d tournaments after a restart with --demo, want still 2", len(list.Tournaments))
@@ -101,6 +102,32 @@ func TestDemoMetricsAndGracefulRestart(t *testing.T) {
 		t.Errorf("no aborted game after SIGTERM during demo play")
 	}
 	t.Logf("%d games were aborted by SIGTERM and will be replayed", aborted)
+
+	// One demo per game, ever: not even a cancelled (or finished) demo is
+	// started again by a restart with --demo.
+	for _, tr := range list.Tournaments {
+		if code := s.call(t, "POST", fmt.Sprintf("/api/tournaments/%d/cancel", tr.ID), nil, "", nil); code != http.StatusOK {
+			t.Fatalf("cancel %d: %d", tr.ID, code)
+		}
+	}
+	s.stop(t, syscall.SIGTERM)
+	s = startServer(t, bin, db, data, "--demo")
+	waitLog(t, s, "demo tournament not started", 2)
+	s.call(t, "GET", "/api/tournaments", nil, "", &list)
+	if len(list.Tournaments) != 2 {
+		t.Errorf("%d tournaments after the demos were cancelled and the server restarted with --demo, want still 2: %+v", len(list.Tournaments), list.Tournaments)
+	}
+}
+
+// waitLog waits until the server has logged a line containing text n times:
+// the server answers HTTP before its start-up (the demo) is done.
+func waitLog(tb testing.TB, s *serverProcess, text string, n int) {
+	tb.Helper()
+	for deadline := time.Now().Add(30 * time.Second); strings.Count(s.logs(), text) < n; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			tb.Fatalf("no %d log lines %q within 30s:\n%s", n, text, s.logs())
+		}
+	}
 }
 
 // Deleting an engine hides it but keeps its games and standings, and frees its
