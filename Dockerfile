@@ -3,9 +3,16 @@
 #   docker compose up -d            (see docker-compose.yml and README.md)
 #   docker build -t taikai:latest . && docker run -p 8080:8080 -v taikai-data:/data taikai:latest
 #
-# deploy/deploy_test.go checks this file statically (stages, COPY sources, build
-# command, packages, user, healthcheck, entrypoint) and builds the binary the
-# same way, so keep the two in step.
+# The base images are the official golang:1.26-bookworm and debian:bookworm-slim.
+# Without access to a registry, deploy/base-images.sh builds both locally (from
+# the Debian mirror and this machine's Go toolchain); the build itself then needs
+# only the Go module proxy (go mod download) and the Debian mirror (apt-get),
+# through Docker's default bridge network. (The golang image that script builds
+# also trusts the CA certificates the host added to its own, such as an
+# intercepting HTTPS proxy's.)
+# deploy/compose_test.go (go test -tags docker ./deploy/) builds this file with
+# docker-compose.yml, plays games in the container and checks that the volume
+# keeps them across `down`/`up`.
 
 # ---- build stage: the cgo binary (github.com/mattn/go-sqlite3 needs gcc, which
 # this image has).
@@ -13,7 +20,9 @@ FROM golang:1.26-bookworm AS build
 WORKDIR /src
 
 # Module downloads first, in their own layer: it is rebuilt only when
-# go.mod/go.sum change.
+# go.mod/go.sum change. GOPROXY: the image's default (proxy.golang.org, then
+# direct) unless given, e.g. --build-arg GOPROXY=https://goproxy.example.
+ARG GOPROXY
 COPY go.mod go.sum ./
 RUN go mod download
 # Compiling SQLite's C amalgamation is the slowest part of the build; do it here,
@@ -70,8 +79,6 @@ RUN groupadd --gid 10001 taikai \
       --shell /usr/sbin/nologin taikai \
  && install -d -o taikai -g taikai -m 0750 /data
 
-COPY --from=build /out/taikai /usr/local/bin/taikai
-
 # Listen on all interfaces inside the container; only this port is published.
 # The engines' game ports (per game, and fixed ones such as 46000) are on
 # 127.0.0.1 inside the container and are never exposed.
@@ -89,3 +96,7 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
 
 ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/taikai"]
 CMD ["serve"]
+
+# The binary last: a source change rebuilds only this layer of the runtime
+# stage, the settings above stay cached. Owned by root (COPY ignores USER).
+COPY --from=build /out/taikai /usr/local/bin/taikai
