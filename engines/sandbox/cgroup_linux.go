@@ -462,6 +462,18 @@ func (g *group) usage(u *Usage) {
 	}
 }
 
+// oomFile is the file whose oom_kill counter counts the group's OOM kills.
+func (g *group) oomFile() string {
+	mem := g.dirs[g.setup.memory]
+	if mem == "" {
+		return ""
+	}
+	if g.setup.v2 {
+		return filepath.Join(mem, "memory.events")
+	}
+	return filepath.Join(mem, "memory.oom_control")
+}
+
 // remove deletes the group's (empty) cgroups.
 func (g *group) remove() error {
 	var errs []error

@@ -49,6 +49,7 @@ type Sandbox struct {
 	mu    sync.Mutex // guards pidfd
 	pidfd int        // the sandbox's init (pid 1 of its namespace); -1 if none
 	ln    net.Listener
+	oom   string // the cgroup file whose oom_kill counter says the limit was hit
 
 	done  chan struct{}
 	err   error // Wait's result, valid after done
@@ -271,9 +272,6 @@ func (cfg *Config) bwrapArgs() ([]string, error) {
 			a = append(a, "--ro-bind", "/dev/null", p)
 		}
 	}
-	for _, p := range cfg.ReadOnly {
-		a = append(a, "--ro-bind", p, p)
-	}
 	if cfg.Port != 0 && cfg.Helper != "" {
 		a = append(a, "--ro-bind", cfg.Helper, helperMount)
 	}
@@ -287,6 +285,11 @@ func (cfg *Config) bwrapArgs() ([]string, error) {
 		a = append(a, "--ro-bind", cfg.EngineDir, EngineMount)
 	} else {
 		a = append(a, "--dir", EngineMount)
+	}
+	// After the scratch tmpfs, so that a path under /tmp (a binary in a
+	// temporary directory) is not hidden by it.
+	for _, p := range cfg.ReadOnly {
+		a = append(a, "--ro-bind", p, p)
 	}
 	// The root is bwrap's tmpfs: read-only, so that all writes go to /tmp.
 	a = append(a, "--remount-ro", "/", "--chdir", cfg.Dir, "--clearenv")
@@ -319,6 +322,7 @@ func (s *Sandbox) Start() error {
 		return fmt.Errorf("sandbox: %w", err)
 	}
 	s.group = g
+	s.oom = g.oomFile()
 	if err := s.start(); err != nil {
 		s.abort()
 		return fmt.Errorf("sandbox: %w", err)
@@ -617,6 +621,23 @@ func (s *Sandbox) Stop(grace time.Duration) {
 		}
 	})
 	<-s.done
+}
+
+// OverMemory reports whether the kernel has killed a process of the sandbox
+// for reaching the memory limit, while it runs (Usage().OOMKilled after).
+// On cgroup v1 the kernel kills only the biggest process, which may be a
+// child of the engine: a caller that polls this can end the game at once.
+func (s *Sandbox) OverMemory() bool {
+	select {
+	case <-s.done:
+		return s.usage.OOMKilled
+	default:
+	}
+	if s.oom == "" {
+		return false
+	}
+	n, ok := keyed(s.oom, "oom_kill")
+	return ok && n > 0
 }
 
 // Usage reports how the sandbox ended; Exited is false until it has.
