@@ -26,7 +26,21 @@ type Engine struct {
 	Dir      string   `json:"dir,omitempty"`     // working directory
 	Port     int      `json:"port,omitempty"`    // fixed port the engine always dials; 0: one port per seat
 	Builtin  string   `json:"builtin,omitempty"` // name of a built-in engine
+	// MemoryMB bounds the memory of the engine's sandbox (all its processes)
+	// in MiB; 0: the default, 1024.
+	MemoryMB int `json:"memory_mb,omitempty"`
+	// MaxProcs bounds the processes and threads of the engine's sandbox; 0:
+	// the default, 256. A fork over it fails inside the engine.
+	MaxProcs int `json:"max_procs,omitempty"`
 }
+
+// Limits of the per-engine sandbox settings.
+const (
+	MinMemoryMB = 16
+	MaxMemoryMB = 64 << 10
+	MinProcs    = 4
+	MaxProcs    = 1 << 15
+)
 
 // Validate checks an engine definition and fills in the default protocol.
 func (e *Engine) Validate() error {
@@ -59,6 +73,12 @@ func (e *Engine) Validate() error {
 	}
 	if e.Port != 0 && (e.Port < 1024 || e.Port > 65535) {
 		return games.Invalid("port", "fixed port %d out of range 1024-65535", e.Port)
+	}
+	if e.MemoryMB != 0 && (e.MemoryMB < MinMemoryMB || e.MemoryMB > MaxMemoryMB) {
+		return games.Invalid("memory_mb", "%d MiB out of range %d-%d (0: the default, 1024)", e.MemoryMB, MinMemoryMB, MaxMemoryMB)
+	}
+	if e.MaxProcs != 0 && (e.MaxProcs < MinProcs || e.MaxProcs > MaxProcs) {
+		return games.Invalid("max_procs", "%d out of range %d-%d (0: the default, 256)", e.MaxProcs, MinProcs, MaxProcs)
 	}
 	if e.Builtin != "" {
 		if len(e.Command) > 0 {
@@ -241,7 +261,7 @@ func ParseSpec(spec, game string) (Engine, error) {
 	for _, w := range words {
 		k, v, ok := strings.Cut(w, "=")
 		if !ok {
-			return e, games.Invalid("engine", "spec %q: %q is not key=value (keys: name, cmd, dir, port, protocol, builtin); a single word must be a built-in (%s)", spec, w, strings.Join(BuiltinNames(), ", "))
+			return e, games.Invalid("engine", "spec %q: %q is not key=value (keys: name, cmd, dir, port, protocol, builtin, memory_mb, max_procs); a single word must be a built-in (%s)", spec, w, strings.Join(BuiltinNames(), ", "))
 		}
 		switch k {
 		case "name":
@@ -262,10 +282,20 @@ func ParseSpec(spec, game string) (Engine, error) {
 			e.Port = p
 		case "protocol", "proto":
 			e.Protocol = v
+		case "memory_mb", "max_procs":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return e, games.Invalid(k, "spec %q: %s %q is not a number", spec, k, v)
+			}
+			if k == "memory_mb" {
+				e.MemoryMB = n
+			} else {
+				e.MaxProcs = n
+			}
 		case "builtin":
 			e.Builtin = v
 		default:
-			return e, games.Invalid("engine", "spec %q: unknown key %q (keys: name, cmd, dir, port, protocol, builtin)", spec, k)
+			return e, games.Invalid("engine", "spec %q: unknown key %q (keys: name, cmd, dir, port, protocol, builtin, memory_mb, max_procs)", spec, k)
 		}
 	}
 	if e.Name == "" {

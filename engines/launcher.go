@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/taikai-dev/taikai/engines/sandbox"
 )
 
 // Defaults of the launcher.
@@ -30,6 +32,11 @@ var (
 	ErrNoConnect = errors.New("engine did not connect")
 	// ErrCrash: the engine could not be started or exited before connecting.
 	ErrCrash = errors.New("engine exited before connecting")
+	// ErrMemory: the engine went over its sandbox's memory limit before it
+	// connected (wrapped together with ErrCrash).
+	ErrMemory = errors.New("engine went over its memory limit")
+	// ErrRefused: the launcher does not run this engine here (no sandbox).
+	ErrRefused = errors.New("engine refused")
 )
 
 // Launcher starts engine processes and hands out their connections. One
@@ -43,6 +50,20 @@ type Launcher struct {
 	ExitGrace      time.Duration // after the game, time to exit before SIGKILL; default 1 s
 	Env            []string      // extra environment for every engine
 	Log            *slog.Logger
+
+	// Sandbox runs every engine, built-ins included, in engines/sandbox:
+	// its own directory read-only, a private scratch directory, its own
+	// network namespace with its seat's listener inside, memory and process
+	// limits (docs/SANDBOX.md).
+	Sandbox bool
+	// SandboxErr, if set, says why engines cannot be sandboxed on this host
+	// although a sandbox was asked for: built-in engines (taikai's own code)
+	// then run unsandboxed, and every other engine is refused with it.
+	SandboxErr error
+	// SandboxHelper opens a sandboxed seat's listener with the taikai binary
+	// inside the sandbox (sandbox.Config.Helper) rather than by entering the
+	// sandbox's network namespace, which needs CAP_SYS_ADMIN (containers).
+	SandboxHelper bool
 
 	mu    sync.Mutex
 	ports map[int]chan struct{} // fixed port -> a one-slot semaphore
@@ -67,6 +88,7 @@ type Launch struct {
 // Process is a started engine. Stop must be called once the game is over.
 type Process struct {
 	cmd  *exec.Cmd
+	sb   *sandbox.Sandbox // nil for an unsandboxed engine
 	pgid int
 	done chan struct{} // closed when Wait has returned
 	err  error         // Wait's result, valid after done
@@ -129,6 +151,12 @@ func (l *Launcher) vars(la Launch, port int) map[string]string {
 // everything started has been stopped and the error wraps ErrNoConnect or ErrCrash
 // (or the context's error).
 func (l *Launcher) Start(ctx context.Context, la Launch) (*Process, Stream, error) {
+	if err := l.Allowed(la.Engine); err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrRefused, err)
+	}
+	if l.Sandboxed(la.Engine) {
+		return l.startSandboxed(ctx, la)
+	}
 	if p, _ := LookupProtocol(la.Engine.Protocol); p.Transport == Stdio {
 		return l.startStdio(la)
 	}
@@ -171,7 +199,7 @@ func (l *Launcher) Start(ctx context.Context, la Launch) (*Process, Stream, erro
 		}
 		return nil, nil, fmt.Errorf("engine %s (%s): %w", la.Engine.Name, la.Color, err)
 	}
-	l.logger().Debug("engine connected", "engine", la.Engine.Name, "color", la.Color, "game", la.GameID, "pid", proc.cmd.Process.Pid)
+	l.logger().Debug("engine connected", "engine", la.Engine.Name, "color", la.Color, "game", la.GameID, "pid", proc.Pid())
 	return proc, conn, nil
 }
 
@@ -241,7 +269,7 @@ func (l *Launcher) startStdio(la Launch) (*Process, Stream, error) {
 		outR.Close()
 		return nil, nil, fmt.Errorf("%w: start %s: %v", ErrCrash, la.Engine.Name, err)
 	}
-	l.logger().Debug("engine started on pipes", "engine", la.Engine.Name, "color", la.Color, "game", la.GameID, "pid", proc.cmd.Process.Pid)
+	l.logger().Debug("engine started on pipes", "engine", la.Engine.Name, "color", la.Color, "game", la.GameID, "pid", proc.Pid())
 	return proc, &pipeStream{r: outR, w: inW}, nil
 }
 
@@ -375,8 +403,13 @@ func engineEnviron() []string {
 	return env
 }
 
-// Pid returns the process id.
-func (p *Process) Pid() int { return p.cmd.Process.Pid }
+// Pid returns the process id (of bwrap for a sandboxed engine).
+func (p *Process) Pid() int {
+	if p.sb != nil {
+		return p.sb.Pid()
+	}
+	return p.cmd.Process.Pid
+}
 
 // ExitStatus describes how the process ended, for logs and error messages.
 func (p *Process) ExitStatus() string {
@@ -384,6 +417,9 @@ func (p *Process) ExitStatus() string {
 	case <-p.done:
 	default:
 		return "running"
+	}
+	if p.sb != nil {
+		return p.Usage().Status()
 	}
 	if p.err == nil {
 		return "exit status 0"
@@ -395,6 +431,12 @@ func (p *Process) ExitStatus() string {
 // group and reaps it. It is safe to call more than once.
 func (p *Process) Stop(grace time.Duration) {
 	p.once.Do(func() {
+		if p.sb != nil {
+			p.sb.Stop(grace)
+			<-p.done
+			p.out.Close()
+			return
+		}
 		if grace > 0 {
 			t := time.NewTimer(grace)
 			select {

@@ -15,7 +15,8 @@ const (
 	EForbidden    = "forbidden"
 	ETooLarge     = "too_large"
 	EUnsupported  = "unsupported_media_type"
-	EInternal     = "internal" // anything else: a bug or a broken system, not the caller's doing
+	EUnavailable  = "unavailable" // the server cannot do it as it runs (no engine sandbox on this host)
+	EInternal     = "internal"    // anything else: a bug or a broken system, not the caller's doing
 )
 
 // Error is taikai's one error type for errors a caller can act on: a code,

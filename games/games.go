@@ -130,10 +130,13 @@ const (
 	ReasonNoConnect  = "no_connect"
 	ReasonCrash      = "crash"
 	ReasonAborted    = "aborted"
+	// ReasonMemory: the engine went over its sandbox's memory limit (the
+	// kernel killed a process of it); it loses.
+	ReasonMemory = "memory"
 )
 
 // Reasons lists every game-end reason.
-var Reasons = []string{ReasonNormal, ReasonTimeout, ReasonIllegal, ReasonDisconnect, ReasonClose, ReasonResign, ReasonNoConnect, ReasonCrash, ReasonAborted}
+var Reasons = []string{ReasonNormal, ReasonTimeout, ReasonIllegal, ReasonDisconnect, ReasonClose, ReasonResign, ReasonNoConnect, ReasonCrash, ReasonMemory, ReasonAborted}
 
 // Causes refine a reason, for protocols that tell them apart on the wire.
 const (

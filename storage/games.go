@@ -29,6 +29,10 @@ func (db *DB) FinishGame(ctx context.Context, p *tournament.Played) error {
 	if err != nil {
 		return err
 	}
+	usage, err := usageJSON(p)
+	if err != nil {
+		return err
+	}
 	status := tournament.GameFinished
 	var result any = p.Result()
 	if p.Outcome.Reason == games.ReasonAborted {
@@ -36,11 +40,11 @@ func (db *DB) FinishGame(ctx context.Context, p *tournament.Played) error {
 	}
 	return db.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE games SET status = ?, result = ?, reason = ?, cause = ?, plies = ?, moves = ?, auto = ?, violations = ?,
-			black_stones = ?, white_stones = ?, black_nick = ?, white_nick = ?, logs = ?, detail = ?, ended_at = ?
+			black_stones = ?, white_stones = ?, black_nick = ?, white_nick = ?, logs = ?, detail = ?, ended_at = ?, sandbox = ?, engine_usage = ?
 			WHERE id = ? AND status = 'running'`,
 			status, result, p.Outcome.Reason, nullString(p.Outcome.Cause), len(p.Moves), moves, auto, viol,
 			p.Stones[0], p.Stones[1], nullString(p.Nicks[0]), nullString(p.Nicks[1]), nullString(p.Spec.LogDir), nullString(p.Detail), p.EndedAt.UnixMilli(),
-			p.Spec.ID)
+			nullString(p.Sandbox), usage, p.Spec.ID)
 		if err != nil {
 			return err
 		}
@@ -94,6 +98,22 @@ func score(ctx context.Context, tx *sql.Tx, p *tournament.Played) error {
 	return err
 }
 
+// usageJSON is the engines' usage as stored: {"black": ..., "white": ...}
+// for the engines that started, NULL if none did.
+func usageJSON(p *tournament.Played) (any, error) {
+	m := map[string]engines.Usage{}
+	for i, c := range []string{"black", "white"} {
+		if p.Pids[i] != 0 {
+			m[c] = p.Usage[i]
+		}
+	}
+	if len(m) == 0 {
+		return nil, nil
+	}
+	b, err := json.Marshal(m)
+	return string(b), err
+}
+
 func violationsJSON(v [2]games.Violations) (any, error) {
 	if len(v[0]) == 0 && len(v[1]) == 0 {
 		return nil, nil
@@ -117,7 +137,7 @@ func nullString(s string) any {
 }
 
 const gameColumns = `g.id, g.tournament_id, g.idx, t.settings, g.black_id, be.name, g.black_nick, g.white_id, we.name, g.white_nick,
-	g.status, g.result, g.reason, g.cause, g.plies, g.black_stones, g.white_stones, g.seed, g.logs, g.detail, g.started_at, g.ended_at`
+	g.status, g.result, g.reason, g.cause, g.plies, g.black_stones, g.white_stones, g.seed, g.logs, g.detail, g.started_at, g.ended_at, g.sandbox`
 
 const gameFrom = ` FROM games g JOIN tournaments t ON t.id = g.tournament_id JOIN engines be ON be.id = g.black_id JOIN engines we ON we.id = g.white_id`
 
@@ -126,12 +146,12 @@ func scanGame(s scanner, extra ...any) (*tournament.Game, error) {
 		g                                   tournament.Game
 		settings                            string
 		bnick, wnick, result, reason, cause sql.NullString
-		logs, detail                        sql.NullString
+		logs, detail, sandbox               sql.NullString
 		bstones, wstones, ended             sql.NullInt64
 		seed, started                       int64
 	)
 	dest := []any{&g.ID, &g.TournamentID, &g.Index, &settings, &g.Black.EngineID, &g.Black.Name, &bnick, &g.White.EngineID, &g.White.Name, &wnick,
-		&g.Status, &result, &reason, &cause, &g.Plies, &bstones, &wstones, &seed, &logs, &detail, &started, &ended}
+		&g.Status, &result, &reason, &cause, &g.Plies, &bstones, &wstones, &seed, &logs, &detail, &started, &ended, &sandbox}
 	if err := s.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}
@@ -144,7 +164,7 @@ func scanGame(s scanner, extra ...any) (*tournament.Game, error) {
 	g.Result, g.Reason, g.Cause = result.String, reason.String, cause.String
 	g.Stones = [2]int{int(bstones.Int64), int(wstones.Int64)}
 	g.Seed = uint64(seed)
-	g.Logs, g.Detail = logs.String, detail.String
+	g.Logs, g.Detail, g.Sandbox = logs.String, detail.String, sandbox.String
 	g.StartedAt = msTime(sql.NullInt64{Int64: started, Valid: true})
 	g.EndedAt = msTime(ended)
 	return &g, nil
@@ -153,8 +173,8 @@ func scanGame(s scanner, extra ...any) (*tournament.Game, error) {
 // Game returns a game with its moves and violations.
 func (db *DB) Game(ctx context.Context, id int64) (*tournament.Game, error) {
 	var moves, auto []byte
-	var viol sql.NullString
-	g, err := scanGame(db.r.QueryRowContext(ctx, `SELECT `+gameColumns+`, g.moves, g.auto, g.violations`+gameFrom+` WHERE g.id = ?`, id), &moves, &auto, &viol)
+	var viol, usage sql.NullString
+	g, err := scanGame(db.r.QueryRowContext(ctx, `SELECT `+gameColumns+`, g.moves, g.auto, g.violations, g.engine_usage`+gameFrom+` WHERE g.id = ?`, id), &moves, &auto, &viol, &usage)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, games.Errorf(games.ENotFound, "game %d: not found", id)
 	}
@@ -170,6 +190,13 @@ func (db *DB) Game(ctx context.Context, id int64) (*tournament.Game, error) {
 			return nil, fmt.Errorf("game %d: violations: %w", id, err)
 		}
 		g.Violations = [2]games.Violations{m["black"], m["white"]}
+	}
+	if usage.Valid {
+		var m map[string]*engines.Usage
+		if err := json.Unmarshal([]byte(usage.String), &m); err != nil {
+			return nil, fmt.Errorf("game %d: engine usage: %w", id, err)
+		}
+		g.Usage = [2]*engines.Usage{m["black"], m["white"]}
 	}
 	return g, nil
 }

@@ -169,6 +169,14 @@ func (db *DB) SetSetting(ctx context.Context, key, value string) error {
 	})
 }
 
+// DeleteSetting removes a stored server setting.
+func (db *DB) DeleteSetting(ctx context.Context, key string) error {
+	return db.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM settings WHERE key = ?`, key)
+		return err
+	})
+}
+
 func now() int64 { return time.Now().UnixMilli() }
 
 func msTime(ms sql.NullInt64) *time.Time {

@@ -40,6 +40,12 @@ type Played struct {
 	Pids      [2]int    // engine process ids (0 if not started); all are reaped when Play returns
 	Exits     [2]string // how each engine process ended ("exit status 0", "signal: killed", ...)
 	Detail    string    // why an engine failed to start, for the log
+	// Sandbox is the sandbox state the game ran under: "on" (both engines
+	// sandboxed) or "off".
+	Sandbox string
+	// Usage is how each engine process ended and what it used (the zero
+	// Usage for one that did not start).
+	Usage [2]engines.Usage
 }
 
 // Result is "black", "white" or "draw"; "" for an aborted game.
@@ -92,6 +98,10 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 	}
 	p.Spec.Settings = set // with the defaults filled in, as the game is played
 	players := [2]engines.Engine{spec.Black, spec.White}
+	p.Sandbox = "off"
+	if r.Launcher.Sandboxed(players[0]) && r.Launcher.Sandboxed(players[1]) {
+		p.Sandbox = "on"
+	}
 	cpus := r.gameCPUs()
 
 	// Launch both seats at once: a game waits for its slower engine, not both.
@@ -126,11 +136,15 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 	wg.Wait()
 	defer func() {
 		r.stop(procs)
+		var oom [2]bool
 		for i, pr := range procs {
 			if pr != nil {
 				p.Exits[i] = pr.ExitStatus()
+				p.Usage[i] = pr.Usage()
+				oom[i] = p.Usage[i].OOMKilled
 			}
 		}
+		p.Outcome = memoryOutcome(p.Outcome, oom)
 	}()
 	for i, pr := range procs {
 		if pr != nil {
@@ -199,8 +213,15 @@ func launchOutcome(ctx context.Context, errs [2]error) games.Outcome {
 	if ctx.Err() != nil {
 		return games.Outcome{Reason: games.ReasonAborted}
 	}
+	if errors.Is(errs[0], engines.ErrRefused) || errors.Is(errs[1], engines.ErrRefused) {
+		// Not the engine's fault: this server does not run it (no sandbox).
+		return games.Outcome{Reason: games.ReasonAborted}
+	}
 	reason := func(err error) string {
-		if errors.Is(err, engines.ErrCrash) {
+		switch {
+		case errors.Is(err, engines.ErrMemory):
+			return games.ReasonMemory
+		case errors.Is(err, engines.ErrCrash):
 			return games.ReasonCrash
 		}
 		return games.ReasonNoConnect
@@ -213,6 +234,27 @@ func launchOutcome(ctx context.Context, errs [2]error) games.Outcome {
 	default:
 		return games.Outcome{Winner: games.Black, Loser: games.White, Reason: reason(errs[1])}
 	}
+}
+
+// memoryOutcome charges a game to an engine that went over its memory limit:
+// if the side the game ended against (it disconnected, crashed, timed out
+// ...) had a process killed for memory, it loses by reason memory. A game
+// decided on the board, or aborted, stays as it is.
+func memoryOutcome(o games.Outcome, oom [2]bool) games.Outcome {
+	switch {
+	case o.Reason == games.ReasonNormal || o.Reason == games.ReasonAborted || o.Reason == games.ReasonMemory:
+		return o
+	case o.Loser != games.None && oom[o.Loser.Index()]:
+		return games.Outcome{Winner: o.Loser.Opponent(), Loser: o.Loser, Reason: games.ReasonMemory}
+	case o.Loser == games.None && oom[0] != oom[1]:
+		// Nobody was blamed (both failed): the one over its limit is.
+		loser := games.Black
+		if oom[1] {
+			loser = games.White
+		}
+		return games.Outcome{Winner: loser.Opponent(), Loser: loser, Reason: games.ReasonMemory}
+	}
+	return o
 }
 
 // LogName is the file name of a seat's output log in its game's log directory.

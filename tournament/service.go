@@ -74,13 +74,42 @@ func (s *Service) Resume(ctx context.Context) error {
 		return fmt.Errorf("list running tournaments: %w", err)
 	}
 	for _, t := range list {
+		if err := s.allowed(ctx, t); err != nil {
+			s.log().Error("tournament not resumed", "tournament", t.ID, "err", err)
+			continue
+		}
 		s.launch(t)
+	}
+	return nil
+}
+
+// allowed checks that the launcher may start every engine of a tournament
+// (without a sandbox, only built-ins run).
+func (s *Service) allowed(ctx context.Context, t *Tournament) error {
+	if s.Runner == nil || s.Runner.Launcher == nil {
+		return nil
+	}
+	for _, id := range t.Engines {
+		e, err := s.Store.Engine(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := s.Runner.Launcher.Allowed(e); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
 // Start starts a pending tournament (or resumes a running one).
 func (s *Service) Start(ctx context.Context, id int64) (*Tournament, error) {
+	pending, err := s.Store.Tournament(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.allowed(ctx, pending); err != nil {
+		return nil, err
+	}
 	if err := s.Store.SetTournamentStatus(ctx, id, StatusRunning); err != nil {
 		return nil, err
 	}

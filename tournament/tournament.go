@@ -132,6 +132,8 @@ type Game struct {
 	Seed         uint64              `json:"-"`
 	Logs         string              `json:"-"` // directory of the output logs, relative to the data dir
 	Detail       string              `json:"detail,omitempty"`
+	Sandbox      string              `json:"-"` // on or off; "" for games stored before sandboxes
+	Usage        [2]*engines.Usage   `json:"-"` // black's and white's, nil if not started or not known
 	StartedAt    *time.Time          `json:"started_at,omitempty"`
 	EndedAt      *time.Time          `json:"ended_at,omitempty"`
 }

@@ -32,6 +32,8 @@ type engineJSON struct {
 	CommandLine string     `json:"command_line"`
 	Port        int        `json:"port,omitempty"`
 	Builtin     string     `json:"builtin,omitempty"`
+	MemoryMB    int        `json:"memory_mb,omitempty"`
+	MaxProcs    int        `json:"max_procs,omitempty"`
 	Uploaded    bool       `json:"uploaded"`
 	Files       []string   `json:"files,omitempty"`
 	CreatedAt   time.Time  `json:"created_at"`
@@ -42,7 +44,7 @@ func (s *Server) engineJSON(e storage.EngineRow) engineJSON {
 	j := engineJSON{
 		ID: e.ID, Name: e.Name, Game: e.Game, Protocol: e.Protocol, Command: e.Command,
 		CommandLine: engines.QuoteCommand(e.Command), Port: e.Port, Builtin: e.Builtin,
-		Uploaded: e.Dir != "", CreatedAt: e.CreatedAt, DeletedAt: e.DeletedAt,
+		MemoryMB: e.MemoryMB, MaxProcs: e.MaxProcs, Uploaded: e.Dir != "", CreatedAt: e.CreatedAt, DeletedAt: e.DeletedAt,
 	}
 	if e.Builtin != "" {
 		j.CommandLine = "taikai engine " + e.Builtin
@@ -80,11 +82,14 @@ type engineRequest struct {
 	Command  json.RawMessage `json:"command"`
 	Port     int             `json:"port"`
 	Builtin  string          `json:"builtin"`
+	MemoryMB int             `json:"memory_mb"`
+	MaxProcs int             `json:"max_procs"`
 }
 
 // engine turns a request into a validated engine definition.
 func (req *engineRequest) engine() (engines.Engine, error) {
-	e := engines.Engine{Name: strings.TrimSpace(req.Name), Game: req.Game, Protocol: req.Protocol, Port: req.Port, Builtin: req.Builtin}
+	e := engines.Engine{Name: strings.TrimSpace(req.Name), Game: req.Game, Protocol: req.Protocol, Port: req.Port, Builtin: req.Builtin,
+		MemoryMB: req.MemoryMB, MaxProcs: req.MaxProcs}
 	if len(req.Command) > 0 && string(req.Command) != "null" {
 		var line string
 		var argv []string
@@ -117,6 +122,9 @@ func (s *Server) createEngine(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e, err := req.engine()
+	if err == nil {
+		err = s.allow(e)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -628,6 +636,12 @@ type gameDetailJSON struct {
 	Violations map[string]games.Violations `json:"violations"`
 	Stones     map[string]int              `json:"stones"`
 	Logs       map[string]string           `json:"logs"`
+	// Sandbox is the sandbox state the game ran under: on or off (null for
+	// games stored before sandboxes).
+	Sandbox *string `json:"sandbox"`
+	// Usage: how each engine's process ended (exit status or signal), its
+	// peak memory and CPU time, for the engines that started.
+	Usage map[string]*engines.Usage `json:"usage"`
 }
 
 func (s *Server) getGame(w http.ResponseWriter, r *http.Request) {
@@ -656,6 +670,13 @@ func gameDetail(g *tournament.Game) gameDetailJSON {
 		Logs:       map[string]string{},
 	}
 	d.Plies = len(g.Moves)
+	d.Sandbox = strOrNil(g.Sandbox)
+	d.Usage = map[string]*engines.Usage{}
+	for i, c := range []string{"black", "white"} {
+		if g.Usage[i] != nil {
+			d.Usage[c] = g.Usage[i]
+		}
+	}
 	for i, m := range g.Moves {
 		d.Moves[i] = m.View(g.Game, i+1)
 	}

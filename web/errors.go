@@ -18,6 +18,7 @@ var statusOf = map[string]int{
 	games.EForbidden:    http.StatusForbidden,
 	games.ETooLarge:     http.StatusRequestEntityTooLarge,
 	games.EUnsupported:  http.StatusUnsupportedMediaType,
+	games.EUnavailable:  http.StatusServiceUnavailable,
 	games.EInternal:     http.StatusInternalServerError,
 }
 

@@ -3,7 +3,6 @@ package web
 import (
 	"bytes"
 	"crypto/sha256"
-	"crypto/subtle"
 	"embed"
 	"encoding/base64"
 	"encoding/hex"
@@ -177,6 +176,9 @@ type view struct {
 	Reasons    []string
 	Games      []gameChoice
 	Message    string
+	// SandboxWarning, if set, is shown on every page: engines run without
+	// the sandbox (--sandbox=off), or only built-ins run (unavailable).
+	SandboxWarning string
 }
 
 // gameChoice is a registered game as the forms offer it.
@@ -199,7 +201,7 @@ func gameChoices() []gameChoice {
 // reasons a game can end for, in the order the games filter lists them.
 var reasons = []string{
 	games.ReasonNormal, games.ReasonTimeout, games.ReasonIllegal, games.ReasonDisconnect,
-	games.ReasonClose, games.ReasonResign, games.ReasonNoConnect, games.ReasonCrash, games.ReasonAborted,
+	games.ReasonClose, games.ReasonResign, games.ReasonNoConnect, games.ReasonCrash, games.ReasonMemory, games.ReasonAborted,
 }
 
 // reasonLabel says why a game ended in words.
@@ -221,6 +223,8 @@ func reasonLabel(reason string) string {
 		return "did not connect"
 	case games.ReasonCrash:
 		return "crashed"
+	case games.ReasonMemory:
+		return "over its memory limit"
 	case games.ReasonAborted:
 		return "aborted"
 	}
@@ -300,6 +304,12 @@ func (p *pages) render(w http.ResponseWriter, r *http.Request, s *Server, name s
 	v.Admin = s.isAdmin(r)
 	v.TV = r.URL.Query().Get("tv") == "1"
 	v.Games = gameChoices()
+	switch s.Sandbox {
+	case "off":
+		v.SandboxWarning = "Engines run without a sandbox (--sandbox=off): any engine can read the server's data and files and disturb other engines and the server. Run only programs you trust."
+	case "unavailable":
+		v.SandboxWarning = "The engine sandbox is unavailable, so only the built-in engines can play: " + s.SandboxError
+	}
 	if v.Status == 0 {
 		v.Status = http.StatusOK
 	}
@@ -349,7 +359,7 @@ func validHost(host string) bool {
 // only decides what the page shows, every write is checked by admin.
 func (s *Server) isAdmin(r *http.Request) bool {
 	c, err := r.Cookie(TokenCookie)
-	return err == nil && s.Token != "" && subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.Token)) == 1
+	return err == nil && s.tokenOK(c.Value)
 }
 
 // serveStatic serves a static file whose URL names its checksum; any other

@@ -4,7 +4,9 @@
 package web
 
 import (
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
@@ -35,12 +38,50 @@ type Server struct {
 	DB      *storage.DB
 	Service *tournament.Service
 	Live    *Live
-	Token   string // admin token for writes
-	DataDir string // uploaded engines and engine logs live here
-	Log     *slog.Logger
-	Metrics *Metrics
+	Token   string // admin token for writes (plain; tests), or:
+	// TokenHash is the hex SHA-256 of the admin token; it wins over Token.
+	// The server keeps only the hash.
+	TokenHash string
+	DataDir   string // uploaded engines and engine logs live here
+	Log       *slog.Logger
+	Metrics   *Metrics
+	// Allow says whether an engine may be registered: nil, or why not (the
+	// launcher's: without a sandbox only built-ins run). Nil allows all.
+	Allow func(engines.Engine) error
+	// Sandbox is the engine sandbox's state, shown by /healthz and, when it
+	// is not "on", by a banner on every page: on, off (--sandbox=off) or
+	// unavailable (only built-ins run); SandboxError says why not.
+	Sandbox      string
+	SandboxError string
 
 	pages *pages
+}
+
+func (s *Server) allow(e engines.Engine) error {
+	if s.Allow == nil {
+		return nil
+	}
+	return s.Allow(e)
+}
+
+// tokenOK compares a token with the admin token's hash in constant time.
+func (s *Server) tokenOK(token string) bool {
+	want := s.TokenHash
+	if want == "" {
+		if s.Token == "" {
+			return false
+		}
+		want = HashToken(s.Token)
+	}
+	return token != "" && subtle.ConstantTimeCompare([]byte(HashToken(token)), []byte(want)) == 1
+}
+
+// HashToken is the stored form of an admin token: hex SHA-256. The tokens
+// are random (or chosen by the operator and never stored), so a fast hash is
+// enough: it is not a password.
+func HashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
 }
 
 func (s *Server) log() *slog.Logger {
@@ -106,7 +147,14 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "database unavailable"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	out := map[string]string{"status": "ok", "sandbox": s.Sandbox}
+	if s.Sandbox == "" {
+		out["sandbox"] = "off"
+	}
+	if s.SandboxError != "" {
+		out["sandbox_error"] = s.SandboxError
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // recoverer turns a panic in a handler into a 500 and a log line.
@@ -145,7 +193,7 @@ func (s *Server) admin(next http.Handler) http.Handler {
 			s.writeError(w, r, &games.Error{Code: games.EUnauthorized, Message: "this needs the admin token: Authorization: Bearer <token>", Field: "Authorization"})
 			return
 		}
-		if subtle.ConstantTimeCompare([]byte(token), []byte(s.Token)) != 1 {
+		if !s.tokenOK(token) {
 			s.writeError(w, r, &games.Error{Code: games.EForbidden, Message: "wrong admin token", Field: "Authorization"})
 			return
 		}

@@ -54,6 +54,9 @@ func (s *Server) uploadEngine(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e, err := req.engine()
+	if err == nil {
+		err = s.allow(e)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -63,6 +66,12 @@ func (s *Server) uploadEngine(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	dir := filepath.Join(root, dirName(e.Name))
+	// A sandboxed engine runs as another user (nobody): its directory must
+	// be readable, as its files are (writeFile's modes).
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	if err := os.Rename(tmp, dir); err != nil {
 		s.writeError(w, r, err)
 		return

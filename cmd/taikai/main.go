@@ -12,11 +12,16 @@ import (
 	"syscall"
 
 	"github.com/taikai-dev/taikai/engines/builtin"
+	"github.com/taikai-dev/taikai/engines/sandbox"
+
 	_ "github.com/taikai-dev/taikai/engines/protocol/all" // the protocols taikai speaks
 	_ "github.com/taikai-dev/taikai/games/all"            // the games it plays
 )
 
 func main() {
+	// Inside an engine's sandbox, the taikai binary may first be the helper
+	// that opens the engine's seat; then this does not return.
+	sandbox.MaybeHelper()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -47,6 +47,10 @@ func taikaiBinary(tb testing.TB) string {
 		if binDir, binErr = os.MkdirTemp("", "taikai-bin-"); binErr != nil {
 			return
 		}
+		// Sandboxed engines (uid nobody) run built-ins from this binary.
+		if binErr = os.Chmod(binDir, 0o755); binErr != nil {
+			return
+		}
 		binPath = filepath.Join(binDir, "taikai")
 		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
 		if err != nil {
@@ -205,6 +209,9 @@ type serverProcess struct {
 // startServer runs the real binary and waits until it serves.
 func startServer(tb testing.TB, bin, db, data string, extra ...string) *serverProcess {
 	tb.Helper()
+	// Sandboxed engines run as nobody: their directories under data must be
+	// reachable (t.TempDir's are 0700).
+	searchable(tb, filepath.Dir(data))
 	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--data", data}, extra...)...)
 	cmd.Env = append(os.Environ(), "TAIKAI_ADMIN_TOKEN=e2e-token")
 	stderr, err := cmd.StderrPipe()
@@ -242,6 +249,22 @@ func startServer(tb testing.TB, bin, db, data string, extra ...string) *serverPr
 		tb.Fatalf("server did not start in 30s:\n%s", s.logs())
 	}
 	return s
+}
+
+// searchable lets other users search dir and its parents up to the
+// temporary directory (mode o+x), as sandboxed engines' uid must.
+func searchable(tb testing.TB, dir string) {
+	tb.Helper()
+	tmp := filepath.Clean(os.TempDir())
+	for d := filepath.Clean(dir); strings.HasPrefix(d, tmp+"/"); d = filepath.Dir(d) {
+		st, err := os.Stat(d)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.Chmod(d, st.Mode().Perm()|0o011); err != nil {
+			tb.Fatal(err)
+		}
+	}
 }
 
 func (s *serverProcess) logs() string {

@@ -49,6 +49,7 @@ type matchConfig struct {
 	connect     time.Duration
 	seed        uint64
 	affinity    bool
+	sandbox     bool
 }
 
 func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine, error) {
@@ -78,6 +79,7 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 	fs.DurationVar(&c.connect, "connect-timeout", engines.DefaultConnectTimeout, "time an engine has to connect after it starts")
 	fs.IntVar(&c.concurrency, "concurrency", 1, "games played at once")
 	fs.BoolVar(&c.affinity, "affinity", false, affinityUsage)
+	fs.BoolVar(&c.sandbox, "sandbox", false, "run both engines in the engine sandbox, as serve does (default: unsandboxed, as an author testing their own programs)")
 	fs.StringVar(&c.db, "db", "", "SQLite `file` to store the games in")
 	fs.StringVar(&c.logs, "logs", "", "`directory` for the engines' output (default: next to --db, else discarded)")
 	fs.BoolVar(&c.json, "json", false, "print the games and the result as JSON")
@@ -233,7 +235,13 @@ func (m *match) play(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	runner := &tournament.Runner{Launcher: &engines.Launcher{Self: self, ConnectTimeout: m.cfg.connect}, Affinity: m.cfg.affinity}
+	launcher := &engines.Launcher{Self: self, ConnectTimeout: m.cfg.connect}
+	if m.cfg.sandbox {
+		if err := setupSandbox(launcher); err != nil {
+			return fmt.Errorf("--sandbox: %w", err)
+		}
+	}
+	runner := &tournament.Runner{Launcher: launcher, Affinity: m.cfg.affinity}
 	next := make(chan int)
 	errc := make(chan error, m.cfg.concurrency)
 	var wg sync.WaitGroup
@@ -394,7 +402,7 @@ func (m *match) report(w io.Writer) {
 		}
 	}
 	var rs []string
-	for _, r := range []string{"normal", "timeout", "illegal", "disconnect", "close", "resign", "no_connect", "crash", "aborted"} {
+	for _, r := range games.Reasons {
 		if reasons[r] > 0 {
 			rs = append(rs, fmt.Sprintf("%s %d", r, reasons[r]))
 		}

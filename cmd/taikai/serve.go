@@ -13,10 +13,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
 	"github.com/taikai-dev/taikai/web"
@@ -37,6 +41,7 @@ Environment:
                       generated, stored in the database and printed once
   TAIKAI_LOG_FORMAT   same as --log-format
   TAIKAI_AFFINITY     1 or true: same as --affinity
+  TAIKAI_SANDBOX      same as --sandbox
 
 Flags:
 `
@@ -50,6 +55,7 @@ type serveConfig struct {
 	logFormat string
 	token     string
 	affinity  bool
+	sandbox   string // auto, on or off
 }
 
 // affinityUsage is the help of --affinity, in serve and match.
@@ -90,11 +96,15 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	}
 	fs.BoolVar(&c.affinity, "affinity", affinity, affinityUsage)
 	fs.StringVar(&c.logFormat, "log-format", envOr("TAIKAI_LOG_FORMAT", "text"), "log `format`: text or json")
+	fs.StringVar(&c.sandbox, "sandbox", envOr("TAIKAI_SANDBOX", "auto"), "engine `sandbox`: auto or on (every engine runs in a sandbox; if this host cannot, only the built-in engines run, and the reason is logged and shown), or off (engines run with the server's rights: only for programs you trust)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if !slices.Contains(sandboxModes, c.sandbox) {
+		return nil, fmt.Errorf("--sandbox %q: want auto, on or off", c.sandbox)
 	}
 	if c.logFormat != "text" && c.logFormat != "json" {
 		return nil, fmt.Errorf("--log-format %q: want text or json", c.logFormat)
@@ -147,6 +157,11 @@ func (a *server) Open(ctx context.Context) error {
 		h = slog.NewJSONHandler(a.stderr, nil)
 	}
 	a.log = slog.New(h)
+	// No core dumps, no ptrace or /proc/<pid>/environ|mem by other users'
+	// processes: the server holds the admin token and the database.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		a.log.Warn("cannot make the server non-dumpable", "err", err)
+	}
 	data, err := filepath.Abs(a.cfg.data)
 	if err != nil {
 		return err
@@ -172,7 +187,9 @@ func (a *server) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	runner := &tournament.Runner{Launcher: &engines.Launcher{Self: self, Log: a.log}, DataDir: data, Log: a.log, Affinity: a.cfg.affinity}
+	launcher := &engines.Launcher{Self: self, Log: a.log}
+	a.sandbox(launcher)
+	runner := &tournament.Runner{Launcher: launcher, DataDir: data, Log: a.log, Affinity: a.cfg.affinity}
 	metrics := web.NewMetrics()
 	a.live = web.NewLive(a.db, a.log)
 	a.service = &tournament.Service{
@@ -182,7 +199,11 @@ func (a *server) Open(ctx context.Context) error {
 		DataDir: data,
 		Log:     a.log,
 	}
-	srv := &web.Server{DB: a.db, Service: a.service, Live: a.live, Token: token, DataDir: data, Log: a.log, Metrics: metrics}
+	srv := &web.Server{DB: a.db, Service: a.service, Live: a.live, TokenHash: token, DataDir: data, Log: a.log, Metrics: metrics,
+		Allow: launcher.Allowed, Sandbox: launcher.SandboxState()}
+	if launcher.SandboxErr != nil {
+		srv.SandboxError = launcher.SandboxErr.Error()
+	}
 	handler, err := srv.Handler()
 	if err != nil {
 		return fmt.Errorf("dashboard templates: %w", err)
@@ -208,26 +229,72 @@ func (s sinks) Publish(ev tournament.Event) {
 	}
 }
 
-// adminToken is TAIKAI_ADMIN_TOKEN, or the stored one, or a new one that is
-// stored and printed once.
+// sandbox sets up the engine sandbox as --sandbox says, and logs its state.
+func (a *server) sandbox(l *engines.Launcher) {
+	if a.cfg.sandbox == "off" {
+		a.log.Warn("engines run WITHOUT a sandbox (--sandbox=off): any engine can read the server's files and disturb other engines and the server; run only programs you trust")
+		return
+	}
+	if err := sandbox.Sweep(); err != nil {
+		a.log.Debug("sandbox: sweep of old cgroups", "err", err)
+	}
+	if err := setupSandbox(l); err != nil {
+		l.SandboxErr = err
+		level := slog.LevelWarn
+		if a.cfg.sandbox == "on" {
+			level = slog.LevelError
+		}
+		a.log.Log(context.Background(), level, "engine sandbox unavailable: only built-in engines will run (unsandboxed: they are taikai's own code); other engines are refused until this is fixed, or the server is started with --sandbox=off", "err", err)
+		return
+	}
+	how := "setns"
+	if l.SandboxHelper {
+		how = "helper"
+	}
+	a.log.Info("engines run in a sandbox", "listener", how)
+}
+
+// Settings keys of the admin token: its hash, and the plain token that
+// servers before hashing stored (migrated to the hash at start).
+const (
+	tokenHashKey  = "admin_token_sha256"
+	plainTokenKey = "admin_token"
+)
+
+// adminToken returns the hex SHA-256 of the admin token: of
+// TAIKAI_ADMIN_TOKEN (not stored), or the stored hash, or of a new token
+// whose hash is stored and which is printed once. A plain token stored by an
+// older server is replaced by its hash, and keeps working.
 func (a *server) adminToken(ctx context.Context) (string, error) {
 	if a.cfg.token != "" {
-		return a.cfg.token, nil
+		return web.HashToken(a.cfg.token), nil
 	}
-	t, err := a.db.Setting(ctx, "admin_token")
-	if err != nil || t != "" {
-		return t, err
+	if plain, err := a.db.Setting(ctx, plainTokenKey); err != nil {
+		return "", err
+	} else if plain != "" {
+		if err := a.db.SetSetting(ctx, tokenHashKey, web.HashToken(plain)); err != nil {
+			return "", err
+		}
+		if err := a.db.DeleteSetting(ctx, plainTokenKey); err != nil {
+			return "", err
+		}
+		a.log.Info("the stored admin token is now kept as a hash; it is unchanged")
+	}
+	h, err := a.db.Setting(ctx, tokenHashKey)
+	if err != nil || h != "" {
+		return h, err
 	}
 	var b [24]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", err
 	}
-	t = hex.EncodeToString(b[:])
-	if err := a.db.SetSetting(ctx, "admin_token", t); err != nil {
+	t := hex.EncodeToString(b[:])
+	h = web.HashToken(t)
+	if err := a.db.SetSetting(ctx, tokenHashKey, h); err != nil {
 		return "", err
 	}
-	fmt.Fprintf(a.stderr, "\n  taikai admin token: %s\n  (generated once and stored in %s; set TAIKAI_ADMIN_TOKEN to choose your own)\n\n", t, a.db.Path())
-	return t, nil
+	fmt.Fprintf(a.stderr, "\n  taikai admin token: %s\n  (generated once and printed only now: %s keeps its hash; set TAIKAI_ADMIN_TOKEN to choose your own)\n\n", t, a.db.Path())
+	return h, nil
 }
 
 // Addr is the address the server listens on.

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/engines/sandbox"
+)
+
+// sandboxModes are the values of serve's --sandbox.
+var sandboxModes = []string{"auto", "on", "off"}
+
+// setupSandbox makes l run every engine in engines/sandbox, or says why this
+// host cannot (sandbox.Available's message, which says how to fix it). It
+// tries a sandbox as the engines will have it, with the seat's listener: one
+// the server opens by entering the sandbox's network namespace if it may
+// (root on a host), else one the taikai binary opens inside (containers).
+func setupSandbox(l *engines.Launcher) error {
+	l.Sandbox = true
+	if err := sandbox.Available(); err != nil {
+		return err
+	}
+	cfg, err := l.SandboxConfig(engines.Engine{})
+	if err != nil {
+		return err
+	}
+	cfg.Port = engines.SandboxPort
+	cfg.Helper = ""
+	errNS := sandbox.Check(cfg)
+	if errNS == nil {
+		l.SandboxHelper = false
+		return nil
+	}
+	cfg.Helper = cfg.ReadOnly[0] // the taikai binary
+	if err := sandbox.Check(cfg); err != nil {
+		return fmt.Errorf("sandbox: no way to open an engine's seat inside its sandbox: entering its network namespace: %v; with the taikai binary as helper: %v", errNS, err)
+	}
+	l.SandboxHelper = true
+	return nil
+}
