@@ -65,8 +65,8 @@ func TestOthelloMoveConformance(t *testing.T) {
 	W.expectACK(&rem[1])
 	B.expect("MOVE PASS")
 	B.send("MOVE PASS") // the second pass ends the game: no ACK, not relayed
-	B.expect("END WIN 13 0 DOUBLE_PASS", "BYE engine-b 13 1 0 engine-w -13 0 1")
-	W.expect("END LOSE 0 13 DOUBLE_PASS", "BYE engine-w -13 0 1 engine-b 13 1 0")
+	B.expect("END WIN 13 0 DOUBLE_PASS", "BYE engine-b 1 1 0 engine-w -1 0 1")
+	W.expect("END LOSE 0 13 DOUBLE_PASS", "BYE engine-w -1 0 1 engine-b 1 1 0")
 	B.expectEOF()
 	W.expectEOF()
 	out := g.wait(t)

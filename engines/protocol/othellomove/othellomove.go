@@ -213,7 +213,8 @@ func (s *Seat) End(ctx context.Context, r engines.Ending) error {
 	for _, rec := range byeTallies(s.tallies, r) {
 		b = append(b, ' ')
 		b = append(b, token(rec.Name)...)
-		for _, n := range []int{rec.Score, rec.Wins, rec.Losses} {
+		// score = wins - losses, as the reference server sends (PROTOCOLS.md §2).
+		for _, n := range []int{rec.Wins - rec.Losses, rec.Wins, rec.Losses} {
 			b = append(b, ' ')
 			b = strconv.AppendInt(b, int64(n), 10)
 		}
@@ -227,9 +228,6 @@ func (s *Seat) End(ctx context.Context, r engines.Ending) error {
 // engine's first.
 func byeTallies(before [2]engines.Tally, r engines.Ending) [2]engines.Tally {
 	own, opp := before[0], before[1]
-	d := r.Own - r.Opp
-	own.Score += d
-	opp.Score -= d
 	switch r.Verdict {
 	case engines.Win:
 		own.Wins++

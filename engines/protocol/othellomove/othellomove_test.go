@@ -81,7 +81,7 @@ func TestTwoGamesOnOneConnection(t *testing.T) {
 		} else {
 			seat.End(ctx, res)
 			expect("END WIN 4 1 GIVEUP")
-			expect("BYE me 3 2 0 you -3 0 2")
+			expect("BYE me 2 2 0 you -2 0 2")
 		}
 	}
 	if seat.Nick() != "twice" {
