@@ -155,12 +155,28 @@ func colorWord(c games.Color) string {
 	return "BLACK"
 }
 
-// token makes a name one token of the grammar.
+// keywords are the words the course's clients lex as keywords, not names.
+var keywords = []string{"BLACK", "WHITE", "WIN", "LOSE", "TIE", "OPEN", "END", "MOVE", "START", "ACK", "BYE", "PASS", "GIVEUP"}
+
+// token makes a name one token of the grammar that the course's OCaml
+// clients lex as a name (issue 16): spaces become '_', a name that would lex
+// as an integer gets a letter in front ("6321120", a student number, is sent
+// as "n6321120"), and a keyword gets a '_' after it ("WHITE" is sent as
+// "WHITE_").
 func token(name string) string {
-	if name == "" {
+	w := strings.Join(strings.Fields(name), "_")
+	if w == "" {
 		return "-"
 	}
-	return strings.Join(strings.Fields(name), "_")
+	if _, err := strconv.Atoi(w); err == nil {
+		return "n" + w
+	}
+	for _, k := range keywords {
+		if strings.EqualFold(w, k) {
+			return w + "_"
+		}
+	}
+	return w
 }
 
 // Update acknowledges the client's move with its remaining time and relays the

@@ -93,3 +93,50 @@ func TestTwoGamesOnOneConnection(t *testing.T) {
 		t.Errorf("between games: %+v, want a counted violation", ev)
 	}
 }
+
+// Names reach the wire as plain words the course's clients lex as names
+// (issue 16, item 3): not a number, not a keyword, one token.
+func TestNamesAreWords(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{
+		{"greedy", "greedy"},
+		{"6321120", "n6321120"},
+		{"WHITE", "WHITE_"},
+		{"bye", "bye_"},
+		{"white engine", "white_engine"},
+		{"v2.1-final", "v2.1-final"},
+		{"-12", "n-12"},
+		{"", "-"},
+		{"田中 2", "田中_2"},
+	} {
+		client, server := tcpPair(t)
+		seat := othellomove.New(server, engines.SeatConfig{Color: games.White})
+		seat.Listen(func(engines.Event) {})
+		seat.Begin(context.Background(), engines.Start{Color: games.White, Opponent: tc.name, Board: board{}, Turn: games.Black, Remaining: time.Second})
+		client.SetReadDeadline(time.Now().Add(5 * time.Second))
+		got, err := bufio.NewReader(client).ReadString('\n')
+		if want := "START WHITE " + tc.want + " 1000\n"; got != want || err != nil {
+			t.Errorf("opponent %q: got %q (%v), want %q", tc.name, got, err, want)
+		}
+		seat.Close()
+	}
+}
+
+// tcpPair returns both ends of a loopback TCP connection, closed at cleanup.
+func tcpPair(tb testing.TB) (client, server net.Conn) {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := ln.Accept()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close(); s.Close() })
+	return c, s
+}
