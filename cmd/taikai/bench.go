@@ -120,6 +120,23 @@ type BenchResult struct {
 	MovesPerStoredGame  float64 `json:"moves_per_stored_game"`
 	Seconds             float64 `json:"seconds"`
 	Cores               int     `json:"cores"`
+
+	// The engine sandbox, measured in the same run: "on", or why it is
+	// unavailable (then the sandbox figures are 0).
+	Sandbox string `json:"sandbox"`
+	// Engine start (start, connect, close, exit) without and with it.
+	EngineStartMS        float64 `json:"engine_start_ms"`
+	EngineStartSandboxMS float64 `json:"engine_start_sandbox_ms"`
+	SandboxStartAddedMS  float64 `json:"sandbox_start_added_ms"`
+	// Whole games per second with both engines sandboxed, and its ratio to
+	// unsandboxed (target >= 0.6).
+	GamesPerSecSandbox   float64 `json:"games_per_sec_sandbox"`
+	GamesPerSecSandboxC2 float64 `json:"games_per_sec_sandbox_c2"`
+	SandboxGamesRatio    float64 `json:"sandbox_games_ratio"`
+	SandboxGamesRatioC2  float64 `json:"sandbox_games_ratio_c2"`
+	// The referee's per-move turnaround with sandboxed engines.
+	TurnaroundSandboxP50us float64 `json:"turnaround_p50_us_sandbox"`
+	TurnaroundSandboxP99us float64 `json:"turnaround_p99_us_sandbox"`
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -193,6 +210,10 @@ type bench struct {
 	dir    string
 	tmp    bool
 	runner *tournament.Runner
+	// sandboxed plays with every engine in the sandbox; nil if the sandbox
+	// is unavailable (sandboxErr says why).
+	sandboxed  *tournament.Runner
+	sandboxErr error
 }
 
 func newBench(c *benchConfig, log io.Writer) (*bench, error) {
@@ -208,6 +229,12 @@ func newBench(c *benchConfig, log io.Writer) (*bench, error) {
 		b.tmp = true
 	}
 	b.runner = &tournament.Runner{Launcher: &engines.Launcher{Self: self, ExitGrace: 2 * time.Second}, Affinity: c.affinity}
+	sl := &engines.Launcher{Self: self, ExitGrace: 2 * time.Second}
+	if b.sandboxErr = setupSandbox(sl); b.sandboxErr == nil {
+		b.sandboxed = &tournament.Runner{Launcher: sl, Affinity: c.affinity}
+	} else {
+		b.step("the sandbox is unavailable, its figures are left out: %v", b.sandboxErr)
+	}
 	return b, nil
 }
 
@@ -225,7 +252,10 @@ func (b *bench) step(format string, args ...any) {
 
 func (b *bench) run(ctx context.Context) (*BenchResult, error) {
 	start := time.Now()
-	r := &BenchResult{Cores: numCPU(), Affinity: b.cfg.affinity}
+	r := &BenchResult{Cores: numCPU(), Affinity: b.cfg.affinity, Sandbox: "on"}
+	if b.sandboxErr != nil {
+		r.Sandbox = "unavailable: " + b.sandboxErr.Error()
+	}
 	steps := []func(context.Context, *BenchResult) error{b.overhead, b.throughput, b.clock, b.storage}
 	for i, step := range steps {
 		if len(b.cfg.only) > 0 && !slices.Contains(b.cfg.only, benchParts[i]) {
@@ -310,7 +340,7 @@ func (b *bench) games(ctx context.Context, rn *tournament.Runner, n, concurrency
 func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
 	b.step("per-move overhead: referee games between two instant engines, alternating with bare loopback ping-pongs")
 	var (
-		plain          moveTimes
+		plain, boxed   moveTimes
 		bare, alt, eng []time.Duration
 	)
 	// The live hub of serve, fed every move; nobody watches, as in most of a
@@ -326,6 +356,11 @@ func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
 		}
 		if _, err := hubbed.game(ctx, b, b.runner); err != nil {
 			return err
+		}
+		if b.sandboxed != nil {
+			if _, err := boxed.game(ctx, b, b.sandboxed); err != nil {
+				return fmt.Errorf("sandboxed: %w", err)
+			}
 		}
 		// As many round trips as the first game had moves, of each kind.
 		got, got2, got3, err := b.pingPongs(ctx, n)
@@ -356,6 +391,10 @@ func (b *bench) overhead(ctx context.Context, r *BenchResult) error {
 	r.HubTurnaroundP99us = us(quantile(hubbed.turns, 0.99))
 	r.HubTurnaroundRatio = round(r.HubTurnaroundP50us/r.BareRoundtripUS, 2)
 	r.HubMovesPerSec = hubbed.rate()
+	if len(boxed.turns) > 0 {
+		r.TurnaroundSandboxP50us = us(quantile(boxed.turns, 0.5))
+		r.TurnaroundSandboxP99us = us(quantile(boxed.turns, 0.99))
+	}
 	return nil
 }
 
@@ -564,14 +603,14 @@ func (pp *pingPong) close() {
 // throughput: whole games per second against the cost of two engine starts,
 // measured in alternation like the turnaround.
 func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
-	b.step("game throughput: whole games at concurrency 1 and 2, alternating with engine starts (the floor)")
+	b.step("game throughput: whole games at concurrency 1 and 2, alternating with engine starts (the floor), without and with the sandbox")
 	set := tournament.Settings{Game: "othello", MoveTimeMS: 5000}
 	var (
-		spawns      []time.Duration
-		took        [2]time.Duration
-		count       [2]int
-		rounds      = b.n(20)
-		gamesPerRun = [2]int{2, 4}
+		spawns, boxedSpawns []time.Duration
+		took, boxedTook     [2]time.Duration
+		count, boxedCount   [2]int
+		rounds              = b.n(20)
+		gamesPerRun         = [2]int{2, 4}
 	)
 	for range rounds {
 		for ci, c := range []int{1, 2} {
@@ -581,27 +620,50 @@ func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
 			}
 			took[ci] += d
 			count[ci] += gamesPerRun[ci]
+			if b.sandboxed != nil {
+				_, d, err := b.games(ctx, b.sandboxed, gamesPerRun[ci], c, instant(), instant(), set, nil)
+				if err != nil {
+					return fmt.Errorf("sandboxed: %w", err)
+				}
+				boxedTook[ci] += d
+				boxedCount[ci] += gamesPerRun[ci]
+			}
 		}
-		sp, err := b.spawnCost(ctx, 2)
+		sp, err := b.spawnCost(ctx, b.runner.Launcher, 2)
 		if err != nil {
 			return fmt.Errorf("spawn: %w", err)
 		}
 		spawns = append(spawns, sp...)
+		if b.sandboxed != nil {
+			sp, err := b.spawnCost(ctx, b.sandboxed.Launcher, 2)
+			if err != nil {
+				return fmt.Errorf("sandboxed spawn: %w", err)
+			}
+			boxedSpawns = append(boxedSpawns, sp...)
+		}
 	}
 	spawn := quantile(spawns, 0.5)
 	r.SpawnMS = round(float64(spawn.Microseconds())/1000, 2)
+	r.EngineStartMS = r.SpawnMS
 	r.SpawnFloorGamesPerS = round(1/(2*spawn.Seconds()), 1)
 	r.GamesPerSec = round(float64(count[0])/took[0].Seconds(), 1)
 	r.GamesPerSecC2 = round(float64(count[1])/took[1].Seconds(), 1)
 	r.ThroughputRatio = round(r.SpawnFloorGamesPerS/r.GamesPerSec, 2)
 	r.ThroughputRatioC2 = round(r.SpawnFloorGamesPerS/r.GamesPerSecC2, 2)
+	if b.sandboxed != nil {
+		r.EngineStartSandboxMS = round(float64(quantile(boxedSpawns, 0.5).Microseconds())/1000, 2)
+		r.SandboxStartAddedMS = round(r.EngineStartSandboxMS-r.EngineStartMS, 2)
+		r.GamesPerSecSandbox = round(float64(boxedCount[0])/boxedTook[0].Seconds(), 1)
+		r.GamesPerSecSandboxC2 = round(float64(boxedCount[1])/boxedTook[1].Seconds(), 1)
+		r.SandboxGamesRatio = round(r.GamesPerSecSandbox/r.GamesPerSec, 2)
+		r.SandboxGamesRatioC2 = round(r.GamesPerSecSandboxC2/r.GamesPerSecC2, 2)
+	}
 	return nil
 }
 
-// spawnCost times n starts of the engine binary: start it, have it connect,
-// close the connection, and see it exit.
-func (b *bench) spawnCost(ctx context.Context, n int) ([]time.Duration, error) {
-	l := &engines.Launcher{Self: b.self, ExitGrace: 2 * time.Second}
+// spawnCost times n starts of the engine binary with launcher l: start it,
+// have it connect, close the connection, and see it exit.
+func (b *bench) spawnCost(ctx context.Context, l *engines.Launcher, n int) ([]time.Duration, error) {
 	var costs []time.Duration
 	for range n {
 		t0 := time.Now()
@@ -811,6 +873,9 @@ func (r *BenchResult) print(w io.Writer) {
 		fmt.Fprintf(w, "  ratio to no referee     %.2f\n", r.TurnaroundRatioEngines)
 		fmt.Fprintf(w, "  with the live hub       p50 %8.1f us   p99 %8.1f us   (%.0f moves/s; every move published as serve does, nobody watching)\n", r.HubTurnaroundP50us, r.HubTurnaroundP99us, r.HubMovesPerSec)
 		fmt.Fprintf(w, "  ratio to ping-pong      %.2f\n", r.HubTurnaroundRatio)
+		if r.TurnaroundSandboxP50us > 0 {
+			fmt.Fprintf(w, "  sandboxed engines       p50 %8.1f us   p99 %8.1f us\n", r.TurnaroundSandboxP50us, r.TurnaroundSandboxP99us)
+		}
 	}
 	if r.GamesPerSec > 0 {
 		fmt.Fprintf(w, "\ngame throughput\n")
@@ -818,6 +883,13 @@ func (r *BenchResult) print(w io.Writer) {
 		fmt.Fprintf(w, "  concurrency 2           %8.1f games/s\n", r.GamesPerSecC2)
 		fmt.Fprintf(w, "  spawn floor             %8.1f games/s (engine start %.2f ms, two per game)\n", r.SpawnFloorGamesPerS, r.SpawnMS)
 		fmt.Fprintf(w, "  ratio floor/achieved    %.2f at c1, %.2f at c2 (target <= 2)\n", r.ThroughputRatio, r.ThroughputRatioC2)
+		if r.GamesPerSecSandbox > 0 {
+			fmt.Fprintf(w, "  sandboxed, c1 / c2      %8.1f / %.1f games/s (%.2f / %.2f of unsandboxed; target >= 0.6)\n", r.GamesPerSecSandbox, r.GamesPerSecSandboxC2, r.SandboxGamesRatio, r.SandboxGamesRatioC2)
+			fmt.Fprintf(w, "  engine start            %8.2f ms, sandboxed %.2f ms (+%.2f ms)\n", r.EngineStartMS, r.EngineStartSandboxMS, r.SandboxStartAddedMS)
+		}
+	}
+	if r.Sandbox != "on" {
+		fmt.Fprintf(w, "\nsandbox: %s\n", r.Sandbox)
 	}
 	if r.ClockMoves > 0 {
 		fmt.Fprintf(w, "\nclock exactness (concurrency 4)\n")

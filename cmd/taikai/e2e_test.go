@@ -346,7 +346,14 @@ func waitNoEngines(t *testing.T, bin string, serverPid int) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("engine processes outlived the killed server %d: %v", serverPid, left)
+			var about []string
+			for _, pid := range left {
+				status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+				cgroup, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+				ns, _ := os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", pid))
+				about = append(about, fmt.Sprintf("%d (pid ns %s):\n%s%s", pid, ns, status, cgroup))
+			}
+			t.Fatalf("engine processes outlived the killed server %d: %v\n%s", serverPid, left, strings.Join(about, "\n"))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

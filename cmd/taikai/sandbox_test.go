@@ -1,0 +1,523 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines/sandbox"
+	"github.com/taikai-dev/taikai/storage"
+)
+
+// requireSandbox skips a test when engines cannot be sandboxed here (no
+// bwrap, not root, ...), except in CI, where that is a failure.
+func requireSandbox(tb testing.TB) {
+	tb.Helper()
+	if err := sandbox.Available(); err != nil {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("the engine sandbox is required when CI=true: %v", err)
+		}
+		tb.Skipf("engine sandbox unavailable: %v", err)
+	}
+}
+
+// upload registers an engine with its files through the API.
+func upload(tb testing.TB, s *serverProcess, meta string, files map[string][]byte) int64 {
+	tb.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	w, _ := mw.CreateFormField("meta")
+	w.Write([]byte(meta))
+	for name, b := range files {
+		fw, _ := mw.CreateFormFile("file", name)
+		fw.Write(b)
+	}
+	mw.Close()
+	var out struct{ ID int64 }
+	s.call(tb, "POST", "/api/engines", &body, mw.FormDataContentType(), &out)
+	return out.ID
+}
+
+// gameLog is an engine's captured output in a game.
+func gameLog(tb testing.TB, s *serverProcess, id int64, color string) string {
+	tb.Helper()
+	res, err := http.Get(fmt.Sprintf("%s/api/games/%d/log/%s", s.url, id, color))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return string(b)
+}
+
+// procsWith lists live host processes whose command line contains s.
+func procsWith(s string) []int {
+	var pids []int
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(cmdline, []byte(s)) {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", p.Name(), "stat"))
+		if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// waitFor polls cond every 10 ms until it holds or within passes.
+func waitFor(within time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
+type gameDetail struct {
+	apiGame
+	EndedAt string `json:"ended_at"`
+	Sandbox *string
+	Usage   map[string]struct {
+		Sandboxed  bool
+		Status     string
+		OOMKilled  bool  `json:"oom_killed"`
+		PeakMemory int64 `json:"peak_memory_bytes"`
+		CPUMS      float64
+	}
+}
+
+// TestSandboxHostileEngines runs real hostile engine programs through the
+// real server, each in its own tournament against a built-in: every attack
+// of the issue fails, each game is scored on the board or by the right
+// reason, the standings equal a recount, and the server runs on.
+func TestSandboxHostileEngines(t *testing.T) {
+	requireSandbox(t)
+	ciRequires(t, "python3")
+	bin := taikaiBinary(t)
+	dir := t.TempDir()
+	db, data := filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data")
+	s := startServer(t, bin, db, data, "--sandbox=on")
+	var health struct{ Sandbox string }
+	s.call(t, "GET", "/healthz", nil, "", &health)
+	if health.Sandbox != "on" {
+		t.Fatalf("/healthz sandbox %q, want on\n%s", health.Sandbox, s.logs())
+	}
+	hostile, err := os.ReadFile("testdata/hostile.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	random := s.postJSON(t, "/api/engines", `{"name":"random","game":"othello","builtin":"othello-random"}`)
+	upload(t, s, `{"name":"victim","game":"othello","command":["python3","hostile.py","{host}","{port}","read"]}`,
+		map[string][]byte{"hostile.py": hostile, "secret.txt": []byte("VICTIM-SECRET\n")})
+	victims, _ := filepath.Glob(filepath.Join(data, "engines", "victim-*", "secret.txt"))
+	if len(victims) != 1 {
+		t.Fatalf("victim's file: %v", victims)
+	}
+	victim := victims[0]
+	// A listener on every host interface: no engine may reach it.
+	ln, err := net.Listen("tcp", ":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var reached atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			reached.Add(1)
+			c.Close()
+		}
+	}()
+	lnPort := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	hostIP := "192.0.2.1" // unroutable stand-in if the host has no other address
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range addrs {
+			if ipn, ok := a.(*net.IPNet); ok && !ipn.IP.IsLoopback() && ipn.IP.To4() != nil {
+				hostIP = ipn.IP.String()
+				break
+			}
+		}
+	}
+	api := strings.TrimPrefix(s.url, "http://")
+	spid := strconv.Itoa(s.cmd.Process.Pid)
+	marker := fmt.Sprintf("taikai-daemon-%d", time.Now().UnixNano())
+	daemon := "daemon:" + marker
+
+	type hostileCase struct {
+		name     string
+		args     []string
+		maxProcs int
+		reason   string // "normal": scored on the board
+		check    func(t *testing.T, log string, g gameDetail, color string)
+	}
+	wantLines := func(t *testing.T, log string, want ...string) {
+		t.Helper()
+		for _, w := range want {
+			if !strings.Contains(log, w) {
+				t.Errorf("log lacks %q:\n%s", w, log)
+			}
+		}
+	}
+	cases := []hostileCase{
+		{name: "read", args: []string{"read", db, db + "-wal", victim, filepath.Join(data, "logs", "1", "1-black.log"),
+			"/proc/" + spid + "/environ", "/proc/" + spid + "/cmdline", "token=e2e-token"}, reason: "normal",
+			check: func(t *testing.T, log string, g gameDetail, color string) {
+				wantLines(t, log, "BLOCKED read "+db, "BLOCKED read "+victim, "BLOCKED list "+filepath.Dir(victim),
+					"BLOCKED read /proc/"+spid+"/environ")
+				if m := regexp.MustCompile(`PROCS ([0-9 ]*)`).FindStringSubmatch(log); m == nil || len(strings.Fields(m[1])) > 3 {
+					t.Errorf("the engine sees processes %v, want only its own sandbox's", m)
+				}
+				if strings.Contains(log, "TAIKAI_ADMIN_TOKEN") {
+					t.Errorf("the admin token's variable reached the engine:\n%s", log)
+				}
+			}},
+		{name: "write", args: []string{"write", filepath.Join(data, "engines", "planted"), victim, db, filepath.Join(data, "planted"),
+			"/engine/planted", "/etc/planted", "/usr/planted", "/planted"}, reason: "normal",
+			check: func(t *testing.T, log string, g gameDetail, color string) {
+				wantLines(t, log, "BLOCKED write "+victim, "BLOCKED write "+db, "BLOCKED write /engine/planted", "OK write /tmp/scratch")
+				if b, _ := os.ReadFile(victim); string(b) != "VICTIM-SECRET\n" {
+					t.Errorf("the victim's file is now %q", b)
+				}
+				for _, p := range []string{filepath.Join(data, "engines", "planted"), filepath.Join(data, "planted"), "/etc/planted", "/usr/planted", "/planted"} {
+					if _, err := os.Stat(p); err == nil {
+						t.Errorf("%s was planted on the host", p)
+					}
+				}
+			}},
+		{name: "signal", args: []string{"signal", spid}, reason: "normal",
+			check: func(t *testing.T, log string, g gameDetail, color string) {
+				wantLines(t, log, "BLOCKED kill "+spid, "SIGNALLED 0 []")
+			}},
+		{name: "connect", args: []string{"connect", api, "127.0.0.1:" + lnPort, hostIP + ":" + lnPort, "1.1.1.1:80"}, reason: "normal",
+			check: func(t *testing.T, log string, g gameDetail, color string) {
+				wantLines(t, log, "BLOCKED connect "+api, "BLOCKED connect "+hostIP+":"+lnPort, "BLOCKED connect 1.1.1.1:80",
+					"OPEN []", "BLOCKED connect own seat again")
+			}},
+		{name: "forks", args: []string{"forks"}, maxProcs: 64, reason: "normal",
+			check: func(t *testing.T, log string, g gameDetail, color string) {
+				m := regexp.MustCompile(`FORKS ok=(\d+) failed=(\d+)`).FindStringSubmatch(log)
+				if m == nil {
+					t.Fatalf("no FORKS line:\n%s", log)
+				}
+				ok, _ := strconv.Atoi(m[1])
+				if failed, _ := strconv.Atoi(m[2]); ok >= 64 || failed == 0 || ok+failed != 150 {
+					t.Errorf("%d forks succeeded and %d failed, want fewer than the limit 64", ok, failed)
+				}
+				t.Logf("forks under max_procs 64: %s", m[0])
+			}},
+		{name: "setsid", args: []string{"setsid", marker}, reason: "normal",
+			check: func(t *testing.T, log string, g gameDetail, color string) {
+				wantLines(t, log, "DAEMON started")
+			}},
+		{name: "memory", args: []string{"memory"}, reason: "memory",
+			check: func(t *testing.T, log string, g gameDetail, color string) {
+				if u := g.Usage[color]; !u.OOMKilled || !u.Sandboxed {
+					t.Errorf("usage %+v, want killed for memory in the sandbox", u)
+				}
+				if strings.Contains(log, "ALLOCATED 2 GiB") {
+					t.Errorf("the engine allocated 2 GiB")
+				}
+				m := regexp.MustCompile(`ALLOC (\d+) ([0-9.]+)`).FindAllStringSubmatch(log, -1)
+				if len(m) == 0 {
+					t.Fatalf("no ALLOC line:\n%s", log)
+				}
+				last, _ := strconv.ParseFloat(m[len(m)-1][2], 64)
+				ended, err := time.Parse(time.RFC3339Nano, g.EndedAt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				after := ended.Sub(time.UnixMicro(int64(last * 1e6)))
+				t.Logf("last step %s MiB; the game ended %v later (peak %d MiB)", m[len(m)-1][1], after, g.Usage[color].PeakMemory>>20)
+				if after > 2*time.Second {
+					t.Errorf("the game ended %v after the engine crossed its limit, want within 2s", after)
+				}
+			}},
+		{name: "memory-child", args: []string{"memory-child"}, reason: "memory",
+			check: func(t *testing.T, log string, g gameDetail, color string) {
+				if u := g.Usage[color]; !u.OOMKilled {
+					t.Errorf("usage %+v, want killed for memory", u)
+				}
+			}},
+	}
+	var mu sync.Mutex
+	tids := map[string]int64{}
+	t.Run("attacks", func(t *testing.T) {
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				meta := fmt.Sprintf(`{"name":%q,"game":"othello","command":["python3","hostile.py","{host}","{port}",%s],"max_procs":%d}`,
+					"hostile-"+tc.name, quoteList(tc.args), tc.maxProcs)
+				id := upload(t, s, meta, map[string][]byte{"hostile.py": hostile})
+				tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(
+					`{"name":%q,"game":"othello","engines":[%d,%d],"games_per_pair":1,"move_time_ms":5000,"connect_timeout_ms":30000,"start":true}`,
+					tc.name, id, random))
+				mu.Lock()
+				tids[tc.name] = tid
+				mu.Unlock()
+				if tc.name == "setsid" {
+					// The daemon lives on the host during the game...
+					if !waitFor(60*time.Second, func() bool { return len(procsWith(daemon)) > 0 }) {
+						t.Errorf("the daemon never ran")
+					}
+				}
+				s.waitFinished(t, tid, 2*time.Minute)
+				if tc.name == "setsid" {
+					// ... and is gone once the game is over.
+					if !waitFor(time.Second, func() bool { return len(procsWith(daemon)) == 0 }) {
+						t.Errorf("the setsid daemon %v outlived its game by 1s", procsWith(daemon))
+					}
+				}
+				list := finishedGames(t, s, tid)
+				if len(list) != 1 || list[0].ID == nil {
+					t.Fatalf("games %+v", list)
+				}
+				var g gameDetail
+				s.call(t, "GET", fmt.Sprintf("/api/games/%d", *list[0].ID), nil, "", &g)
+				color := "black"
+				if g.White.EngineID == id {
+					color = "white"
+				}
+				log := gameLog(t, s, *g.ID, color)
+				if g.Reason == nil || *g.Reason != tc.reason {
+					t.Fatalf("game ended by %v, want %s\n%s", deref(g.Reason), tc.reason, log)
+				}
+				if tc.reason == "normal" {
+					checkOthelloGame(t, g.apiGame)
+				} else if *g.Result == color || *g.Result == "draw" {
+					t.Errorf("result %s: the engine over its memory limit (%s) did not lose", *g.Result, color)
+				}
+				if g.Sandbox == nil || *g.Sandbox != "on" || !g.Usage["black"].Sandboxed || !g.Usage["white"].Sandboxed {
+					t.Errorf("game record: sandbox %v, usage %+v", deref(g.Sandbox), g.Usage)
+				}
+				if strings.Contains(log, "LEAK") {
+					t.Errorf("an attack succeeded:\n%s", log)
+				}
+				tc.check(t, log, g, color)
+				checkStandings(t, s, tid, list)
+			})
+		}
+	})
+	if n := reached.Load(); n != 0 {
+		t.Errorf("engines reached a host listener %d times", n)
+	}
+	// The server runs on, and its standings are a recount of its games.
+	select {
+	case <-s.done:
+		t.Fatalf("the server died:\n%s", s.logs())
+	default:
+	}
+	s.call(t, "GET", "/healthz", nil, "", &health)
+	sdb, err := storage.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdb.Close()
+	for name, tid := range tids {
+		var before, after struct{ Standings []apiStanding }
+		s.call(t, "GET", fmt.Sprintf("/api/tournaments/%d/standings", tid), nil, "", &before)
+		if err := sdb.Recount(context.Background(), tid); err != nil {
+			t.Fatal(err)
+		}
+		s.call(t, "GET", fmt.Sprintf("/api/tournaments/%d/standings", tid), nil, "", &after)
+		if fmt.Sprint(before) != fmt.Sprint(after) {
+			t.Errorf("%s: standings %v, recount %v", name, before, after)
+		}
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
+
+func quoteList(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = strconv.Quote(a)
+	}
+	return strings.Join(q, ",")
+}
+
+// A setsid daemon started by a sandboxed engine dies with a server killed by
+// SIGKILL (within 1 s), and so does everything else of its sandbox.
+func TestSandboxDaemonDiesWithServer(t *testing.T) {
+	requireSandbox(t)
+	ciRequires(t, "python3")
+	t.Parallel()
+	bin := taikaiBinary(t)
+	dir := t.TempDir()
+	s := startServer(t, bin, filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data"), "--sandbox=on")
+	hostile, err := os.ReadFile("testdata/hostile.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := fmt.Sprintf("taikai-daemon-kill-%d", time.Now().UnixNano())
+	id := upload(t, s, fmt.Sprintf(`{"name":"daemon","game":"othello","command":["python3","hostile.py","{host}","{port}","setsid",%q,"hang"]}`, marker),
+		map[string][]byte{"hostile.py": hostile})
+	random := s.postJSON(t, "/api/engines", `{"name":"random","game":"othello","builtin":"othello-random"}`)
+	s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"k","game":"othello","engines":[%d,%d],"games_per_pair":1,"move_time_ms":60000,"start":true}`, id, random))
+	daemon, builtins := "daemon:"+marker, bin+"\x00engine"
+	if !waitFor(60*time.Second, func() bool { return len(procsWith(daemon)) > 0 && len(procsWith(builtins)) > 0 }) {
+		t.Fatalf("daemon %v, built-in %v: want the game's running\n%s", procsWith(daemon), procsWith(builtins), s.logs())
+	}
+	bwraps := bwrapsOf(s.cmd.Process.Pid)
+	if len(bwraps) != 2 {
+		t.Errorf("bwrap processes of the server: %v, want one per engine", bwraps)
+	}
+	s.stop(t, syscall.SIGKILL)
+	gone := func() bool {
+		for _, p := range bwraps {
+			if alive(p) {
+				return false
+			}
+		}
+		return len(procsWith(daemon)) == 0 && len(procsWith(builtins)) == 0
+	}
+	if !waitFor(time.Second, gone) {
+		t.Errorf("1s after the server's SIGKILL: daemon %v, built-in %v, bwrap of %v", procsWith(daemon), procsWith(builtins), bwraps)
+	}
+}
+
+// alive tells whether pid is a live process (not a zombie).
+func alive(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
+}
+
+// bwrapsOf lists the bwrap processes whose parent is ppid.
+func bwrapsOf(ppid int) []int {
+	var out []int
+	for _, pid := range procsWith("bwrap") {
+		stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if i := bytes.LastIndexByte(stat, ')'); i > 0 {
+			if f := strings.Fields(string(stat[i+1:])); len(f) > 1 && f[1] == strconv.Itoa(ppid) {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}
+
+// The Python and C test clients and the gomoku built-ins play normally
+// inside the sandbox (the Java client and the othello built-ins do in
+// TestEndToEnd, which runs sandboxed wherever the sandbox is available).
+func TestSandboxClients(t *testing.T) {
+	requireSandbox(t)
+	ciRequires(t, "python3")
+	ciRequires(t, "gcc")
+	t.Parallel()
+	bin := taikaiBinary(t)
+	dir := t.TempDir()
+	s := startServer(t, bin, filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data"), "--sandbox=on")
+	clients := "../../engines/testdata/clients/"
+	read := func(name string) []byte {
+		b, err := os.ReadFile(clients + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	cbin := filepath.Join(dir, "gomoku_bin")
+	if out, err := exec.Command("gcc", "-std=c99", "-O2", "-o", cbin, clients+"gomoku_bin.c").CombinedOutput(); err != nil {
+		t.Fatalf("compile gomoku_bin.c: %v\n%s", err, out)
+	}
+	pyText := upload(t, s, `{"name":"py-text","game":"gomoku","protocol":"gomoku-turn","command":["python3","gomoku_text.py","{host}","{port}","{colorflag}"]}`,
+		map[string][]byte{"gomoku_text.py": read("gomoku_text.py")})
+	cBin := upload(t, s, `{"name":"c-bin","game":"gomoku","protocol":"gomoku-turn","command":["./gomoku_bin","{host}","{port}","{colorflag}"]}`,
+		map[string][]byte{"gomoku_bin": mustRead(t, cbin)})
+	pyMove := upload(t, s, `{"name":"py-move","game":"othello","protocol":"othello-move","command":["python3","othello_move.py","-H","{host}","-p","{port}","-n","{name}"]}`,
+		map[string][]byte{"othello_move.py": read("othello_move.py")})
+	threat := s.postJSON(t, "/api/engines", `{"name":"threat","game":"gomoku","builtin":"gomoku-threat"}`)
+	grandom := s.postJSON(t, "/api/engines", `{"name":"g-random","game":"gomoku","builtin":"gomoku-random"}`)
+	orandom := s.postJSON(t, "/api/engines", `{"name":"o-random","game":"othello","builtin":"othello-random","protocol":"othello-move"}`)
+	gt := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"gomoku","game":"gomoku","size":11,"engines":[%d,%d,%d,%d],"games_per_pair":1,"move_time_ms":2000,"concurrency":2,"start":true}`,
+		pyText, cBin, threat, grandom))
+	ot := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"othello","game":"othello","engines":[%d,%d],"games_per_pair":2,"total_time_ms":20000,"concurrency":2,"start":true}`,
+		pyMove, orandom))
+	for _, tid := range []int64{gt, ot} {
+		s.waitFinished(t, tid, 2*time.Minute)
+		list := finishedGames(t, s, tid)
+		for _, g := range list {
+			var d gameDetail
+			s.call(t, "GET", fmt.Sprintf("/api/games/%d", *g.ID), nil, "", &d)
+			if deref(d.Reason) != "normal" || deref(d.Sandbox) != "on" || !d.Usage["black"].Sandboxed || !d.Usage["white"].Sandboxed {
+				t.Errorf("game %d %s vs %s: %s by %s, sandbox %s, usage %+v\nblack:\n%s\nwhite:\n%s", *g.ID, g.Black.Name, g.White.Name, deref(d.Result), deref(d.Reason),
+					deref(d.Sandbox), d.Usage, gameLog(t, s, *g.ID, "black"), gameLog(t, s, *g.ID, "white"))
+			}
+		}
+		checkStandings(t, s, tid, list)
+	}
+}
+
+func mustRead(tb testing.TB, path string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// taikai bench measures an engine's start and games per second without
+// and with the sandbox in the same run.
+func TestBenchSandboxFigures(t *testing.T) {
+	requireSandbox(t)
+	t.Parallel()
+	bin := taikaiBinary(t)
+	out, err := exec.Command(bin, "bench", "--only", "throughput", "--scale", "0.05", "--json", "--dir", t.TempDir()).Output()
+	if err != nil {
+		t.Fatalf("bench: %v\n%s", err, out)
+	}
+	var r struct {
+		Sandbox              string
+		EngineStartMS        float64 `json:"engine_start_ms"`
+		EngineStartSandboxMS float64 `json:"engine_start_sandbox_ms"`
+		GamesPerSec          float64 `json:"games_per_sec"`
+		GamesPerSecSandbox   float64 `json:"games_per_sec_sandbox"`
+		SandboxGamesRatio    float64 `json:"sandbox_games_ratio"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if r.Sandbox != "on" || r.EngineStartMS <= 0 || r.EngineStartSandboxMS <= 0 || r.GamesPerSec <= 0 || r.GamesPerSecSandbox <= 0 {
+		t.Errorf("bench figures %+v", r)
+	}
+	t.Logf("engine start %.2f ms, sandboxed %.2f ms; %.1f games/s, sandboxed %.1f (%.2f)", r.EngineStartMS, r.EngineStartSandboxMS,
+		r.GamesPerSec, r.GamesPerSecSandbox, r.SandboxGamesRatio)
+}
