@@ -445,3 +445,31 @@ func affinityGames(t *testing.T, r *tournament.Runner) {
 		})
 	}
 }
+
+// The built-in Gomoku clients survive any number of stones the server places
+// for them (issue 16, item 1): each is made too slow for its clock, so its
+// get and put arrive after the server has played its turn, and are ignored
+// without a reply; it must take the next "your turn" as a new turn.
+func TestGomokuBuiltinsSurviveServerMoves(t *testing.T) {
+	r := newRunner(t)
+	set := tournament.Settings{Game: "gomoku", Size: 7, MoveTimeMS: 100, MaxTimeouts: 1000, ConnectMS: 30000}
+	for _, name := range []string{"gomoku-random", "gomoku-threat"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			slow := builtinEngine(name, "")
+			slow.Builtin = ""
+			slow.Command = append(engines.BuiltinCommand(self(t), name, "gomoku-turn"), "--delay", "250ms")
+			p := play(t, r, tournament.GameSpec{ID: 1, Black: slow, White: builtinEngine("gomoku-random", ""), Settings: set, Seed: 5, LogDir: t.TempDir()})
+			log, _ := os.ReadFile(p.Logs[0])
+			if p.Outcome.Reason != games.ReasonNormal {
+				t.Fatalf("outcome %+v (%s), want a normal end\n%s", p.Outcome, p.Detail, tail(string(log), 800))
+			}
+			if p.Violations[0]["timeout"] < 3 {
+				t.Errorf("the slow client timed out %d times, want at least 3: the test did not test", p.Violations[0]["timeout"])
+			}
+			if p.Exits[0] != "exit status 0" && !strings.Contains(p.Exits[0], "killed") {
+				t.Errorf("the slow client ended with %q\n%s", p.Exits[0], tail(string(log), 800))
+			}
+		})
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
@@ -156,17 +157,27 @@ func Run(opt Options) error {
 	conn := nc
 	defer conn.Close()
 	c := &client{opt: opt, conn: conn, r: bufio.NewReaderSize(conn, 8192), rng: rand.New(rand.NewPCG(opt.Seed, 0x7a1ca1))}
+	err = c.play()
+	if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
+		// The server closed the connection as we wrote: the game is over
+		// (a server ends a game by closing, and may do so while we think).
+		return nil
+	}
+	return err
+}
+
+func (c *client) play() error {
 	switch {
-	case opt.Engine == "echo":
+	case c.opt.Engine == "echo":
 		return c.echo()
-	case opt.Protocol == "othello-board":
+	case c.opt.Protocol == "othello-board":
 		return c.othelloBoard()
-	case opt.Protocol == "othello-move":
+	case c.opt.Protocol == "othello-move":
 		return c.othelloMove()
-	case opt.Protocol == "gomoku-turn":
+	case c.opt.Protocol == "gomoku-turn":
 		return c.gomokuTurn()
 	}
-	return fmt.Errorf("protocol %q not supported", opt.Protocol)
+	return fmt.Errorf("protocol %q not supported", c.opt.Protocol)
 }
 
 // dial connects, retrying briefly: a server may open its port a moment late.

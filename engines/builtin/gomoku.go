@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -41,17 +42,36 @@ func (c *client) gomokuTurn() error {
 		if !bytes.Equal(line, []byte("your turn")) {
 			continue
 		}
-		board, err := c.gomokuBoard()
-		if err != nil {
-			return err
-		}
-		if !c.answer() {
-			continue
-		}
-		if err := c.gomokuPut(board, rule, me); err != nil {
-			return err
+		// A "your turn" that arrives while a turn is being played means the
+		// server played that turn for us (our time ran out, and our get or
+		// put came too late: the server ignores them without a reply): play
+		// the new turn, as many times as it happens.
+		for {
+			err := c.gomokuTurnOnce(rule, me)
+			if err == errNewTurn {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			break
 		}
 	}
+}
+
+// errNewTurn: "your turn" came where a board row or a put's reply was due.
+var errNewTurn = errors.New("a new turn began")
+
+// gomokuTurnOnce plays one turn: get the board, choose, put until accepted.
+func (c *client) gomokuTurnOnce(rule gomoku.Rule, me gomoku.Stone) error {
+	if !c.answer() {
+		return nil
+	}
+	board, err := c.gomokuBoard()
+	if err != nil {
+		return err
+	}
+	return c.gomokuPut(board, rule, me)
 }
 
 // gomokuBoard asks for the board as text and reads it; the size is the length of
@@ -65,6 +85,9 @@ func (c *client) gomokuBoard() (*gomoku.Board, error) {
 		row, err := c.line()
 		if err != nil {
 			return nil, fmt.Errorf("read board row %d: %w", y, err)
+		}
+		if y == 0 && string(row) == "your turn" {
+			return nil, errNewTurn
 		}
 		if y == 0 {
 			n = len(row)
@@ -124,8 +147,11 @@ func (c *client) gomokuPut(b *gomoku.Board, rule gomoku.Rule, me gomoku.Stone) e
 			}
 			return err
 		}
-		if string(reply) == "1" {
+		switch string(reply) {
+		case "1":
 			return nil
+		case "your turn":
+			return errNewTurn
 		}
 		avoid = append(avoid, p)
 	}
