@@ -81,6 +81,18 @@ func helper(mode string, args []string) int {
 		}
 		fmt.Fprintf(c, "CHILD %d\n", child.Process.Pid)
 	}
+	if mode == "hog" {
+		// Memory, 16 MiB at a time, each page touched, up to 2 GiB.
+		var keep [][]byte
+		for range 128 {
+			b := make([]byte, 16<<20)
+			for i := 0; i < len(b); i += 4096 {
+				b[i] = 1
+			}
+			keep = append(keep, b)
+		}
+		fmt.Fprintf(c, "ALLOCATED %d\n", len(keep))
+	}
 	// Stay until the server closes the connection.
 	buf := make([]byte, 64)
 	for {
