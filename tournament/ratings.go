@@ -6,19 +6,32 @@ import (
 )
 
 // EloDiff returns the Elo difference a score implies for the first of two
-// players and the half-width of its 95% confidence interval, computed from the
-// variance of the per-game results as cutechess-cli does. Both are infinite
-// when one side scored everything.
+// players and the half-width of its 95% confidence interval, finite at every
+// score. The interval is the normal one on the per-game results, as
+// cutechess-cli computes it, while that stays inside scores of 0 to 1;
+// and is not empty; otherwise it is the Wilson score interval, which does. At
+// a score of 0% or 100% (where the Elo difference itself is infinite), and
+// with no game, one virtual draw is added first, as BayesElo's prior does:
+// 2-0 reads 279.6, not infinity.
 func EloDiff(wins, draws, losses int64) (diff, margin float64) {
-	n := float64(wins + draws + losses)
-	if n == 0 {
-		return 0, math.Inf(1)
+	w, d, l := float64(wins), float64(draws), float64(losses)
+	if d == 0 && (w == 0 || l == 0) {
+		d = 1 // a score of 0% or 100%, or no game at all
 	}
-	s := (float64(wins) + float64(draws)/2) / n
-	variance := (float64(wins)*(1-s)*(1-s) + float64(draws)*(0.5-s)*(0.5-s) + float64(losses)*s*s) / n
-	se := math.Sqrt(variance / n)
-	lo, hi := eloOfScore(s-1.959964*se), eloOfScore(s+1.959964*se)
-	return eloOfScore(s), (hi - lo) / 2
+	n := w + d + l
+	s := (w + d/2) / n
+	variance := (w*(1-s)*(1-s) + d*(0.5-s)*(0.5-s) + l*s*s) / n
+	const z = 1.959964
+	half := z * math.Sqrt(variance/n)
+	lo, hi := s-half, s+half
+	if lo <= 0 || hi >= 1 || variance == 0 {
+		// Wilson: the interval of a proportion that never leaves (0, 1),
+		// and is not empty when every game had the same result (all draws).
+		c := (s + z*z/(2*n)) / (1 + z*z/n)
+		h := z / (1 + z*z/n) * math.Sqrt(s*(1-s)/n+z*z/(4*n*n))
+		lo, hi = c-h, c+h
+	}
+	return eloOfScore(s), (eloOfScore(hi) - eloOfScore(lo)) / 2
 }
 
 func eloOfScore(s float64) float64 {
@@ -28,7 +41,7 @@ func eloOfScore(s float64) float64 {
 	if s >= 1 {
 		return math.Inf(1)
 	}
-	return -400 * math.Log10(1/s-1)
+	return 400 * math.Log10(s/(1-s))
 }
 
 // priorDraws is the number of virtual draws each engine plays against an

@@ -26,8 +26,38 @@ func TestEloDiff(t *testing.T) {
 			t.Errorf("EloDiff(%d,%d,%d) margin %.1f", tc.w, tc.d, tc.l, margin)
 		}
 	}
-	if d, _ := tournament.EloDiff(10, 0, 0); !math.IsInf(d, 1) {
-		t.Errorf("a clean sweep gives %v, want +Inf", d)
+}
+
+// A finite, honest interval at every score (issue 16, item 9): 5-1 printed
+// "279.6 +/- inf" and 2-0 "inf +/- NaN".
+func TestEloDiffFiniteEverywhere(t *testing.T) {
+	for _, tc := range []struct {
+		w, d, l int64
+		diff    float64 // want, within 0.1; NaN: only finite
+	}{
+		{5, 0, 1, 279.6}, // score 5/6: 400*log10(5)
+		{2, 0, 0, 279.6}, // with one virtual draw: 2.5/3
+		{0, 0, 2, -279.6},
+		{10, 0, 0, 528.9}, // 10.5/11: 400*log10(21)
+		{0, 3, 0, 0},
+		{0, 0, 0, 0},
+		{1, 0, 0, 190.8}, // 1.5/2: 400*log10(3)
+		{99, 1, 0, math.NaN()},
+		{3, 0, 1, math.NaN()},
+	} {
+		diff, margin := tournament.EloDiff(tc.w, tc.d, tc.l)
+		if math.IsInf(diff, 0) || math.IsNaN(diff) || math.IsInf(margin, 0) || math.IsNaN(margin) || margin <= 0 {
+			t.Errorf("EloDiff(%d,%d,%d) = %v +/- %v, want finite with a positive margin", tc.w, tc.d, tc.l, diff, margin)
+			continue
+		}
+		if !math.IsNaN(tc.diff) && math.Abs(diff-tc.diff) > 0.1 {
+			t.Errorf("EloDiff(%d,%d,%d) = %.1f, want %.1f", tc.w, tc.d, tc.l, diff, tc.diff)
+		}
+		// The interval holds the estimate and shrinks as games add up.
+		d2, m2 := tournament.EloDiff(tc.w*10, tc.d*10, tc.l*10)
+		if tc.w+tc.d+tc.l > 0 && !(m2 < margin) {
+			t.Errorf("EloDiff x10 of (%d,%d,%d): margin %.1f, not below %.1f (diff %.1f)", tc.w, tc.d, tc.l, m2, margin, d2)
+		}
 	}
 }
 
