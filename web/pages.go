@@ -359,7 +359,7 @@ func validHost(host string) bool {
 // only decides what the page shows, every write is checked by admin.
 func (s *Server) isAdmin(r *http.Request) bool {
 	c, err := r.Cookie(TokenCookie)
-	return err == nil && s.tokenOK(c.Value)
+	return err == nil && s.TokenOK(c.Value)
 }
 
 // serveStatic serves a static file whose URL names its checksum; any other

@@ -64,8 +64,8 @@ func (s *Server) allow(e engines.Engine) error {
 	return s.Allow(e)
 }
 
-// tokenOK compares a token with the admin token's hash in constant time.
-func (s *Server) tokenOK(token string) bool {
+// TokenOK compares a token with the admin token's hash in constant time.
+func (s *Server) TokenOK(token string) bool {
 	want := s.TokenHash
 	if want == "" {
 		if s.Token == "" {
@@ -193,7 +193,7 @@ func (s *Server) admin(next http.Handler) http.Handler {
 			s.writeError(w, r, &games.Error{Code: games.EUnauthorized, Message: "this needs the admin token: Authorization: Bearer <token>", Field: "Authorization"})
 			return
 		}
-		if !s.tokenOK(token) {
+		if !s.TokenOK(token) {
 			s.writeError(w, r, &games.Error{Code: games.EForbidden, Message: "wrong admin token", Field: "Authorization"})
 			return
 		}

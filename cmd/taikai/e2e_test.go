@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/games/othello"
 )
 
@@ -166,6 +167,7 @@ func TestEndToEnd(t *testing.T) {
 	bin := taikaiBinary(t)
 	dir := t.TempDir()
 	s := startServer(t, bin, filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data"))
+	sandboxed := sandbox.Available() == nil
 
 	// Upload the client unchanged, as a file.
 	src, err := os.ReadFile("../../engines/testdata/clients/OthelloClient.java")
@@ -211,9 +213,14 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("index %d played twice", g.Index)
 		}
 		seen[g.Index] = true
-		var full apiGame
+		var full gameDetail
 		s.call(t, "GET", fmt.Sprintf("/api/games/%d", *g.ID), nil, "", &full)
-		checkOthelloGame(t, full)
+		checkOthelloGame(t, full.apiGame)
+		// Wherever engines can be sandboxed, serve does it (--sandbox auto):
+		// the classroom client and the built-ins play inside it.
+		if sandboxed && (deref(full.Sandbox) != "on" || !full.Usage["black"].Sandboxed || !full.Usage["white"].Sandboxed) {
+			t.Errorf("game %d (%s vs %s): sandbox %s, usage %+v", *g.ID, full.Black.Name, full.White.Name, deref(full.Sandbox), full.Usage)
+		}
 		if code := s.call(t, "GET", fmt.Sprintf("/api/games/%d/log/black", *g.ID), nil, "", nil); code != 200 {
 			t.Errorf("game %d: black's log: %d", *g.ID, code)
 		}

@@ -209,11 +209,17 @@ type serverProcess struct {
 // startServer runs the real binary and waits until it serves.
 func startServer(tb testing.TB, bin, db, data string, extra ...string) *serverProcess {
 	tb.Helper()
+	return startServerEnv(tb, nil, bin, db, data, extra...)
+}
+
+// startServerEnv is startServer with more environment variables.
+func startServerEnv(tb testing.TB, env []string, bin, db, data string, extra ...string) *serverProcess {
+	tb.Helper()
 	// Sandboxed engines run as nobody: their directories under data must be
 	// reachable (t.TempDir's are 0700).
 	searchable(tb, filepath.Dir(data))
 	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--data", data}, extra...)...)
-	cmd.Env = append(os.Environ(), "TAIKAI_ADMIN_TOKEN=e2e-token")
+	cmd.Env = append(append(os.Environ(), "TAIKAI_ADMIN_TOKEN=e2e-token"), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		tb.Fatal(err)

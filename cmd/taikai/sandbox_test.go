@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime/multipart"
 	"net"
 	"net/http"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/storage"
+	"github.com/taikai-dev/taikai/web"
 )
 
 // requireSandbox skips a test when engines cannot be sandboxed here (no
@@ -107,9 +109,9 @@ type gameDetail struct {
 	Usage   map[string]struct {
 		Sandboxed  bool
 		Status     string
-		OOMKilled  bool  `json:"oom_killed"`
-		PeakMemory int64 `json:"peak_memory_bytes"`
-		CPUMS      float64
+		OOMKilled  bool    `json:"oom_killed"`
+		PeakMemory int64   `json:"peak_memory_bytes"`
+		CPUMS      float64 `json:"cpu_ms"`
 	}
 }
 
@@ -520,4 +522,120 @@ func TestBenchSandboxFigures(t *testing.T) {
 	}
 	t.Logf("engine start %.2f ms, sandboxed %.2f ms; %.1f games/s, sandboxed %.1f (%.2f)", r.EngineStartMS, r.EngineStartSandboxMS,
 		r.GamesPerSec, r.GamesPerSecSandbox, r.SandboxGamesRatio)
+}
+
+// Where the sandbox cannot be set up (here: no bwrap on the PATH), serve
+// starts, built-ins play (unsandboxed), any other engine is refused with
+// the reason and the fix, and every page and /healthz say so. With
+// --sandbox=off every engine runs, unsandboxed, under a warning.
+func TestServeWithoutSandbox(t *testing.T) {
+	t.Parallel()
+	bin := taikaiBinary(t)
+	noBwrap := t.TempDir()
+	for _, tool := range []string{"prlimit", "taskset", "java", "python3"} {
+		if p, err := exec.LookPath(tool); err == nil {
+			os.Symlink(p, filepath.Join(noBwrap, tool))
+		}
+	}
+	for _, mode := range []string{"auto", "off"} {
+		t.Run(mode, func(t *testing.T) {
+			dir := t.TempDir()
+			s := startServerEnv(t, []string{"PATH=" + noBwrap, "TAIKAI_SANDBOX=" + mode}, bin, filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data"))
+			var health struct{ Sandbox, SandboxError string }
+			var raw map[string]string
+			s.call(t, "GET", "/healthz", nil, "", &raw)
+			health.Sandbox, health.SandboxError = raw["sandbox"], raw["sandbox_error"]
+			want := map[string]string{"auto": "unavailable", "off": "off"}[mode]
+			if health.Sandbox != want || (mode == "auto") != strings.Contains(health.SandboxError, "bwrap") {
+				t.Errorf("/healthz %v, want sandbox %s", raw, want)
+			}
+			res, err := http.Get(s.url + "/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			page, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if !bytes.Contains(page, []byte(`class="sandbox-warning"`)) {
+				t.Errorf("no sandbox warning on the dashboard")
+			}
+			a := s.postJSON(t, "/api/engines", `{"name":"a","game":"othello","builtin":"othello-random"}`)
+			b := s.postJSON(t, "/api/engines", `{"name":"b","game":"othello","builtin":"othello-greedy"}`)
+			var out struct {
+				Error struct{ Code, Message string }
+			}
+			code := s.call(t, "POST", "/api/engines", strings.NewReader(fmt.Sprintf(`{"name":"c","game":"othello","command":[%q,"engine","othello-random","--port","{port}"]}`, bin)), "application/json", nil)
+			if mode == "auto" {
+				req, _ := http.NewRequest("POST", s.url+"/api/engines", strings.NewReader(`{"name":"d","game":"othello","command":"prog {port}"}`))
+				req.Header.Set("Authorization", "Bearer e2e-token")
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				json.NewDecoder(res.Body).Decode(&out)
+				res.Body.Close()
+				if code != http.StatusServiceUnavailable || res.StatusCode != http.StatusServiceUnavailable || out.Error.Code != "unavailable" ||
+					!strings.Contains(out.Error.Message, "bwrap") || !strings.Contains(out.Error.Message, "--sandbox=off") {
+					t.Errorf("registering a command engine without a sandbox: %d, %d %+v", code, res.StatusCode, out)
+				}
+			} else if code != http.StatusCreated {
+				t.Errorf("registering a command engine with --sandbox=off: %d", code)
+			}
+			tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"t","game":"othello","engines":[%d,%d],"games_per_pair":1,"move_time_ms":1000,"start":true}`, a, b))
+			s.waitFinished(t, tid, time.Minute)
+			list := finishedGames(t, s, tid)
+			var g gameDetail
+			s.call(t, "GET", fmt.Sprintf("/api/games/%d", *list[0].ID), nil, "", &g)
+			if deref(g.Reason) != "normal" || deref(g.Sandbox) != "off" || g.Usage["black"].Sandboxed || g.Usage["black"].CPUMS <= 0 {
+				t.Errorf("game %s by %s, sandbox %s, usage %+v", deref(g.Result), deref(g.Reason), deref(g.Sandbox), g.Usage)
+			}
+		})
+	}
+}
+
+// The admin token is stored as its hash: a generated one is printed once,
+// a plain one stored by an older server is replaced by its hash and keeps
+// working.
+func TestAdminTokenStoredAsHash(t *testing.T) {
+	ctx := context.Background()
+	open := func() *storage.DB {
+		db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "t.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	old := open()
+	if err := old.SetSetting(ctx, "admin_token", "old-plain-token"); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	a := &server{cfg: &serveConfig{}, stderr: &stderr, db: old, log: slog.New(slog.DiscardHandler)}
+	h, err := a.adminToken(ctx)
+	if err != nil || h != web.HashToken("old-plain-token") {
+		t.Fatalf("old database: %q, %v; want the plain token's hash", h, err)
+	}
+	if v, _ := old.Setting(ctx, "admin_token"); v != "" {
+		t.Errorf("the plain token is still stored: %q", v)
+	}
+	srv := &web.Server{TokenHash: h}
+	if !srv.TokenOK("old-plain-token") || srv.TokenOK("wrong") || srv.TokenOK("") {
+		t.Errorf("the migrated token is not accepted, or others are")
+	}
+
+	fresh := open()
+	a = &server{cfg: &serveConfig{}, stderr: &stderr, db: fresh, log: slog.New(slog.DiscardHandler)}
+	h, err = a.adminToken(ctx)
+	m := regexp.MustCompile(`taikai admin token: ([0-9a-f]+)`).FindStringSubmatch(stderr.String())
+	if err != nil || m == nil || web.HashToken(m[1]) != h {
+		t.Fatalf("new database: hash %q, %v, printed %q", h, err, stderr.String())
+	}
+	stored, _ := fresh.Setting(ctx, "admin_token_sha256")
+	if plain, _ := fresh.Setting(ctx, "admin_token"); stored != h || plain != "" || strings.Contains(stored, m[1]) {
+		t.Errorf("stored %q and %q for token %s", stored, plain, m[1])
+	}
+	stderr.Reset()
+	if again, _ := a.adminToken(ctx); again != h || stderr.Len() != 0 {
+		t.Errorf("second start: %q, printed %q", again, stderr.String())
+	}
 }
