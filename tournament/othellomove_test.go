@@ -196,3 +196,24 @@ func TestOthelloMixedProtocols(t *testing.T) {
 		t.Errorf("outcome %+v, want black wins normally", out)
 	}
 }
+
+// The clock an othello-move client is told about is the clock it is judged
+// by (issue 16, item 4): START and ACK report a total time, so a per-move
+// time (move_time_ms, for the other protocols of a mixed tournament) does not
+// apply to it. Black thinks 400 ms with a 150 ms move time and 5 s in all.
+func TestOthelloMoveClockIsTheReportedOne(t *testing.T) {
+	g := startGame(t, Settings{Game: "othello", MoveTimeMS: 150, TotalTimeMS: 5000}, moveProtos)
+	B, W := g.black, g.white
+	B.send("OPEN alice")
+	W.send("OPEN bob")
+	B.expect("START BLACK engine-w 5000")
+	W.expect("START WHITE engine-b 5000")
+	time.Sleep(400 * time.Millisecond) // longer than the move time, well within the total
+	B.send("MOVE D3")
+	rem := int64(5000)
+	B.expectACK(&rem)
+	if rem > 4600 || rem < 0 {
+		t.Errorf("ACK %d after 400 ms of 5000: want the total time less what was used", rem)
+	}
+	W.expect("MOVE D3")
+}

@@ -154,7 +154,11 @@ func (s *Settings) clockFor(protocol string) clockSpec {
 	}
 	p, _ := engines.LookupProtocol(protocol)
 	if p.Clock.Total > 0 {
-		// A protocol that reports the remaining time always has a total clock.
+		// A protocol that reports the remaining time (othello-move's START
+		// and ACK) always has a total clock, and is judged by the clock it
+		// reports: a per-move time, for the other protocols of a game, does
+		// not apply to it.
+		c.perMove = 0
 		if c.total == 0 {
 			c.total = p.Clock.Total
 		}
