@@ -157,9 +157,8 @@ build_golang() {
   fi
   local arch; arch="$("$goroot/bin/go" env GOHOSTARCH)"
 
-  # The build context: the Dockerfile and a copy of GOROOT without what the
-  # image's official counterpart leaves out too (pkg/obj, test data are kept:
-  # `go test std` is not the point, but the toolchain must be complete).
+  # The build context: deploy/golang.Dockerfile, a copy of GOROOT in go/
+  # (without pkg/obj, build leftovers) and the host's extra CAs in host-ca/.
   local ctx; ctx="$(mktemp -d /tmp/taikai-golang.XXXXXX)"
   tmp_dirs+=("$ctx")
   log "copying $goroot ($ver) into the build context"
