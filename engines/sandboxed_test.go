@@ -179,3 +179,27 @@ func TestSandboxUnavailableRefuses(t *testing.T) {
 		t.Errorf("built-in: %v; sandboxed %v, state %s", err, l.Sandboxed(e), l.SandboxState())
 	}
 }
+
+// The per-engine sandbox limits are checked field by field.
+func TestEngineLimitsValidate(t *testing.T) {
+	base := engines.Engine{Name: "e", Game: "othello", Command: []string{"prog"}}
+	for _, tc := range []struct {
+		memory, procs int
+		field         string
+	}{{0, 0, ""}, {16, 4, ""}, {65536, 32768, ""}, {15, 0, "memory_mb"}, {-1, 0, "memory_mb"}, {1 << 20, 0, "memory_mb"}, {0, 3, "max_procs"}, {0, 1 << 16, "max_procs"}} {
+		e := base
+		e.MemoryMB, e.MaxProcs = tc.memory, tc.procs
+		err := e.Validate()
+		var ge *games.Error
+		switch {
+		case tc.field == "" && err != nil:
+			t.Errorf("memory %d procs %d: %v", tc.memory, tc.procs, err)
+		case tc.field != "" && (!errors.As(err, &ge) || ge.Field != tc.field || ge.Code != games.EInvalid):
+			t.Errorf("memory %d procs %d: %v, want an error on %s", tc.memory, tc.procs, err, tc.field)
+		}
+	}
+	e, err := engines.ParseSpec("name=x cmd=prog memory_mb=256 max_procs=32", "othello")
+	if err != nil || e.MemoryMB != 256 || e.MaxProcs != 32 {
+		t.Errorf("spec: %+v, %v", e, err)
+	}
+}

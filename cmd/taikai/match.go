@@ -138,6 +138,8 @@ type matchGameJSON struct {
 	Reason string           `json:"reason"`
 	ID     int64            `json:"id,omitempty"`
 	Moves  []games.MoveView `json:"moves"`
+	// Sandbox is the sandbox state the game ran under: on (--sandbox) or off.
+	Sandbox string `json:"sandbox"`
 }
 
 type matchStandingJSON struct {
@@ -435,7 +437,7 @@ func eloText(f float64) string {
 func gameJSON(p *tournament.Played) matchGameJSON {
 	g := matchGameJSON{
 		Black: p.Spec.Black.Name, White: p.Spec.White.Name, Result: p.Result(), Reason: p.Outcome.Reason,
-		Moves: make([]games.MoveView, len(p.Moves)),
+		Moves: make([]games.MoveView, len(p.Moves)), Sandbox: p.Sandbox,
 	}
 	if p.Spec.TournamentID != 0 {
 		g.ID = p.Spec.ID

@@ -639,3 +639,35 @@ func TestAdminTokenStoredAsHash(t *testing.T) {
 		t.Errorf("second start: %q, printed %q", again, stderr.String())
 	}
 }
+
+// taikai match runs engines unsandboxed unless --sandbox is given.
+func TestMatchSandboxFlag(t *testing.T) {
+	requireSandbox(t)
+	t.Parallel()
+	bin := taikaiBinary(t)
+	for _, flags := range [][]string{nil, {"--sandbox"}} {
+		args := append([]string{"match", "--games", "2", "--move-time", "200ms", "--json"}, flags...)
+		out, err := exec.Command(bin, append(args, "othello-random", "othello-greedy")...).Output()
+		if err != nil {
+			t.Fatalf("%q: %v\n%s", args, err, out)
+		}
+		var res struct {
+			Games []struct{ Reason, Sandbox string }
+		}
+		if err := json.Unmarshal(out, &res); err != nil {
+			t.Fatal(err)
+		}
+		want := "off"
+		if len(flags) > 0 {
+			want = "on"
+		}
+		if len(res.Games) != 2 {
+			t.Fatalf("%q: %s", args, out)
+		}
+		for _, g := range res.Games {
+			if g.Reason != "normal" || g.Sandbox != want {
+				t.Errorf("%q: game %+v, want normal with sandbox %s", args, g, want)
+			}
+		}
+	}
+}
