@@ -201,11 +201,12 @@ func dial(opt Options) (net.Conn, error) {
 
 // client is one engine's connection.
 type client struct {
-	opt  Options
-	conn io.ReadWriteCloser
-	r    *bufio.Reader
-	rng  *rand.Rand
-	out  []byte
+	opt   Options
+	conn  io.ReadWriteCloser
+	r     *bufio.Reader
+	rng   *rand.Rand
+	out   []byte
+	moves int // own moves so far, for the log
 }
 
 // line reads the next line without its line end; io.EOF when the server closed.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -13,15 +14,37 @@ import (
 	"github.com/taikai-dev/taikai/games/othello"
 )
 
-// chooseOthello picks a move for the side to move of b within budget.
-func (c *client) chooseOthello(b *othello.Board, budget time.Duration) othello.Square {
+// chooseOthello picks a move for the side to move of b. The move was given
+// at received, and must reach the server within budget of that: the search
+// leaves a safety margin for a busy machine (the answer still has to be
+// written, and this process to be scheduled), and the engine logs on stderr
+// what it found and why it stopped.
+func (c *client) chooseOthello(b *othello.Board, received time.Time, budget time.Duration) othello.Square {
 	switch c.opt.Engine {
 	case "othello-random":
 		return othelloai.Random(b, c.rng)
 	case "othello-greedy":
 		return othelloai.Greedy(b, c.rng)
 	}
-	return othelloai.AlphaBeta(b, time.Now().Add(budget), c.rng)
+	deadline := received.Add(budget - safetyMargin(budget))
+	ch := othelloai.AlphaBetaChoice(b, deadline, c.rng)
+	why := fmt.Sprintf("depth %d", ch.Depth)
+	switch {
+	case ch.Solved:
+		why = fmt.Sprintf("endgame solved, final disc difference %+d", ch.Score)
+	case ch.Nodes == 0:
+		why = "the only move"
+	}
+	c.moves++
+	fmt.Fprintf(os.Stderr, "taikai engine: move %d %s after %d ms of %d ms (%s, %d nodes; the search stops at half the time left after a %d ms margin)\n",
+		c.moves, ch.Square, time.Since(received).Milliseconds(), budget.Milliseconds(), why, ch.Nodes, safetyMargin(budget).Milliseconds())
+	return ch.Square
+}
+
+// safetyMargin is the part of a move's time the search never uses: a fifth,
+// at least 10 ms, at most half.
+func safetyMargin(budget time.Duration) time.Duration {
+	return min(max(budget/5, 10*time.Millisecond), budget/2)
 }
 
 // othelloBoard plays the classroom protocol: the board comes before every turn.
@@ -69,6 +92,7 @@ func (c *client) othelloBoard() error {
 		case "BOARD": // in a form the test above does not take
 			board = append(board[:0], line...)
 		case "TURN":
+			received := time.Now() // the move is ours from here: the clock runs
 			if len(f) != 2 {
 				return fmt.Errorf("bad TURN line %q", line)
 			}
@@ -93,7 +117,7 @@ func (c *client) othelloBoard() error {
 				continue
 			}
 			b := othello.FromCells(cells, order, me)
-			s := c.chooseOthello(&b, c.opt.MoveTime)
+			s := c.chooseOthello(&b, received, c.opt.MoveTime)
 			if s == othello.Pass {
 				continue // the server passes for us
 			}
@@ -154,6 +178,7 @@ func (c *client) othelloMove() error {
 	)
 	for {
 		line, err := c.tokens(&f)
+		received := time.Now() // a START or MOVE gives us the move: the clock runs
 		if err == io.EOF {
 			return nil
 		}
@@ -180,7 +205,7 @@ func (c *client) othelloMove() error {
 			remaining = time.Duration(ms) * time.Millisecond
 			b = othello.New()
 			if me == othello.Black {
-				if err := c.moveMove(&b, remaining); err != nil {
+				if err := c.moveMove(&b, received, remaining); err != nil {
 					return err
 				}
 			}
@@ -201,7 +226,7 @@ func (c *client) othelloMove() error {
 			if _, err := b.Play(s); err != nil {
 				return fmt.Errorf("opponent move %s: %v", s, err)
 			}
-			if err := c.moveMove(&b, remaining); err != nil {
+			if err := c.moveMove(&b, received, remaining); err != nil {
 				return err
 			}
 		case "END":
@@ -213,7 +238,7 @@ func (c *client) othelloMove() error {
 }
 
 // moveMove chooses, plays and sends our move.
-func (c *client) moveMove(b *othello.Board, remaining time.Duration) error {
+func (c *client) moveMove(b *othello.Board, received time.Time, remaining time.Duration) error {
 	if b.Turn() == othello.Empty {
 		return errors.New("no side to move")
 	}
@@ -228,7 +253,7 @@ func (c *client) moveMove(b *othello.Board, remaining time.Duration) error {
 		}
 	}
 	budget = max(budget, 5*time.Millisecond)
-	s := c.chooseOthello(b, budget)
+	s := c.chooseOthello(b, received, budget)
 	if _, err := b.Play(s); err != nil {
 		return fmt.Errorf("own move %s: %v", s, err)
 	}

@@ -337,6 +337,21 @@ func AlphaBeta(b *othello.Board, deadline time.Time, rng *rand.Rand) othello.Squ
 	return choose(b, deadline, rng, -1).sq
 }
 
+// Choice is AlphaBeta's move and how it was found, for the engine's log.
+type Choice struct {
+	Square othello.Square
+	Depth  int    // depth of the last complete midgame iteration
+	Solved bool   // the move comes from an exact endgame solve
+	Score  int    // exact final disc difference when solved
+	Nodes  uint64 // positions searched
+}
+
+// AlphaBetaChoice is AlphaBeta with how the move was found.
+func AlphaBetaChoice(b *othello.Board, deadline time.Time, rng *rand.Rand) Choice {
+	c := choose(b, deadline, rng, -1)
+	return Choice{Square: c.sq, Depth: c.depth, Solved: c.solved, Score: c.score, Nodes: c.nodes}
+}
+
 // choose is AlphaBeta; a depth of 0 or more replaces the clock with a fixed
 // midgame depth and no endgame solve, for repeatable measurements.
 func choose(b *othello.Board, deadline time.Time, rng *rand.Rand, fixedDepth int) chosen {
