@@ -10,7 +10,6 @@ require (
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/prometheus/client_golang v1.25.0
 	golang.org/x/sys v0.48.0
-	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (
