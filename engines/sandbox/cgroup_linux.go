@@ -487,15 +487,21 @@ func (g *group) remove() error {
 	return errors.Join(errs...)
 }
 
-// Sweep removes the empty cgroups that sandboxes of a server that died left
-// behind (their processes died with it). A server calls it once at start.
+// Sweep removes the cgroups that sandboxes of a server that died left
+// behind. A server calls it once at start. Their processes died with it,
+// except in one case: a server killed in the instant between bwrap's clone
+// of the sandbox's init and the init's PR_SET_PDEATHSIG leaves that init
+// orphaned, and bwrap then runs the engine once its --block-fd reads end of
+// file. Such processes are killed here (the cgroup is frozen first where
+// the freezer is available) before the cgroup is removed.
 func Sweep() error {
 	s := hostCgroups()
 	if s.detectErr != nil {
 		return s.detectErr
 	}
-	var errs []error
-	for _, h := range []*hierarchy{s.memory, s.pids, s.cpuacct, s.freezer, s.cpuset} {
+	hs := []*hierarchy{s.memory, s.pids, s.cpuacct, s.freezer, s.cpuset}
+	stale := map[string]bool{}
+	for _, h := range hs {
 		if h == nil {
 			continue
 		}
@@ -508,16 +514,42 @@ func Sweep() error {
 				continue
 			}
 			pid, _, _ := strings.Cut(e.Name(), "-")
-			if n, err := strconv.Atoi(pid); err == nil && n != os.Getpid() && syscall.Kill(n, 0) == nil {
-				continue // another live server's
+			if n, err := strconv.Atoi(pid); err == nil && (n == os.Getpid() || syscall.Kill(n, 0) == nil) {
+				continue // ours, or another live server's
 			}
-			if n, _ := strconv.Atoi(pid); n == os.Getpid() {
+			stale[e.Name()] = true
+		}
+	}
+	var errs []error
+	for name := range stale {
+		g := &group{setup: s, dirs: map[*hierarchy]string{}}
+		for _, h := range hs {
+			if h == nil {
 				continue
 			}
-			if err := unix.Rmdir(filepath.Join(h.parent, e.Name())); err != nil && !errors.Is(err, syscall.ENOENT) {
+			if dir := filepath.Join(h.parent, name); dirExists(dir) {
+				g.dirs[h] = dir
+			}
+		}
+		if g.dirs[s.pids] != "" {
+			if err := g.kill(time.Now().Add(2 * time.Second)); err != nil {
 				errs = append(errs, err)
 			}
 		}
+		deadline := time.Now().Add(time.Second)
+		err := g.remove()
+		for err != nil && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+			err = g.remove()
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
+}
+
+func dirExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
 }

@@ -806,3 +806,43 @@ func BenchmarkStart(b *testing.B) {
 		})
 	}
 }
+
+// Sweep kills a process left in the cgroup of a dead server's sandbox (an
+// init orphaned when its server died in the instant after bwrap's clone)
+// and removes the cgroup.
+func TestSweepKillsLeftovers(t *testing.T) {
+	requireSandbox(t)
+	// A server pid that is not running: a process that has exited.
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("%d-77", gone.Process.Pid)
+	g, err := newGroup(name, &Config{MemoryBytes: DefaultMemory, Pids: DefaultPids})
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := exec.Command("sleep", "60")
+	if err := left.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer left.Process.Kill()
+	if err := g.add(left.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- left.Wait() }()
+	if err := Sweep(); err != nil {
+		t.Errorf("Sweep: %v", err)
+	}
+	select {
+	case <-waited:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the leftover process still runs after Sweep")
+	}
+	for _, dir := range g.dirs {
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("%s left", dir)
+		}
+	}
+}
