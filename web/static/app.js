@@ -273,7 +273,7 @@ export function duration(sec) {
 
 export const reasonLabels = {
   normal: 'game over', timeout: 'time out', illegal: 'illegal move', disconnect: 'disconnected',
-  close: 'connection closed', resign: 'resigned', no_connect: 'did not connect', crash: 'crashed', aborted: 'aborted',
+  close: 'connection closed', resign: 'resigned', no_connect: 'did not connect', crash: 'crashed', memory: 'over its memory limit', aborted: 'aborted',
 };
 
 /** resultText says who won: "black wins", "draw". */
