@@ -388,16 +388,21 @@ func (g *group) add(pid int) error {
 	return nil
 }
 
-// procs lists the processes left in the group.
+// procs lists the processes left in the group, in any of its hierarchies
+// (a server killed while adding the init may have put it in some only).
 func (g *group) procs() []int {
-	b, err := os.ReadFile(filepath.Join(g.dirs[g.setup.pids], "cgroup.procs"))
-	if err != nil {
-		return nil
-	}
 	var pids []int
-	for _, f := range strings.Fields(string(b)) {
-		if n, err := strconv.Atoi(f); err == nil {
-			pids = append(pids, n)
+	seen := map[int]bool{}
+	for _, dir := range g.dirs {
+		b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil && !seen[n] {
+				seen[n] = true
+				pids = append(pids, n)
+			}
 		}
 	}
 	return pids
@@ -531,10 +536,8 @@ func Sweep() error {
 				g.dirs[h] = dir
 			}
 		}
-		if g.dirs[s.pids] != "" {
-			if err := g.kill(time.Now().Add(2 * time.Second)); err != nil {
-				errs = append(errs, err)
-			}
+		if err := g.kill(time.Now().Add(2 * time.Second)); err != nil {
+			errs = append(errs, err)
 		}
 		deadline := time.Now().Add(time.Second)
 		err := g.remove()

@@ -352,7 +352,19 @@ func (s *Sandbox) start() error {
 	argsR, argsW := ours[0], ours[1]
 	infoR, infoW := ours[2], ours[3]
 	blockR, blockW := ours[4], ours[5]
-	ours, theirs = []*os.File{argsW, infoR, blockW}, []*os.File{argsR, infoW, blockR}
+	// bwrap's --block-fd is the pipe reopened read-write: it never reads
+	// end of file. bwrap reads one byte there and runs the engine whatever
+	// the read returned; a server killed in the instant after bwrap cloned
+	// the sandbox's init (before the init's PR_SET_PDEATHSIG) leaves the init
+	// orphaned, and with a plain read end it would then read end of file and
+	// run the engine with nobody watching. As its own writer it waits for
+	// ever instead (asleep, running nothing; Sweep kills it at the next start
+	// if it is in the cgroups).
+	blockRW, err := os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", blockR.Fd()), os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("reopen the block pipe: %w", err)
+	}
+	ours, theirs = []*os.File{argsW, infoR, blockW, blockR}, []*os.File{argsR, infoW, blockRW}
 	var seatR *os.File // the server's end of the helper's socket pair
 	if s.cfg.Port != 0 && s.cfg.Helper != "" {
 		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
@@ -374,7 +386,7 @@ func (s *Sandbox) start() error {
 	argsW.Close()
 	s.Cmd.ExtraFiles = theirs
 	closeOnExec()
-	err := s.Cmd.Start()
+	err = s.Cmd.Start()
 	for _, f := range theirs {
 		f.Close()
 	}
