@@ -50,6 +50,9 @@ type Sandbox struct {
 	pidfd int        // the sandbox's init (pid 1 of its namespace); -1 if none
 	ln    net.Listener
 	oom   string // the cgroup file whose oom_kill counter says the limit was hit
+	// setNoFile: the server sets the init's RLIMIT_NOFILE (prlimit(2))
+	// rather than a prlimit(1) in the exec chain.
+	setNoFile bool
 
 	done  chan struct{}
 	err   error // Wait's result, valid after done
@@ -96,15 +99,7 @@ func Command(ctx context.Context, cfg Config, argv ...string) (*Sandbox, error) 
 		s.name += "-" + n
 	}
 	// fd 3: --args, fd 4: --info-fd, fd 5: --block-fd.
-	// prlimit(1), running as the engine's uid, lowers its own RLIMIT_NOFILE
-	// and execs bwrap: setting another uid's limits needs CAP_SYS_RESOURCE,
-	// which a container's root often lacks.
-	prlimit, err := exec.LookPath("prlimit")
-	if err != nil {
-		return nil, errors.New("sandbox: prlimit not found: install util-linux")
-	}
-	wrapper := []string{fmt.Sprintf("--nofile=%d:%d", cfg.NoFile, cfg.NoFile), "--", bwrap,
-		"--args", "3", "--info-fd", "4", "--block-fd", "5", "--"}
+	chain := []string{bwrap, "--args", "3", "--info-fd", "4", "--block-fd", "5", "--"}
 	if len(cfg.CPUs) > 0 {
 		// taskset(1) pins itself, then execs: the whole sandbox inherits the
 		// affinity (no privilege needed, but an engine may widen it again; a
@@ -117,12 +112,25 @@ func Command(ctx context.Context, cfg Config, argv ...string) (*Sandbox, error) 
 		for i, c := range cfg.CPUs {
 			cpus[i] = strconv.Itoa(c)
 		}
-		wrapper = append([]string{wrapper[0], "--", taskset, "-c", strings.Join(cpus, ",")}, wrapper[2:]...)
+		chain = append([]string{taskset, "-c", strings.Join(cpus, ",")}, chain...)
+	}
+	// RLIMIT_NOFILE: a server with CAP_SYS_RESOURCE sets it on the sandbox's
+	// init with prlimit(2) while the init waits on --block-fd (see start);
+	// without it (a container's root often lacks it), prlimit(1), running as
+	// the engine's uid, lowers its own limit and execs the rest (one more
+	// exec, about 1 ms).
+	s.setNoFile = canSetRlimits()
+	if !s.setNoFile {
+		prlimit, err := exec.LookPath("prlimit")
+		if err != nil {
+			return nil, errors.New("sandbox: prlimit not found: install util-linux")
+		}
+		chain = append([]string{prlimit, fmt.Sprintf("--nofile=%d:%d", cfg.NoFile, cfg.NoFile), "--"}, chain...)
 	}
 	if cfg.Port != 0 && cfg.Helper != "" {
 		argv = helperArgs(cfg.Port, argv)
 	}
-	s.Cmd = exec.CommandContext(ctx, prlimit, append(wrapper, argv...)...)
+	s.Cmd = exec.CommandContext(ctx, chain[0], append(chain[1:], argv...)...)
 	s.Cmd.Env = []string{} // bwrap itself gets nothing either
 	s.Cmd.Dir = "/"
 	s.Cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -418,6 +426,12 @@ func (s *Sandbox) start() error {
 	if err := s.group.add(info.ChildPid); err != nil {
 		return err
 	}
+	if s.setNoFile {
+		n := uint64(s.cfg.NoFile)
+		if err := unix.Prlimit(info.ChildPid, unix.RLIMIT_NOFILE, &unix.Rlimit{Cur: n, Max: n}, nil); err != nil {
+			return fmt.Errorf("limit open files: %w", err)
+		}
+	}
 	if s.cfg.Port != 0 && s.cfg.Helper == "" {
 		ln, err := listenIn(info.ChildPid, s.pidfd, s.cfg.Port)
 		if err != nil {
@@ -437,6 +451,10 @@ func (s *Sandbox) start() error {
 	}
 	return nil
 }
+
+// canSetRlimits tells whether the server may set another uid's resource
+// limits (CAP_SYS_RESOURCE).
+var canSetRlimits = sync.OnceValue(func() bool { return hasCap(unix.CAP_SYS_RESOURCE) })
 
 // parentPid reads the parent of pid from /proc.
 func parentPid(pid int) (int, error) {

@@ -846,3 +846,21 @@ func TestSweepKillsLeftovers(t *testing.T) {
 		}
 	}
 }
+
+// The open files limit holds whichever way it is set: by the server
+// (prlimit(2), with CAP_SYS_RESOURCE) or by prlimit(1) in the exec chain.
+func TestNoFileBothWays(t *testing.T) {
+	requireSandbox(t)
+	direct := canSetRlimits()
+	defer func() { canSetRlimits = func() bool { return direct } }()
+	for _, server := range []bool{true, false} {
+		if server && !direct {
+			continue // the server may not set another uid's limits here
+		}
+		canSetRlimits = func() bool { return server }
+		out, _ := run(t, Config{NoFile: 50}, 10*time.Second, "sh", "-c", "ulimit -n; ulimit -Hn; ulimit -n 5000 2>/dev/null && echo LEAK raised")
+		if out != "50\n50\n" {
+			t.Errorf("set by the server %v: open files %q", server, out)
+		}
+	}
+}
