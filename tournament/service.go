@@ -48,7 +48,7 @@ type Service struct {
 	Log     *slog.Logger
 
 	mu     sync.Mutex
-	runs   map[int64]context.CancelFunc
+	runs   map[int64]*run
 	wg     sync.WaitGroup
 	closed bool
 }
@@ -128,10 +128,17 @@ func (s *Service) Cancel(ctx context.Context, id int64) (*Tournament, error) {
 		return nil, err
 	}
 	s.mu.Lock()
-	cancel := s.runs[id]
+	rn := s.runs[id]
 	s.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	if rn != nil {
+		// Its running games are aborted and stored as such: wait for that,
+		// so that the answer is the tournament as it now is (no game
+		// running), not as it was a moment before.
+		rn.cancel()
+		select {
+		case <-rn.done:
+		case <-ctx.Done():
+		}
 	}
 	t, err := s.Store.Tournament(ctx, id)
 	if err != nil {
@@ -146,8 +153,8 @@ func (s *Service) Cancel(ctx context.Context, id int64) (*Tournament, error) {
 func (s *Service) Close() {
 	s.mu.Lock()
 	s.closed = true
-	for _, cancel := range s.runs {
-		cancel()
+	for _, rn := range s.runs {
+		rn.cancel()
 	}
 	s.mu.Unlock()
 	s.wg.Wait()
@@ -160,19 +167,27 @@ func (s *Service) launch(t *Tournament) {
 		return
 	}
 	if s.runs == nil {
-		s.runs = make(map[int64]context.CancelFunc)
+		s.runs = make(map[int64]*run)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s.runs[t.ID] = cancel
+	rn := &run{cancel: cancel, done: make(chan struct{})}
+	s.runs[t.ID] = rn
 	s.wg.Go(func() {
 		defer func() {
 			s.mu.Lock()
 			delete(s.runs, t.ID)
 			s.mu.Unlock()
 			cancel()
+			close(rn.done)
 		}()
 		s.schedule(ctx, t)
 	})
+}
+
+// run is a tournament being played.
+type run struct {
+	cancel context.CancelFunc
+	done   chan struct{} // closed when its games have all been stored
 }
 
 // schedule starts the tournament's games in schedule order, at most

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -382,10 +383,17 @@ func (s *Server) cancelTournament(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	t, err := s.Service.Cancel(r.Context(), id)
+	// Cancel returns once the running games are aborted and stored; the
+	// live state then counts none of them.
+	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+	defer cancel()
+	t, err := s.Service.Cancel(ctx, id)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	if s.Live != nil {
+		s.Live.Flush(ctx)
 	}
 	s.writeTournament(w, r, http.StatusOK, t)
 }

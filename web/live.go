@@ -25,9 +25,10 @@ type Live struct {
 	Log *slog.Logger
 	Hub *Hub // the fan-out to viewers
 
-	qmu   sync.Mutex
-	queue []tournament.Event
-	wake  chan struct{}
+	qmu     sync.Mutex
+	queue   []tournament.Event
+	flushed []chan struct{} // closed once the events queued before them are taken
+	wake    chan struct{}
 	stop  chan struct{}
 	done  chan struct{}
 	once  sync.Once
@@ -111,11 +112,34 @@ func (l *Live) run() {
 		}
 		l.qmu.Lock()
 		batch, l.queue = l.queue, batch[:0]
+		flushed := l.flushed
+		l.flushed = nil
 		l.qmu.Unlock()
 		for i := range batch {
 			l.event(batch[i])
 			batch[i] = tournament.Event{}
 		}
+		for _, c := range flushed {
+			close(c)
+		}
+	}
+}
+
+// Flush returns once every event published before it has been taken into
+// the live state (or ctx is done).
+func (l *Live) Flush(ctx context.Context) {
+	c := make(chan struct{})
+	l.qmu.Lock()
+	l.flushed = append(l.flushed, c)
+	l.qmu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+	select {
+	case <-c:
+	case <-ctx.Done():
+	case <-l.done:
 	}
 }
 

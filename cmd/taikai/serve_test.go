@@ -106,8 +106,21 @@ func TestDemoMetricsAndGracefulRestart(t *testing.T) {
 	// One demo per game, ever: not even a cancelled (or finished) demo is
 	// started again by a restart with --demo.
 	for _, tr := range list.Tournaments {
-		if code := s.call(t, "POST", fmt.Sprintf("/api/tournaments/%d/cancel", tr.ID), nil, "", nil); code != http.StatusOK {
+		// The answer is the tournament once its running games are aborted
+		// (issue 16, item 12: it said running_games 2 with status cancelled).
+		var got struct {
+			Status       string
+			RunningGames *int `json:"running_games"`
+		}
+		if code := s.call(t, "POST", fmt.Sprintf("/api/tournaments/%d/cancel", tr.ID), nil, "", &got); code != http.StatusOK {
 			t.Fatalf("cancel %d: %d", tr.ID, code)
+		}
+		if got.Status != "cancelled" || got.RunningGames == nil || *got.RunningGames != 0 {
+			n := -1
+			if got.RunningGames != nil {
+				n = *got.RunningGames
+			}
+			t.Errorf("cancel %d answered status %q, running_games %d; want cancelled with none running", tr.ID, got.Status, n)
 		}
 	}
 	s.stop(t, syscall.SIGTERM)
