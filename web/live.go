@@ -29,9 +29,9 @@ type Live struct {
 	queue   []tournament.Event
 	flushed []chan struct{} // closed once the events queued before them are taken
 	wake    chan struct{}
-	stop  chan struct{}
-	done  chan struct{}
-	once  sync.Once
+	stop    chan struct{}
+	done    chan struct{}
+	once    sync.Once
 
 	// mu guards games, and orders what viewers are sent: a viewer subscribed
 	// under mu gets every message broadcast after its snapshot, none before.
