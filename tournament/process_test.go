@@ -506,3 +506,14 @@ func TestAlphaBetaKeepsItsTime(t *testing.T) {
 		})
 	}
 }
+
+// A game whose engine never started keeps the start position's pieces
+// (issue 16, item 12: it showed 0-0 under a 2-2 board).
+func TestUnstartedGameKeepsTheStartPosition(t *testing.T) {
+	r := newRunner(t)
+	crash := engines.Engine{Name: "crash", Game: "othello", Protocol: "othello-board", Command: []string{"false"}}
+	p := play(t, r, tournament.GameSpec{ID: 1, Black: crash, White: builtinEngine("othello-random", ""), Settings: tournament.Settings{Game: "othello", ConnectMS: 10000}})
+	if p.Outcome.Reason != games.ReasonCrash || p.Stones != [2]int{2, 2} {
+		t.Errorf("outcome %+v, pieces %v; want a crash with the start position's 2-2", p.Outcome, p.Stones)
+	}
+}

@@ -160,6 +160,10 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 		}
 		p.Outcome = launchOutcome(ctx, errs)
 		p.Detail = errors.Join(errs[0], errs[1]).Error()
+		// The pieces are those of the start position, where the game stayed.
+		if rules, err := set.newRules(); err == nil {
+			p.Stones[0], p.Stones[1] = rules.Stones()
+		}
 		r.log().Info("game not started", "game", spec.ID, "reason", p.Outcome.Reason, "detail", p.Detail)
 		return p
 	}
