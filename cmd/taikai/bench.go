@@ -230,7 +230,7 @@ func newBench(c *benchConfig, log io.Writer) (*bench, error) {
 	}
 	b.runner = &tournament.Runner{Launcher: &engines.Launcher{Self: self, ExitGrace: 2 * time.Second}, Affinity: c.affinity}
 	sl := &engines.Launcher{Self: self, ExitGrace: 2 * time.Second}
-	if b.sandboxErr = setupSandbox(sl); b.sandboxErr == nil {
+	if b.sandboxErr = setupSandbox(sl, ""); b.sandboxErr == nil {
 		b.sandboxed = &tournament.Runner{Launcher: sl, Affinity: c.affinity}
 	} else {
 		b.step("the sandbox is unavailable, its figures are left out: %v", b.sandboxErr)

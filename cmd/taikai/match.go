@@ -239,7 +239,7 @@ func (m *match) play(ctx context.Context) error {
 	}
 	launcher := &engines.Launcher{Self: self, ConnectTimeout: m.cfg.connect}
 	if m.cfg.sandbox {
-		if err := setupSandbox(launcher); err != nil {
+		if err := setupSandbox(launcher, ""); err != nil {
 			return fmt.Errorf("--sandbox: %w", err)
 		}
 	}

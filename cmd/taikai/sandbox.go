@@ -15,7 +15,9 @@ var sandboxModes = []string{"auto", "on", "off"}
 // tries a sandbox as the engines will have it, with the seat's listener: one
 // the server opens by entering the sandbox's network namespace if it may
 // (root on a host), else one the taikai binary opens inside (containers).
-func setupSandbox(l *engines.Launcher) error {
+// dataDir, if set, is where uploaded engines' directories are: the engines'
+// uid must be able to reach it.
+func setupSandbox(l *engines.Launcher, dataDir string) error {
 	l.Sandbox = true
 	if err := sandbox.Available(); err != nil {
 		return err
@@ -26,6 +28,11 @@ func setupSandbox(l *engines.Launcher) error {
 	}
 	cfg.Port = engines.SandboxPort
 	cfg.Helper = ""
+	if dataDir != "" {
+		// Uploaded engines live in dataDir/engines/NAME: the check fails
+		// with the directory to chmod if their uid cannot reach it.
+		cfg.EngineDir = dataDir
+	}
 	errNS := sandbox.Check(cfg)
 	if errNS == nil {
 		l.SandboxHelper = false

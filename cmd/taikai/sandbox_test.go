@@ -388,9 +388,11 @@ func TestSandboxDaemonDiesWithServer(t *testing.T) {
 	marker := fmt.Sprintf("taikai-daemon-kill-%d", time.Now().UnixNano())
 	id := upload(t, s, fmt.Sprintf(`{"name":"daemon","game":"othello","command":["python3","hostile.py","{host}","{port}","setsid",%q,"hang"]}`, marker),
 		map[string][]byte{"hostile.py": hostile})
-	random := s.postJSON(t, "/api/engines", `{"name":"random","game":"othello","builtin":"othello-random"}`)
+	// The built-in's name is in its command line (--name): this server's alone.
+	builtinName := "random-" + marker
+	random := s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":%q,"game":"othello","builtin":"othello-random"}`, builtinName))
 	s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"k","game":"othello","engines":[%d,%d],"games_per_pair":1,"move_time_ms":60000,"start":true}`, id, random))
-	daemon, builtins := "daemon:"+marker, bin+"\x00engine"
+	daemon, builtins := "daemon:"+marker, "\x00"+builtinName
 	if !waitFor(60*time.Second, func() bool { return len(procsWith(daemon)) > 0 && len(procsWith(builtins)) > 0 }) {
 		t.Fatalf("daemon %v, built-in %v: want the game's running\n%s", procsWith(daemon), procsWith(builtins), s.logs())
 	}

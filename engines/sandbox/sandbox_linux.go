@@ -402,6 +402,15 @@ func (s *Sandbox) start() error {
 	if err != nil {
 		return err
 	}
+	// bwrap itself goes into the cgroups at once, while it is still being
+	// exec'd, so that the init it clones is born in them: should the server
+	// die before it has added the init, whatever is left is in cgroups that
+	// Sweep empties at the next start. (Otherwise an init orphaned in that
+	// instant, see blockRW, would be in none.) bwrap counts for one process
+	// and its own few pages in the limits.
+	if err := s.group.add(s.Cmd.Process.Pid); err != nil {
+		return err
+	}
 	// bwrap reports the host pid of the namespace's init once namespaces exist.
 	_ = infoR.SetReadDeadline(time.Now().Add(setupTimeout))
 	var info struct {
