@@ -122,6 +122,7 @@ type gameDetail struct {
 func TestSandboxHostileEngines(t *testing.T) {
 	requireSandbox(t)
 	ciRequires(t, "python3")
+	t.Parallel()
 	bin := taikaiBinary(t)
 	dir := t.TempDir()
 	db, data := filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data")
