@@ -674,3 +674,65 @@ func TestMatchSandboxFlag(t *testing.T) {
 		}
 	}
 }
+
+// serve makes itself non-dumpable: run as an ordinary user (nobody), its
+// /proc files then belong to root, so that no process of that user (an
+// unsandboxed engine included) can read its environment or memory.
+func TestServeNotDumpable(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run the server as another user")
+	}
+	setpriv := ciRequiresPath(t, "setpriv")
+	t.Parallel()
+	bin := taikaiBinary(t)
+	dir := t.TempDir()
+	searchable(t, dir)
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(setpriv, "--reuid", "65534", "--regid", "65534", "--clear-groups", bin, "serve", "--addr", "127.0.0.1:0",
+		"--db", filepath.Join(dir, "t.db"), "--data", filepath.Join(dir, "data"), "--sandbox=off")
+	cmd.Env = append(os.Environ(), "TAIKAI_ADMIN_TOKEN=not-dumped")
+	var out lockedBuffer
+	cmd.Stderr = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	path := fmt.Sprintf("/proc/%d/environ", cmd.Process.Pid)
+	if !waitFor(30*time.Second, func() bool { return strings.Contains(out.String(), "taikai serving") }) {
+		t.Fatalf("server did not start:\n%s", out.String())
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Uid != 0 {
+		t.Errorf("%s belongs to uid %d: the server is dumpable", path, st.Uid)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func ciRequiresPath(tb testing.TB, tool string) string {
+	tb.Helper()
+	ciRequires(tb, tool)
+	p, _ := exec.LookPath(tool)
+	return p
+}
