@@ -124,7 +124,7 @@ func (s *Server) createEngine(w http.ResponseWriter, r *http.Request) {
 	}
 	e, err := req.engine()
 	if err == nil {
-		err = s.allow(e)
+		err = s.admit(r, e)
 	}
 	if err != nil {
 		s.writeError(w, r, err)

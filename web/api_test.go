@@ -3,6 +3,7 @@ package web_test
 import (
 	"archive/tar"
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -11,12 +12,14 @@ import (
 	"io"
 	"io/fs"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/storage"
@@ -44,7 +47,7 @@ func newAPIServer(tb testing.TB) *apiServer {
 	data := filepath.Join(dir, "data")
 	hub := web.NewLive(db, nil)
 	svc := &tournament.Service{Store: db, Runner: &tournament.Runner{Launcher: &engines.Launcher{}}, Sink: hub, DataDir: data}
-	srv := &web.Server{DB: db, Service: svc, Live: hub, Token: apiToken, DataDir: data, Metrics: web.NewMetrics()}
+	srv := &web.Server{DB: db, Service: svc, Live: hub, Token: apiToken, DataDir: data, Metrics: web.NewMetrics(), BodyTimeout: time.Second, UploadTimeout: time.Second}
 	h, err := srv.Handler()
 	if err != nil {
 		tb.Fatal(err)
@@ -399,5 +402,92 @@ func TestCookieAuthNeedsHeader(t *testing.T) {
 		if res.StatusCode != tc.want {
 			t.Errorf("cookie with header %q: %d, want %d", tc.header, res.StatusCode, tc.want)
 		}
+	}
+}
+
+// Under /api/ every answer is JSON, whatever the method (issue 16, item
+// 11): HEAD is a GET without its body, and TRACE, OPTIONS and methods HTTP
+// does not know are JSON errors naming the method.
+func TestAPIMethodsAnswerJSON(t *testing.T) {
+	s := newAPIServer(t)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+	}{
+		{"HEAD", "/api/engines", http.StatusOK},
+		{"HEAD", "/api/nothing", http.StatusNotFound},
+		{"TRACE", "/api/engines", http.StatusMethodNotAllowed},
+		{"OPTIONS", "/api/tournaments", http.StatusMethodNotAllowed},
+		{"BREW", "/api/engines", http.StatusMethodNotAllowed},
+		{"BREW", "/api/nothing", http.StatusMethodNotAllowed},
+		{"GET", "/api/static/app.js", http.StatusNotFound},
+	} {
+		req, err := http.NewRequest(tc.method, s.URL+tc.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != tc.status || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+			t.Errorf("%s %s: %d %q, want %d with JSON", tc.method, tc.path, res.StatusCode, res.Header.Get("Content-Type"), tc.status)
+			continue
+		}
+		var e struct {
+			Error struct{ Code, Message string }
+		}
+		if tc.method != "HEAD" && tc.status >= 400 && (json.Unmarshal(body, &e) != nil || e.Error.Code == "" || !strings.Contains(e.Error.Message, tc.method) && tc.status == http.StatusMethodNotAllowed) {
+			t.Errorf("%s %s: body %q, want a JSON error naming the method", tc.method, tc.path, body)
+		}
+	}
+}
+
+// A body shorter than its Content-Length is answered once the body's time
+// is up, not after the server's whole read timeout (issue 16, item 11).
+func TestShortBodyIsAnswered(t *testing.T) {
+	s := newAPIServer(t)
+	for _, ct := range []string{"application/json", "multipart/form-data; boundary=x"} {
+		c, err := net.Dial("tcp", s.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "POST /api/engines HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: %s\r\nContent-Length: 100\r\n\r\n{\"name\":", apiToken, ct)
+		c.SetReadDeadline(time.Now().Add(20 * time.Second)) // the body's time is 1 s here
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("%s: no answer: %v", ct, err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "in time") {
+			t.Errorf("%s: %d %s, want 400 saying the body did not arrive in time", ct, res.StatusCode, body)
+		}
+	}
+}
+
+// A fixed engine port equal to the server's own HTTP port is refused, by
+// JSON and by upload (issue 16, item 11).
+func TestEnginePortIsNotTheServers(t *testing.T) {
+	s := newAPIServer(t)
+	_, port, _ := net.SplitHostPort(s.Listener.Addr().String())
+	code, body := s.do(t, apiRequest{method: "POST", path: "/api/engines", contentType: "application/json",
+		body: strings.NewReader(`{"name":"x","game":"othello","command":"./x {host}","port":` + port + `}`)})
+	if code != http.StatusBadRequest || !strings.Contains(string(body), `"field":"port"`) {
+		t.Errorf("JSON: %d %s, want 400 on port", code, body)
+	}
+	var b bytes.Buffer
+	mw := multipart.NewWriter(&b)
+	meta, _ := mw.CreateFormField("meta")
+	meta.Write([]byte(`{"name":"y","game":"othello","command":"./x {host}","port":` + port + `}`))
+	fw, _ := mw.CreateFormFile("file", "x")
+	fw.Write([]byte("#!/bin/sh\n"))
+	mw.Close()
+	code, body = s.do(t, apiRequest{method: "POST", path: "/api/engines", contentType: mw.FormDataContentType(), body: &b})
+	if code != http.StatusBadRequest || !strings.Contains(string(body), `"field":"port"`) {
+		t.Errorf("upload: %d %s, want 400 on port", code, body)
 	}
 }

@@ -4,6 +4,7 @@
 package web
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
@@ -12,12 +13,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/games"
@@ -53,8 +57,25 @@ type Server struct {
 	// unavailable (only built-ins run); SandboxError says why not.
 	Sandbox      string
 	SandboxError string
+	// BodyTimeout is how long a request's JSON body may take to arrive
+	// (default 30 s), UploadTimeout a multipart upload's (default 3 min): a
+	// body shorter than its Content-Length does not hold a connection for
+	// the server's whole read timeout.
+	BodyTimeout, UploadTimeout time.Duration
 
 	pages *pages
+}
+
+// admit checks what registering an engine needs beyond its own fields: a
+// fixed port that is not this server's own HTTP port (issue 16, item 11),
+// and the launcher's consent (allow).
+func (s *Server) admit(r *http.Request, e engines.Engine) error {
+	if addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && e.Port != 0 {
+		if _, port, err := net.SplitHostPort(addr.String()); err == nil && port == strconv.Itoa(e.Port) {
+			return games.Invalid("port", "%d is this server's own HTTP port: engines connect to their seat's port, not to the API", e.Port)
+		}
+	}
+	return s.allow(e)
 }
 
 func (s *Server) allow(e engines.Engine) error {
@@ -101,6 +122,18 @@ func (s *Server) Handler() (http.Handler, error) {
 	s.pages = p
 	r := chi.NewRouter()
 	r.Use(s.recoverer)
+	r.Use(s.bodyDeadline)
+	// HEAD is a GET without its body, for every GET route.
+	r.Use(middleware.GetHead)
+	// A method HTTP does not know never reaches the /api routes: answer it
+	// here, in JSON under /api/ like every other answer there.
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			methodNotAllowed(w, r)
+			return
+		}
+		http.Error(w, r.Method+" is not allowed on "+r.URL.Path, http.StatusMethodNotAllowed)
+	})
 	if s.Metrics != nil {
 		r.Use(s.Metrics.middleware)
 	}
@@ -129,9 +162,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, &games.Error{Code: games.ENotFound, Message: "no API endpoint " + r.Method + " " + r.URL.Path})
 		})
-		r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-			writeJSON(w, http.StatusMethodNotAllowed, map[string]errorJSON{"error": {Code: "method_not_allowed", Message: r.Method + " is not allowed on " + r.URL.Path}})
-		})
+		r.MethodNotAllowed(methodNotAllowed)
 	})
 	if s.Live != nil {
 		r.Get("/ws/games/{id}", s.Live.ServeGame)
@@ -158,6 +189,22 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 // recoverer turns a panic in a handler into a 500 and a log line.
+// bodyDeadline bounds the time a request's body may take to arrive.
+func (s *Server) bodyDeadline(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
+			d := cmp.Or(s.BodyTimeout, 30*time.Second)
+			if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/") {
+				d = cmp.Or(s.UploadTimeout, 3*time.Minute)
+			}
+			// Not every writer can (a test's recorder): then the server's
+			// read timeout is the bound.
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(d))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 func (s *Server) recoverer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
@@ -246,6 +293,8 @@ func decodeJSON(body io.Reader, v any) error {
 		return errInvalid(typ.Field, fmt.Sprintf("%s: want %s, got %s", typ.Field, typ.Type, typ.Value))
 	case errors.Is(err, io.EOF):
 		return errInvalid("body", "empty body: want a JSON object")
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return errInvalid("body", "body: it did not arrive in time (is Content-Length longer than the body?)")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 		return errInvalid(name, fmt.Sprintf("unknown field %q", name))
@@ -270,4 +319,9 @@ func timeOrNil(t *time.Time) *string {
 	}
 	s := t.UTC().Format(time.RFC3339Nano)
 	return &s
+}
+
+// methodNotAllowed is the API's answer to a method a route does not take.
+func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusMethodNotAllowed, map[string]errorJSON{"error": {Code: "method_not_allowed", Message: r.Method + " is not allowed on " + r.URL.Path}})
 }

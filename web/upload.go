@@ -55,7 +55,7 @@ func (s *Server) uploadEngine(w http.ResponseWriter, r *http.Request) {
 	}
 	e, err := req.engine()
 	if err == nil {
-		err = s.allow(e)
+		err = s.admit(r, e)
 	}
 	if err != nil {
 		s.writeError(w, r, err)
@@ -160,6 +160,9 @@ func uploadError(err error) error {
 	var e *games.Error
 	if errors.As(err, &e) {
 		return e
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return errInvalid("body", "body: the upload did not arrive in time (is Content-Length longer than the body?)")
 	}
 	return errInvalid("file", "file: "+err.Error())
 }
