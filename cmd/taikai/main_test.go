@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -173,7 +174,7 @@ func TestMatchBadArguments(t *testing.T) {
 
 // A TAIKAI_DEMO that is not a boolean is refused by name, not read as false.
 func TestServeBadDemoEnv(t *testing.T) {
-	for _, env := range []string{"TAIKAI_DEMO", "TAIKAI_AFFINITY"} {
+	for _, env := range []string{"TAIKAI_DEMO", "TAIKAI_AFFINITY", "TAIKAI_SANDBOX"} {
 		t.Run(env, func(t *testing.T) {
 			t.Setenv(env, "yes")
 			var stdout, stderr bytes.Buffer
@@ -354,4 +355,31 @@ type tournamentJSON struct {
 	Status        string
 	TotalGames    int64 `json:"total_games"`
 	FinishedGames int64 `json:"finished_games"`
+}
+
+// A typo in an engine command (issue 16, item 8): the cause is shown in the
+// progress and the summary, and the match exits 1 when no game could be
+// played; the progress line says who won.
+func TestMatchShowsWhyGamesDidNotStart(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"match", "--games", "2", "--connect-timeout", "20s", "name=typo cmd=no-such-engine-xyz", "othello-random"}, &stdout, &stderr)
+	if code != 1 {
+		t.Errorf("exit %d, want 1 when no game could be played", code)
+	}
+	for _, want := range []string{"game 1: white wins, crash:", `"no-such-engine-xyz": executable file not found`} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	if !strings.Contains(stdout.String(), "Not started:") || !strings.Contains(stdout.String(), "no-such-engine-xyz") {
+		t.Errorf("summary lacks the cause:\n%s", stdout.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"match", "--games", "2", "--move-time", "1s", "othello-greedy", "othello-random"}, &stdout, &stderr); code != 0 {
+		t.Errorf("a played match exits %d: %s", code, stderr.String())
+	}
+	if !regexp.MustCompile(`\(game 2: (black wins|white wins|draw), normal\)`).MatchString(stderr.String()) {
+		t.Errorf("progress does not say who won:\n%s", stderr.String())
+	}
 }

@@ -140,6 +140,8 @@ type matchGameJSON struct {
 	Moves  []games.MoveView `json:"moves"`
 	// Sandbox is the sandbox state the game ran under: on (--sandbox) or off.
 	Sandbox string `json:"sandbox"`
+	// Detail says why an engine could not start.
+	Detail string `json:"detail,omitempty"`
 }
 
 type matchStandingJSON struct {
@@ -173,7 +175,24 @@ func runMatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if ctx.Err() != nil {
 		return 130
 	}
-	return 0
+	// Exit 1 when no game could be played at all: a typo in a command
+	// must not look like a match.
+	var first *tournament.Played
+	for _, p := range m.played {
+		if p == nil {
+			continue
+		}
+		if !notPlayed(p) {
+			return 0
+		}
+		if first == nil {
+			first = p
+		}
+	}
+	if first != nil {
+		fmt.Fprintf(stderr, "taikai match: no game could be played: game 1 ended %s\n", gameEnd(first))
+	}
+	return 1
 }
 
 // match plays the games of `taikai match`.
@@ -343,8 +362,8 @@ func (m *match) tally(black, white int, p *tournament.Played) {
 func (m *match) progress(i int, p *tournament.Played) {
 	a, b := m.records[0], m.records[1]
 	draws := m.done - a.Wins - a.Losses
-	line := fmt.Sprintf("%d/%d  %s %d - %d %s  draws %d  (game %d: %s, %s)",
-		m.done, m.cfg.games, a.Name, a.Wins, b.Wins, b.Name, draws, i+1, orDash(p.Result()), p.Outcome.Reason)
+	line := fmt.Sprintf("%d/%d  %s %d - %d %s  draws %d  (game %d: %s)",
+		m.done, m.cfg.games, a.Name, a.Wins, b.Wins, b.Name, draws, i+1, gameEnd(p))
 	switch {
 	case m.tty:
 		fmt.Fprintf(m.stderr, "\r\033[K%s", line)
@@ -353,11 +372,33 @@ func (m *match) progress(i int, p *tournament.Played) {
 	}
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
+// gameEnd says how a game ended: "black wins, normal", "draw, normal",
+// "aborted", and why an engine could not start.
+func gameEnd(p *tournament.Played) string {
+	var who string
+	switch r := p.Result(); r {
+	case "":
+		who = "no result"
+	case "draw":
+		who = "draw"
+	default:
+		who = r + " wins"
+	}
+	s := who + ", " + p.Outcome.Reason
+	if p.Detail != "" {
+		s += ": " + p.Detail
 	}
 	return s
+}
+
+// notPlayed: the game never started (an engine crashed or did not connect,
+// or it was aborted).
+func notPlayed(p *tournament.Played) bool {
+	switch p.Outcome.Reason {
+	case games.ReasonCrash, games.ReasonNoConnect, games.ReasonAborted:
+		return true
+	}
+	return false
 }
 
 func (m *match) report(w io.Writer) {
@@ -410,6 +451,13 @@ func (m *match) report(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "Game ends: %s\n", strings.Join(rs, ", "))
+	seen := map[string]bool{}
+	for _, p := range m.played {
+		if p != nil && p.Detail != "" && !seen[p.Detail] && len(seen) < 3 {
+			seen[p.Detail] = true
+			fmt.Fprintf(w, "Not started: %s\n", p.Detail)
+		}
+	}
 	if m.db != nil {
 		fmt.Fprintf(w, "Stored as tournament %d in %s\n", m.t.ID, m.db.Path())
 	}
@@ -437,7 +485,7 @@ func eloText(f float64) string {
 func gameJSON(p *tournament.Played) matchGameJSON {
 	g := matchGameJSON{
 		Black: p.Spec.Black.Name, White: p.Spec.White.Name, Result: p.Result(), Reason: p.Outcome.Reason,
-		Moves: make([]games.MoveView, len(p.Moves)), Sandbox: p.Sandbox,
+		Moves: make([]games.MoveView, len(p.Moves)), Sandbox: p.Sandbox, Detail: p.Detail,
 	}
 	if p.Spec.TournamentID != 0 {
 		g.ID = p.Spec.ID
