@@ -104,7 +104,7 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if !slices.Contains(sandboxModes, c.sandbox) {
-		return nil, fmt.Errorf("--sandbox %q: want auto, on or off", c.sandbox)
+		return nil, fmt.Errorf("--sandbox (or TAIKAI_SANDBOX) %q: want auto, on or off", c.sandbox)
 	}
 	if c.logFormat != "text" && c.logFormat != "json" {
 		return nil, fmt.Errorf("--log-format %q: want text or json", c.logFormat)
