@@ -388,6 +388,34 @@ func (g *group) add(pid int) error {
 	return nil
 }
 
+// holds tells whether pid is in every cgroup of the group, as
+// /proc/<pid>/cgroup says (one line per hierarchy, ending in the cgroup's
+// path, whose last element is the group's unique name).
+func (g *group) holds(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+	if err != nil {
+		return false
+	}
+	names := map[string]bool{}
+	for _, dir := range g.dirs {
+		names[filepath.Base(dir)] = true
+	}
+	if len(names) != 1 {
+		return false
+	}
+	var name string
+	for n := range names {
+		name = n
+	}
+	in := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasSuffix(line, "/"+name) {
+			in++
+		}
+	}
+	return in == len(g.dirs)
+}
+
 // procs lists the processes left in the group, in any of its hierarchies
 // (a server killed while adding the init may have put it in some only).
 func (g *group) procs() []int {

@@ -431,9 +431,14 @@ func (s *Sandbox) start() error {
 		return fmt.Errorf("bwrap's sandbox init %d is gone (see the output)", info.ChildPid)
 	}
 	// The init is blocked on --block-fd before it forks the engine: whatever
-	// it becomes is inside the cgroups and under the limits.
-	if err := s.group.add(info.ChildPid); err != nil {
-		return err
+	// it becomes is inside the cgroups and under the limits. It was born in
+	// them if bwrap was moved before it cloned the init (nearly always):
+	// moving a process takes a global lock of the kernel's, slow under load,
+	// so it is moved only if it must.
+	if !s.group.holds(info.ChildPid) {
+		if err := s.group.add(info.ChildPid); err != nil {
+			return err
+		}
 	}
 	if s.setNoFile {
 		n := uint64(s.cfg.NoFile)
