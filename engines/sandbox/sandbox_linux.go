@@ -432,7 +432,8 @@ func (s *Sandbox) start() error {
 	}
 	// The init is blocked on --block-fd before it forks the engine: whatever
 	// it becomes is inside the cgroups and under the limits. It was born in
-	// them if bwrap was moved before it cloned the init (nearly always):
+	// them if bwrap was moved before it cloned the init (about half the
+	// starts: bwrap already runs when its start returns):
 	// moving a process takes a global lock of the kernel's, slow under load,
 	// so it is moved only if it must.
 	if !s.group.holds(info.ChildPid) {
