@@ -15,9 +15,9 @@ var sandboxModes = []string{"auto", "on", "off"}
 // tries a sandbox as the engines will have it, with the seat's listener: one
 // the server opens by entering the sandbox's network namespace if it may
 // (root on a host), else one the taikai binary opens inside (containers).
-// dataDir, if set, is where uploaded engines' directories are: the engines'
-// uid must be able to reach it.
-func setupSandbox(l *engines.Launcher, dataDir string) error {
+// enginesDir, if set, is the directory of uploaded engines' directories:
+// the engines' uid must be able to reach it.
+func setupSandbox(l *engines.Launcher, enginesDir string) error {
 	l.Sandbox = true
 	if err := sandbox.Available(); err != nil {
 		return err
@@ -28,10 +28,10 @@ func setupSandbox(l *engines.Launcher, dataDir string) error {
 	}
 	cfg.Port = engines.SandboxPort
 	cfg.Helper = ""
-	if dataDir != "" {
-		// Uploaded engines live in dataDir/engines/NAME: the check fails
-		// with the directory to chmod if their uid cannot reach it.
-		cfg.EngineDir = dataDir
+	if enginesDir != "" {
+		// The check fails with the directory to chmod if the engines' uid
+		// cannot reach it (DATA/engines/NAME is an upload's directory).
+		cfg.EngineDir = enginesDir
 	}
 	errNS := sandbox.Check(cfg)
 	if errNS == nil {

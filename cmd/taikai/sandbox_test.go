@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/web"
@@ -735,4 +736,31 @@ func ciRequiresPath(tb testing.TB, tool string) string {
 	ciRequires(tb, tool)
 	p, _ := exec.LookPath(tool)
 	return p
+}
+
+// serve's start-up check says which directory keeps the engines' uid from
+// uploaded engines.
+func TestSandboxCheckNamesDataDir(t *testing.T) {
+	requireSandbox(t)
+	bin := taikaiBinary(t)
+	dir := t.TempDir()
+	searchable(t, dir)
+	locked := filepath.Join(dir, "locked")
+	uploads := filepath.Join(locked, "data", "engines")
+	if err := os.MkdirAll(uploads, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(locked, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	err := setupSandbox(&engines.Launcher{Self: bin}, uploads)
+	if err == nil || !strings.Contains(err.Error(), locked) || !strings.Contains(err.Error(), "o+x") {
+		t.Errorf("check with %s closed: %v", locked, err)
+	}
+	if err := os.Chmod(locked, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	if err := setupSandbox(&engines.Launcher{Self: bin}, uploads); err != nil {
+		t.Errorf("check with %s searchable: %v", locked, err)
+	}
 }

@@ -139,10 +139,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 
 // server is a running `taikai serve`; tests run it in-process.
 type server struct {
-	cfg     *serveConfig
-	stderr  io.Writer
-	log     *slog.Logger
-	dataDir string // absolute
+	cfg        *serveConfig
+	stderr     io.Writer
+	log        *slog.Logger
+	enginesDir string // absolute: uploaded engines' directories
 
 	db      *storage.DB
 	live    *web.Live
@@ -189,7 +189,10 @@ func (a *server) Open(ctx context.Context) error {
 		return err
 	}
 	launcher := &engines.Launcher{Self: self, Log: a.log}
-	a.dataDir = data
+	a.enginesDir = filepath.Join(data, "engines") // web/upload.go puts uploads there
+	if err := os.MkdirAll(a.enginesDir, 0o755); err != nil {
+		return fmt.Errorf("data directory: %w", err)
+	}
 	a.sandbox(launcher)
 	runner := &tournament.Runner{Launcher: launcher, DataDir: data, Log: a.log, Affinity: a.cfg.affinity}
 	metrics := web.NewMetrics()
@@ -240,7 +243,7 @@ func (a *server) sandbox(l *engines.Launcher) {
 	if err := sandbox.Sweep(); err != nil {
 		a.log.Debug("sandbox: sweep of old cgroups", "err", err)
 	}
-	if err := setupSandbox(l, a.dataDir); err != nil {
+	if err := setupSandbox(l, a.enginesDir); err != nil {
 		l.SandboxErr = err
 		level := slog.LevelWarn
 		if a.cfg.sandbox == "on" {
