@@ -255,6 +255,17 @@ function renderFacts() {
   } else if (d) {
     $('#logs').textContent = 'not kept';
   }
+  // How each engine ran: in the sandbox or not, its peak memory, CPU time and end.
+  if (d && d.sandbox) {
+    const mib = (b) => `${Math.round(b / (1 << 20))} MiB`;
+    const usage = d.usage || {};
+    $('#engine-usage').replaceChildren(h('div', null, d.sandbox === 'on' ? 'on' : 'off (engines ran unsandboxed)'),
+      ...['black', 'white'].filter((c) => usage[c]).map((c) => {
+        const u = usage[c];
+        return h('div', {class: 'usage', dataset: {color: c}}, h('span', {class: `disc-icon ${c}`, 'aria-label': c}),
+          ` ${mib(u.peak_memory_bytes)} peak, ${seconds(Math.round(u.cpu_ms))} CPU, ${u.oom_killed ? 'over its memory limit' : u.status}`);
+      }));
+  }
 }
 
 // The clocks run between moves, so they are redrawn on a timer while live.
