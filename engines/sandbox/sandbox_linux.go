@@ -454,6 +454,12 @@ func (s *Sandbox) start() error {
 		}
 		s.ln = ln
 	}
+	// Release it once it waits on --block-fd: bwrap reads there after the
+	// init's parent-death signal is set, so from then on a server killed
+	// takes the whole sandbox with it, before and after the engine starts.
+	// (The init reaches that read only after its mounts, which the engine
+	// waits for anyway: this costs no time.)
+	waitBlocked(info.ChildPid, 5, time.Now().Add(setupTimeout))
 	if _, err := blockW.Write([]byte{1}); err != nil {
 		return fmt.Errorf("release the sandbox: %w", err)
 	}
@@ -470,6 +476,21 @@ func (s *Sandbox) start() error {
 // canSetRlimits tells whether the server may set another uid's resource
 // limits (CAP_SYS_RESOURCE).
 var canSetRlimits = sync.OnceValue(func() bool { return hasCap(unix.CAP_SYS_RESOURCE) })
+
+// waitBlocked waits until pid is blocked in read(2) on fd, as
+// /proc/<pid>/syscall tells, or the deadline passes, or that file cannot be
+// read (it needs ptrace access: without CAP_SYS_PTRACE this does nothing).
+func waitBlocked(pid, fd int, deadline time.Time) {
+	path := fmt.Sprintf("/proc/%d/syscall", pid)
+	want := fmt.Sprintf("%d 0x%x ", unix.SYS_READ, fd)
+	for {
+		b, err := os.ReadFile(path)
+		if err != nil || strings.HasPrefix(string(b), want) || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+}
 
 // parentPid reads the parent of pid from /proc.
 func parentPid(pid int) (int, error) {
