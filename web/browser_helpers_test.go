@@ -205,7 +205,7 @@ func (s *site) call(tb testing.TB, method, path string, body, out any) int {
 
 func (s *site) do(tb testing.TB, req *http.Request, out any) int {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
 	res, err := http.DefaultClient.Do(req.WithContext(ctx))
 	if err != nil {
@@ -526,13 +526,13 @@ func (b *browser) run(tb testing.TB, what string, timeout time.Duration, steps .
 // open navigates to a dashboard path and waits for the load event.
 func (b *browser) open(tb testing.TB, path string) {
 	tb.Helper()
-	b.run(tb, "open "+path, 15*time.Second, chromedp.Navigate(b.site.URL+path))
+	b.run(tb, "open "+path, 45*time.Second, chromedp.Navigate(b.site.URL+path))
 }
 
 // evalJS evaluates a JavaScript expression into T.
 func evalJS[T any](tb testing.TB, b *browser, expr string) T {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
 	defer cancel()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
 	if err != nil {
@@ -547,7 +547,7 @@ func (b *browser) waitJS(tb testing.TB, what, expr string, timeout time.Duration
 	tb.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
 		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("!!("+expr+")"))
 		cancel()
 		if err == nil && ok {
@@ -594,7 +594,7 @@ func artifacts(tb testing.TB) string {
 // screenshot writes a full-page PNG of the current page as name.png.
 func (b *browser) screenshot(tb testing.TB, name string) {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
 	defer cancel()
 	// A full-page capture makes the viewport as tall as the page, which would
 	// change sizes given in vh (the game page's board): pin the page's width

@@ -55,7 +55,7 @@ func TestBrowser(t *testing.T) {
 		// position the API's moves give at the ply shown.
 		seen := -1
 		for range 3 {
-			b.waitJS(t, fmt.Sprintf("a move after ply %d", seen), fmt.Sprintf(`+document.querySelector('#ply').textContent > %d || document.querySelector('#result').textContent !== ''`, seen), 15*time.Second)
+			b.waitJS(t, fmt.Sprintf("a move after ply %d", seen), fmt.Sprintf(`+document.querySelector('#ply').textContent > %d || document.querySelector('#result').textContent !== ''`, seen), 45*time.Second)
 			v := b.view(t, 8)
 			if v.Result != "" {
 				var g gameAnswer
@@ -109,8 +109,8 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("Overview", func(t *testing.T) {
 		b.open(t, "/")
-		b.waitJS(t, "three tournaments", `document.querySelectorAll('#tournaments tbody tr').length === 3`, 10*time.Second)
-		b.waitJS(t, "a live board", `[...document.querySelectorAll('#live-games .game-card')].some((c) => c.querySelector('.stone'))`, 20*time.Second)
+		b.waitJS(t, "three tournaments", `document.querySelectorAll('#tournaments tbody tr').length === 3`, 30*time.Second)
+		b.waitJS(t, "a live board", `[...document.querySelectorAll('#live-games .game-card')].some((c) => c.querySelector('.stone'))`, 60*time.Second)
 		hrefs := evalJS[[]string](t, b, `[...document.querySelectorAll('#live-games .game-card')].map((a) => a.getAttribute('href'))`)
 		for _, h := range hrefs {
 			if !strings.HasPrefix(h, "/games/") {
@@ -123,35 +123,35 @@ func TestBrowser(t *testing.T) {
 		b.screenshot(t, "overview")
 		b.noErrors(t, "overview", nil)
 
-		b.run(t, "big screen", 10*time.Second, chromedp.EmulateViewport(1920, 1080))
+		b.run(t, "big screen", 30*time.Second, chromedp.EmulateViewport(1920, 1080))
 		b.open(t, "/?tv=1")
-		b.waitJS(t, "tournaments in tv mode", `document.querySelectorAll('#tournaments tbody tr').length === 3`, 10*time.Second)
-		b.waitJS(t, "tv mode", `document.body.classList.contains('tv')`, 5*time.Second)
+		b.waitJS(t, "tournaments in tv mode", `document.querySelectorAll('#tournaments tbody tr').length === 3`, 30*time.Second)
+		b.waitJS(t, "tv mode", `document.body.classList.contains('tv')`, 15*time.Second)
 		if got := evalJS[string](t, b, `document.querySelector('#tournaments tbody a').getAttribute('href')`); !strings.Contains(got, "tv=1") {
 			t.Errorf("tv mode link %q does not keep tv=1", got)
 		}
 		b.screenshot(t, "overview-tv")
 		b.noErrors(t, "overview ?tv=1", nil)
-		b.run(t, "desktop", 10*time.Second, chromedp.EmulateViewport(1280, 900))
+		b.run(t, "desktop", 30*time.Second, chromedp.EmulateViewport(1280, 900))
 	})
 
 	t.Run("Reconnect", func(t *testing.T) {
 		// The overview reconnects by itself when its socket is cut.
 		b.open(t, "/")
-		b.waitJS(t, "the live socket", `document.querySelector('#live-status').dataset.state === 'open'`, 10*time.Second)
+		b.waitJS(t, "the live socket", `document.querySelector('#live-status').dataset.state === 'open'`, 30*time.Second)
 		opened := s.wsOpened("/ws/live")
 		if s.dropSockets() == 0 {
 			t.Fatal("no websocket to cut")
 		}
-		b.waitJS(t, "the overview to reconnect", `document.querySelector('#live-status').dataset.state === 'open'`, 10*time.Second)
-		waitAPI(t, "a new /ws/live connection", 10*time.Second, func() bool { return s.wsOpened("/ws/live") > opened })
+		b.waitJS(t, "the overview to reconnect", `document.querySelector('#live-status').dataset.state === 'open'`, 30*time.Second)
+		waitAPI(t, "a new /ws/live connection", 30*time.Second, func() bool { return s.wsOpened("/ws/live") > opened })
 
 		// A game page reconnects, resyncs from the new snapshot and follows on.
 		id := liveGameOf(t, s, b, final.ID)
 		path := fmt.Sprintf("/ws/games/%d", id)
 		opened = s.wsOpened(path)
 		s.dropSockets()
-		waitAPI(t, "the game page to reconnect", 10*time.Second, func() bool { return s.wsOpened(path) > opened })
+		waitAPI(t, "the game page to reconnect", 30*time.Second, func() bool { return s.wsOpened(path) > opened })
 		b.waitJS(t, "the result after reconnecting", `document.querySelector('#result').textContent !== ''`, 45*time.Second)
 		var g gameAnswer
 		s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", id), nil, &g)
@@ -178,7 +178,7 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("TournamentLive", func(t *testing.T) {
 		b.open(t, fmt.Sprintf("/tournaments/%d", final.ID))
-		b.waitJS(t, "standings", `document.querySelectorAll('#standings tbody tr').length === 2`, 10*time.Second)
+		b.waitJS(t, "standings", `document.querySelectorAll('#standings tbody tr').length === 2`, 30*time.Second)
 		b.screenshot(t, "tournament-live")
 		b.noErrors(t, "tournament page (live)", nil)
 	})
@@ -192,7 +192,7 @@ func TestBrowser(t *testing.T) {
 		var st struct{ Standings []standingAnswer }
 		s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d/standings", rr.ID), nil, &st)
 		b.open(t, fmt.Sprintf("/tournaments/%d", rr.ID))
-		b.waitJS(t, "standings and chart", `document.querySelectorAll('#standings tbody tr').length === 3 && document.querySelectorAll('#chart polyline').length === 3 && document.querySelectorAll('#games tbody tr').length === 6`, 10*time.Second)
+		b.waitJS(t, "standings and chart", `document.querySelectorAll('#standings tbody tr').length === 3 && document.querySelectorAll('#chart polyline').length === 3 && document.querySelectorAll('#games tbody tr').length === 6`, 30*time.Second)
 		rows := evalJS[[][]string](t, b, `[...document.querySelectorAll('#standings tbody tr')].map((tr) => [tr.dataset.engineId, ...[...tr.cells].map((td) => td.textContent.trim())])`)
 		if len(rows) != len(st.Standings) {
 			t.Fatalf("%d standings rows, API has %d", len(rows), len(st.Standings))
@@ -227,9 +227,9 @@ func TestBrowser(t *testing.T) {
 				ids[i] = strconv.FormatInt(g.ID, 10)
 			}
 			want, _ := json.Marshal(ids) // [] when no game matches
-			b.waitJS(t, "games filtered by "+f.query, fmt.Sprintf(`JSON.stringify([...document.querySelectorAll('#games tbody tr')].map((tr) => tr.dataset.gameId)) === %q`, want), 5*time.Second)
+			b.waitJS(t, "games filtered by "+f.query, fmt.Sprintf(`JSON.stringify([...document.querySelectorAll('#games tbody tr')].map((tr) => tr.dataset.gameId)) === %q`, want), 15*time.Second)
 			if len(ids) == 0 {
-				b.waitJS(t, "the empty note", `!document.querySelector('#games-empty').hidden`, 5*time.Second)
+				b.waitJS(t, "the empty note", `!document.querySelector('#games-empty').hidden`, 15*time.Second)
 			}
 			setSelect(t, b, f.sel, "")
 		}
@@ -245,10 +245,10 @@ func TestBrowser(t *testing.T) {
 		frames := othelloFrames(t, g.Moves)
 		n := len(g.Moves)
 		b.open(t, fmt.Sprintf("/games/%d", liveID))
-		b.waitJS(t, "the replay at its end", fmt.Sprintf(`document.querySelector('#result').textContent !== '' && +document.querySelector('#ply').textContent === %d`, n), 10*time.Second)
+		b.waitJS(t, "the replay at its end", fmt.Sprintf(`document.querySelector('#result').textContent !== '' && +document.querySelector('#ply').textContent === %d`, n), 30*time.Second)
 		check := func(how string, want int) {
 			t.Helper()
-			b.waitJS(t, fmt.Sprintf("ply %d after %s", want, how), fmt.Sprintf(`+document.querySelector('#ply').textContent === %d`, want), 5*time.Second)
+			b.waitJS(t, fmt.Sprintf("ply %d after %s", want, how), fmt.Sprintf(`+document.querySelector('#ply').textContent === %d`, want), 15*time.Second)
 			if got := b.boardRows(t, 8); !slices.Equal(got, frames[want]) {
 				t.Errorf("after %s, ply %d: board\n%s\nwant\n%s", how, want, strings.Join(got, "\n"), strings.Join(frames[want], "\n"))
 			}
@@ -282,56 +282,56 @@ func TestBrowser(t *testing.T) {
 			}
 		}
 		check("loading", n)
-		b.run(t, "first", 5*time.Second, chromedp.Click(chromedp.CSS("#first")))
+		b.run(t, "first", 15*time.Second, chromedp.Click(chromedp.CSS("#first")))
 		check("first", 0)
 		for i := 1; i <= 3; i++ {
-			b.run(t, "next", 5*time.Second, chromedp.Click(chromedp.CSS("#next")))
+			b.run(t, "next", 15*time.Second, chromedp.Click(chromedp.CSS("#next")))
 			check("next", i)
 		}
-		b.run(t, "prev", 5*time.Second, chromedp.Click(chromedp.CSS("#prev")))
+		b.run(t, "prev", 15*time.Second, chromedp.Click(chromedp.CSS("#prev")))
 		check("prev", 2)
-		b.run(t, "→ →", 5*time.Second, chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowRight))
+		b.run(t, "→ →", 15*time.Second, chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowRight))
 		check("→ →", 4)
-		b.run(t, "←", 5*time.Second, chromedp.KeyEvent(kb.ArrowLeft))
+		b.run(t, "←", 15*time.Second, chromedp.KeyEvent(kb.ArrowLeft))
 		check("←", 3)
-		b.run(t, "End", 5*time.Second, chromedp.KeyEvent(kb.End))
+		b.run(t, "End", 15*time.Second, chromedp.KeyEvent(kb.End))
 		check("End", n)
-		b.run(t, "Home", 5*time.Second, chromedp.KeyEvent(kb.Home))
+		b.run(t, "Home", 15*time.Second, chromedp.KeyEvent(kb.Home))
 		check("Home", 0)
-		b.run(t, "last", 5*time.Second, chromedp.Click(chromedp.CSS("#last")))
+		b.run(t, "last", 15*time.Second, chromedp.Click(chromedp.CSS("#last")))
 		check("last", n)
 		evalJS[chromedp.Void](t, b, fmt.Sprintf(`(() => { const r = document.querySelector('#seek'); r.value = %d; r.dispatchEvent(new Event('input', {bubbles: true})); })()`, n/2))
 		check("the slider", n/2)
-		b.run(t, "a move in the list", 5*time.Second, chromedp.Click(chromedp.CSS(`#moves button[data-ply="7"]`)))
+		b.run(t, "a move in the list", 15*time.Second, chromedp.Click(chromedp.CSS(`#moves button[data-ply="7"]`)))
 		check("a move in the list", 7)
 		if got := evalJS[int](t, b, `document.querySelectorAll('#moves li').length`); got != n {
 			t.Errorf("%d moves listed, want %d", got, n)
 		}
-		b.run(t, "a move in the list", 5*time.Second, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#moves button[data-ply="%d"]`, n-8))))
+		b.run(t, "a move in the list", 15*time.Second, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#moves button[data-ply="%d"]`, n-8))))
 		check("a move in the list", n-8)
 		b.screenshot(t, "game-replay")
 		b.noErrors(t, "replay", nil)
 
-		b.run(t, "big screen", 10*time.Second, chromedp.EmulateViewport(1920, 1080))
+		b.run(t, "big screen", 30*time.Second, chromedp.EmulateViewport(1920, 1080))
 		b.open(t, fmt.Sprintf("/games/%d?tv=1", liveID))
-		b.waitJS(t, "the replay in tv mode", `document.querySelector('#result').textContent !== ''`, 10*time.Second)
+		b.waitJS(t, "the replay in tv mode", `document.querySelector('#result').textContent !== ''`, 30*time.Second)
 		b.screenshot(t, "game-tv")
 
-		b.run(t, "phone", 10*time.Second, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
+		b.run(t, "phone", 30*time.Second, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
 		b.open(t, fmt.Sprintf("/games/%d", liveID))
-		b.waitJS(t, "the replay on a phone", `document.querySelector('#result').textContent !== ''`, 10*time.Second)
+		b.waitJS(t, "the replay on a phone", `document.querySelector('#result').textContent !== ''`, 30*time.Second)
 		if w := evalJS[int](t, b, `document.documentElement.scrollWidth`); w > 390 {
 			t.Errorf("the game page is %d px wide on a 390 px phone", w)
 		}
 		b.screenshot(t, "game-phone")
 		b.open(t, fmt.Sprintf("/tournaments/%d", rr.ID))
-		b.waitJS(t, "standings on a phone", `document.querySelectorAll('#standings tbody tr').length === 3`, 10*time.Second)
+		b.waitJS(t, "standings on a phone", `document.querySelectorAll('#standings tbody tr').length === 3`, 30*time.Second)
 		if w := evalJS[int](t, b, `document.documentElement.scrollWidth`); w > 390 {
 			t.Errorf("the tournament page is %d px wide on a 390 px phone", w)
 		}
 		b.screenshot(t, "tournament-phone")
 		b.noErrors(t, "phone pages", nil)
-		b.run(t, "desktop", 10*time.Second, chromedp.EmulateViewport(1280, 900))
+		b.run(t, "desktop", 30*time.Second, chromedp.EmulateViewport(1280, 900))
 	})
 
 	t.Run("Gomoku", func(t *testing.T) {
@@ -343,7 +343,7 @@ func TestBrowser(t *testing.T) {
 		var g gameAnswer
 		s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", gl.Games[0].ID), nil, &g)
 		b.open(t, fmt.Sprintf("/games/%d", g.ID))
-		b.waitJS(t, "the gomoku result", `document.querySelector('#result').textContent !== ''`, 10*time.Second)
+		b.waitJS(t, "the gomoku result", `document.querySelector('#result').textContent !== ''`, 30*time.Second)
 		// Gomoku never removes a stone: every move is on the board in its colour.
 		want := make([]string, g.Size)
 		for y := range want {
@@ -375,22 +375,22 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("Engines", func(t *testing.T) {
 		b.open(t, "/engines")
-		b.waitJS(t, "the engine list", `document.querySelectorAll('#engines tbody tr').length === 5`, 10*time.Second)
+		b.waitJS(t, "the engine list", `document.querySelectorAll('#engines tbody tr').length === 5`, 30*time.Second)
 		if evalJS[bool](t, b, `document.body.classList.contains('admin') || document.querySelector('#engine-form').offsetParent !== null`) {
 			t.Fatal("the form shows before signing in")
 		}
 		// Sign in: a wrong token first.
-		b.run(t, "sign in", 10*time.Second,
+		b.run(t, "sign in", 30*time.Second,
 			chromedp.Click(chromedp.CSS("#sign-in")),
 			chromedp.WaitVisible(chromedp.CSS("#token-input")),
 			chromedp.SendKeys(chromedp.CSS("#token-input"), "not-the-token"),
 			chromedp.Click(chromedp.CSS(`#token-form button[type=submit]`)))
-		b.waitJS(t, "the wrong-token message", `document.querySelector('.field-error[data-field=token]').textContent !== ''`, 5*time.Second)
+		b.waitJS(t, "the wrong-token message", `document.querySelector('.field-error[data-field=token]').textContent !== ''`, 15*time.Second)
 		evalJS[chromedp.Void](t, b, `document.querySelector('#token-input').value = ''`)
-		b.run(t, "sign in", 10*time.Second,
+		b.run(t, "sign in", 30*time.Second,
 			chromedp.SendKeys(chromedp.CSS("#token-input"), browserToken),
 			chromedp.Click(chromedp.CSS(`#token-form button[type=submit]`)))
-		b.waitJS(t, "admin mode", `document.body.classList.contains('admin') && !document.querySelector('#token-dialog').open && document.querySelector('#engine-form').offsetParent !== null`, 5*time.Second)
+		b.waitJS(t, "admin mode", `document.body.classList.contains('admin') && !document.querySelector('#token-dialog').open && document.querySelector('#engine-form').offsetParent !== null`, 15*time.Second)
 		if strings.Contains(evalJS[string](t, b, `location.href`), browserToken) {
 			t.Error("the token is in the URL")
 		}
@@ -420,7 +420,7 @@ func TestBrowser(t *testing.T) {
 				t.Fatalf("the API answered %d %+v, want a 400 naming %s", code, ae.Error, field)
 			}
 			fillEngineForm(t, b, name, command, files)
-			b.waitJS(t, "the error next to "+field, fmt.Sprintf(`document.querySelector('#engine-form .field-error[data-field=%q]').textContent === %q`, field, ae.Error.Message), 10*time.Second)
+			b.waitJS(t, "the error next to "+field, fmt.Sprintf(`document.querySelector('#engine-form .field-error[data-field=%q]').textContent === %q`, field, ae.Error.Message), 30*time.Second)
 			others := evalJS[int](t, b, fmt.Sprintf(`[...document.querySelectorAll('#engine-form .field-error')].filter((e) => e.dataset.field !== %q && e.textContent !== '').length`, field))
 			if others != 0 {
 				t.Errorf("%d other fields show errors", others)
@@ -443,23 +443,23 @@ func TestBrowser(t *testing.T) {
 
 		// JSON.
 		fillEngineForm(t, b, "student-a", cmd, nil)
-		b.waitJS(t, "the confirmation", `document.querySelector('#engine-ok').textContent.includes('student-a')`, 10*time.Second)
+		b.waitJS(t, "the confirmation", `document.querySelector('#engine-ok').textContent.includes('student-a')`, 30*time.Second)
 		// Upload.
 		src := filepath.Join(t.TempDir(), "client.py")
 		if err := os.WriteFile(src, []byte("print('hello')\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		fillEngineForm(t, b, "student-b", cmd, []string{src})
-		b.waitJS(t, "the upload confirmation", `document.querySelector('#engine-ok').textContent.includes('student-b')`, 10*time.Second)
+		b.waitJS(t, "the upload confirmation", `document.querySelector('#engine-ok').textContent.includes('student-b')`, 30*time.Second)
 		// A built-in.
 		b.setValue(t, "#e-name", "")
-		b.run(t, "built-in", 10*time.Second,
+		b.run(t, "built-in", 30*time.Second,
 			chromedp.SendKeys(chromedp.CSS("#e-name"), "my-greedy"),
 			chromedp.Click(chromedp.CSS("#e-source-builtin")))
 		setSelect(t, b, "#e-builtin", "othello-greedy")
-		b.run(t, "submit", 10*time.Second, chromedp.Click(chromedp.CSS("#e-submit")))
-		b.waitJS(t, "the built-in confirmation", `document.querySelector('#engine-ok').textContent.includes('my-greedy')`, 10*time.Second)
-		b.waitJS(t, "eight engines listed", `document.querySelectorAll('#engines tbody tr').length === 8`, 10*time.Second)
+		b.run(t, "submit", 30*time.Second, chromedp.Click(chromedp.CSS("#e-submit")))
+		b.waitJS(t, "the built-in confirmation", `document.querySelector('#engine-ok').textContent.includes('my-greedy')`, 30*time.Second)
+		b.waitJS(t, "eight engines listed", `document.querySelectorAll('#engines tbody tr').length === 8`, 30*time.Second)
 
 		var list struct{ Engines []engineAnswer }
 		s.mustCall(t, "GET", "/api/engines", nil, &list)
@@ -485,8 +485,8 @@ func TestBrowser(t *testing.T) {
 
 		// Delete takes two clicks.
 		del := fmt.Sprintf(`#engines button.delete[data-id="%d"]`, byName["student-a"].ID)
-		b.run(t, "delete", 10*time.Second, chromedp.Click(chromedp.CSS(del)), chromedp.Click(chromedp.CSS(del)))
-		b.waitJS(t, "the row to go", fmt.Sprintf(`!document.querySelector('#engines tr[data-engine-id="%d"]')`, byName["student-a"].ID), 10*time.Second)
+		b.run(t, "delete", 30*time.Second, chromedp.Click(chromedp.CSS(del)), chromedp.Click(chromedp.CSS(del)))
+		b.waitJS(t, "the row to go", fmt.Sprintf(`!document.querySelector('#engines tr[data-engine-id="%d"]')`, byName["student-a"].ID), 30*time.Second)
 		s.mustCall(t, "GET", "/api/engines", nil, &list)
 		for _, e := range list.Engines {
 			if e.Name == "student-a" {
@@ -499,35 +499,35 @@ func TestBrowser(t *testing.T) {
 	t.Run("AdminTournament", func(t *testing.T) {
 		// Signed in by Engines: create a tournament with the overview's form.
 		b.open(t, "/")
-		b.waitJS(t, "admin mode", `document.body.classList.contains('admin')`, 5*time.Second)
-		b.run(t, "open the form", 10*time.Second, chromedp.Click(chromedp.CSS("#new-tournament summary")))
-		b.waitJS(t, "the engine choice", `document.querySelectorAll('#t-engines input').length >= 3`, 10*time.Second)
+		b.waitJS(t, "admin mode", `document.body.classList.contains('admin')`, 15*time.Second)
+		b.run(t, "open the form", 30*time.Second, chromedp.Click(chromedp.CSS("#new-tournament summary")))
+		b.waitJS(t, "the engine choice", `document.querySelectorAll('#t-engines input').length >= 3`, 30*time.Second)
 		// No engines chosen: the API's error goes next to the engines.
 		b.setValue(t, "#t-move-time", "0.05")
 		b.setValue(t, "#t-games", "50")
-		b.run(t, "fill", 10*time.Second,
+		b.run(t, "fill", 30*time.Second,
 			// The form sits in a <details> just opened: type only once it shows.
 			chromedp.WaitVisible(chromedp.CSS("#t-name")),
 			chromedp.SendKeys(chromedp.CSS("#t-name"), "Form cup"),
 			chromedp.Click(chromedp.CSS("#t-start")), // off: create it pending
 			chromedp.Click(chromedp.CSS(`#tournament-form button[type=submit]`)))
-		b.waitJS(t, "the engines error", `document.querySelector('#tournament-form .field-error[data-field=engines]').textContent !== ''`, 10*time.Second)
+		b.waitJS(t, "the engines error", `document.querySelector('#tournament-form .field-error[data-field=engines]').textContent !== ''`, 30*time.Second)
 		b.screenshot(t, "overview-admin")
-		b.run(t, "choose", 10*time.Second,
+		b.run(t, "choose", 30*time.Second,
 			chromedp.Click(chromedp.CSS(fmt.Sprintf(`#t-engines input[value="%d"]`, ids["othello-random"]))),
 			chromedp.Click(chromedp.CSS(fmt.Sprintf(`#t-engines input[value="%d"]`, ids["othello-greedy"]))),
 			chromedp.Click(chromedp.CSS(`#tournament-form button[type=submit]`)))
-		b.waitJS(t, "the new tournament's page", `location.pathname.startsWith('/tournaments/') && document.querySelector('#status')?.textContent === 'pending'`, 10*time.Second)
+		b.waitJS(t, "the new tournament's page", `location.pathname.startsWith('/tournaments/') && document.querySelector('#status')?.textContent === 'pending'`, 30*time.Second)
 		tid := evalJS[int64](t, b, `+location.pathname.split('/').pop()`)
 		var tj tournamentAnswer
 		s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d", tid), nil, &tj)
 		if tj.Name != "Form cup" || tj.Status != "pending" || tj.TotalGames != 50 {
 			t.Errorf("created %+v, want Form cup, pending, 50 games", tj)
 		}
-		b.run(t, "start", 10*time.Second, chromedp.Click(chromedp.CSS("#start")))
-		b.waitJS(t, "running", `document.querySelector('#status').textContent === 'running' && document.querySelector('#start').hidden`, 10*time.Second)
-		b.run(t, "cancel", 10*time.Second, chromedp.Click(chromedp.CSS("#cancel")), chromedp.Click(chromedp.CSS("#cancel")))
-		b.waitJS(t, "cancelled", `document.querySelector('#status').textContent === 'cancelled' && document.querySelector('#cancel').hidden`, 15*time.Second)
+		b.run(t, "start", 30*time.Second, chromedp.Click(chromedp.CSS("#start")))
+		b.waitJS(t, "running", `document.querySelector('#status').textContent === 'running' && document.querySelector('#start').hidden`, 30*time.Second)
+		b.run(t, "cancel", 30*time.Second, chromedp.Click(chromedp.CSS("#cancel")), chromedp.Click(chromedp.CSS("#cancel")))
+		b.waitJS(t, "cancelled", `document.querySelector('#status').textContent === 'cancelled' && document.querySelector('#cancel').hidden`, 45*time.Second)
 		s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d", tid), nil, &tj)
 		if tj.Status != "cancelled" {
 			t.Errorf("status %q after cancel, want cancelled", tj.Status)
@@ -554,7 +554,7 @@ func TestBrowser(t *testing.T) {
 	if code := s.call(t, "POST", fmt.Sprintf("/api/tournaments/%d/cancel", final.ID), nil, nil); code != 200 && code != 409 {
 		t.Errorf("cancel the final: status %d", code) // 409: it is over already
 	}
-	waitAPI(t, "no game left running", 20*time.Second, func() bool {
+	waitAPI(t, "no game left running", 60*time.Second, func() bool {
 		var r struct{ Games []gameAnswer }
 		s.mustCall(t, "GET", "/api/games", nil, &r)
 		return len(r.Games) == 0
@@ -598,7 +598,7 @@ func fillEngineForm(tb testing.TB, b *browser, name, command string, files []str
 		steps = append(steps, chromedp.Evaluate[chromedp.Void](`document.querySelector('#e-file').value = ''`))
 	}
 	steps = append(steps, chromedp.Click(chromedp.CSS("#e-submit")))
-	b.run(tb, "submit the engine form", 15*time.Second, steps...)
+	b.run(tb, "submit the engine form", 45*time.Second, steps...)
 }
 
 // strOr shows an optional string of the API.
@@ -613,7 +613,7 @@ func strOr(p *string) string {
 // returns its id; should a game end before its page is up, it takes the next.
 func liveGameOf(tb testing.TB, s *site, b *browser, tid int64) int64 {
 	tb.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(90 * time.Second)
 	for {
 		var id int64
 		waitAPI(tb, "a running game", time.Until(deadline), func() bool {
@@ -628,7 +628,7 @@ func liveGameOf(tb testing.TB, s *site, b *browser, tid int64) int64 {
 			return false
 		})
 		b.open(tb, fmt.Sprintf("/games/%d", id))
-		b.waitJS(tb, "the live badge or the result", `!document.querySelector('#live-badge').hidden || document.querySelector('#result').textContent !== ''`, 10*time.Second)
+		b.waitJS(tb, "the live badge or the result", `!document.querySelector('#live-badge').hidden || document.querySelector('#result').textContent !== ''`, 30*time.Second)
 		if evalJS[bool](tb, b, `!document.querySelector('#live-badge').hidden`) {
 			return id
 		}
