@@ -361,13 +361,14 @@ func (s *Sandbox) start() error {
 	infoR, infoW := ours[2], ours[3]
 	blockR, blockW := ours[4], ours[5]
 	// bwrap's --block-fd is the pipe reopened read-write: it never reads
-	// end of file. bwrap reads one byte there and runs the engine whatever
-	// the read returned; a server killed in the instant after bwrap cloned
-	// the sandbox's init (before the init's PR_SET_PDEATHSIG) leaves the init
-	// orphaned, and with a plain read end it would then read end of file and
-	// run the engine with nobody watching. As its own writer it waits for
-	// ever instead (asleep, running nothing; Sweep kills it at the next start
-	// if it is in the cgroups).
+	// end of file. bwrap's init has no parent-death signal until it has read
+	// that byte and forked the engine (--die-with-parent is applied there),
+	// so a server killed during the setup (taking bwrap with it) leaves the
+	// init orphaned; bwrap runs the engine whatever the read returned, and
+	// with a plain read end the orphan would read end of file and run the
+	// engine with nobody watching. As its own writer it waits for ever
+	// instead (asleep, running nothing; Sweep kills it at the next start if
+	// it is in the cgroups).
 	blockRW, err := os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", blockR.Fd()), os.O_RDWR, 0)
 	if err != nil {
 		return fmt.Errorf("reopen the block pipe: %w", err)
@@ -454,12 +455,6 @@ func (s *Sandbox) start() error {
 		}
 		s.ln = ln
 	}
-	// Release it once it waits on --block-fd: bwrap reads there after the
-	// init's parent-death signal is set, so from then on a server killed
-	// takes the whole sandbox with it, before and after the engine starts.
-	// (The init reaches that read only after its mounts, which the engine
-	// waits for anyway: this costs no time.)
-	waitBlocked(info.ChildPid, 5, time.Now().Add(setupTimeout))
 	if _, err := blockW.Write([]byte{1}); err != nil {
 		return fmt.Errorf("release the sandbox: %w", err)
 	}
@@ -476,21 +471,6 @@ func (s *Sandbox) start() error {
 // canSetRlimits tells whether the server may set another uid's resource
 // limits (CAP_SYS_RESOURCE).
 var canSetRlimits = sync.OnceValue(func() bool { return hasCap(unix.CAP_SYS_RESOURCE) })
-
-// waitBlocked waits until pid is blocked in read(2) on fd, as
-// /proc/<pid>/syscall tells, or the deadline passes, or that file cannot be
-// read (it needs ptrace access: without CAP_SYS_PTRACE this does nothing).
-func waitBlocked(pid, fd int, deadline time.Time) {
-	path := fmt.Sprintf("/proc/%d/syscall", pid)
-	want := fmt.Sprintf("%d 0x%x ", unix.SYS_READ, fd)
-	for {
-		b, err := os.ReadFile(path)
-		if err != nil || strings.HasPrefix(string(b), want) || time.Now().After(deadline) {
-			return
-		}
-		time.Sleep(200 * time.Microsecond)
-	}
-}
 
 // parentPid reads the parent of pid from /proc.
 func parentPid(pid int) (int, error) {
