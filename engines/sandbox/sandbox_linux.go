@@ -389,10 +389,6 @@ func (s *Sandbox) start() error {
 			return nbErr
 		}
 	}
-	if _, err := argsW.Write(s.args); err != nil { // fits the pipe: see Command
-		return err
-	}
-	argsW.Close()
 	s.Cmd.ExtraFiles = theirs
 	closeOnExec()
 	err = s.Cmd.Start()
@@ -403,15 +399,18 @@ func (s *Sandbox) start() error {
 	if err != nil {
 		return err
 	}
-	// bwrap itself goes into the cgroups at once, while it is still being
-	// exec'd, so that the init it clones is born in them: should the server
-	// die before it has added the init, whatever is left is in cgroups that
-	// Sweep empties at the next start. (Otherwise an init orphaned in that
-	// instant, see blockRW, would be in none.) bwrap counts for one process
-	// and its own few pages in the limits.
+	// bwrap goes into the cgroups before it has its arguments (it reads
+	// them from --args first thing), so the init it clones is born in them:
+	// an init orphaned by a server killed during the setup (see blockRW) is
+	// in cgroups that Sweep empties at the next start. bwrap counts for one
+	// process and its own few pages in the limits.
 	if err := s.group.add(s.Cmd.Process.Pid); err != nil {
 		return err
 	}
+	if _, err := argsW.Write(s.args); err != nil { // fits the pipe: see Command
+		return fmt.Errorf("pass bwrap its arguments: %w", err)
+	}
+	argsW.Close()
 	// bwrap reports the host pid of the namespace's init once namespaces exist.
 	_ = infoR.SetReadDeadline(time.Now().Add(setupTimeout))
 	var info struct {
@@ -433,10 +432,8 @@ func (s *Sandbox) start() error {
 	}
 	// The init is blocked on --block-fd before it forks the engine: whatever
 	// it becomes is inside the cgroups and under the limits. It was born in
-	// them if bwrap was moved before it cloned the init (about half the
-	// starts: bwrap already runs when its start returns):
-	// moving a process takes a global lock of the kernel's, slow under load,
-	// so it is moved only if it must.
+	// them (see above); moving a process takes a global lock of the
+	// kernel's, slow under load, so it is moved only if it somehow is not.
 	if !s.group.holds(info.ChildPid) {
 		if err := s.group.add(info.ChildPid); err != nil {
 			return err
