@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/taikai-dev/taikai/games"
@@ -32,6 +33,10 @@ type Engine struct {
 	// MaxProcs bounds the processes and threads of the engine's sandbox; 0:
 	// the default, 256. A fork over it fails inside the engine.
 	MaxProcs int `json:"max_procs,omitempty"`
+	// ConnectTimeoutMS is the time the engine has from its start to connect,
+	// for one that builds an opening book first; 0: the tournament's
+	// connect_timeout_ms, else its protocol's default.
+	ConnectTimeoutMS int64 `json:"connect_timeout_ms,omitempty"`
 }
 
 // Limits of the per-engine sandbox settings.
@@ -40,6 +45,8 @@ const (
 	MaxMemoryMB = 64 << 10
 	MinProcs    = 4
 	MaxProcs    = 1 << 15
+	// MaxConnectTimeoutMS is the longest an engine may take to connect.
+	MaxConnectTimeoutMS = 600 * 1000
 )
 
 // Validate checks an engine definition and fills in the default protocol.
@@ -79,6 +86,9 @@ func (e *Engine) Validate() error {
 	}
 	if e.MaxProcs != 0 && (e.MaxProcs < MinProcs || e.MaxProcs > MaxProcs) {
 		return games.Invalid("max_procs", "%d out of range %d-%d (0: the default, 256)", e.MaxProcs, MinProcs, MaxProcs)
+	}
+	if e.ConnectTimeoutMS < 0 || e.ConnectTimeoutMS > MaxConnectTimeoutMS {
+		return games.Invalid("connect_timeout_ms", "%d out of range 0-%d (0: the tournament's, else the protocol's)", e.ConnectTimeoutMS, MaxConnectTimeoutMS)
 	}
 	if e.Builtin != "" {
 		if len(e.Command) > 0 {
@@ -261,7 +271,7 @@ func ParseSpec(spec, game string) (Engine, error) {
 	for _, w := range words {
 		k, v, ok := strings.Cut(w, "=")
 		if !ok {
-			return e, games.Invalid("engine", "spec %q: %q is not key=value (keys: name, cmd, dir, port, protocol, builtin, memory_mb, max_procs); a single word must be a built-in (%s)", spec, w, strings.Join(BuiltinNames(), ", "))
+			return e, games.Invalid("engine", "spec %q: %q is not key=value (keys: name, cmd, dir, port, protocol, builtin, memory_mb, max_procs, connect); a single word must be a built-in (%s)", spec, w, strings.Join(BuiltinNames(), ", "))
 		}
 		switch k {
 		case "name":
@@ -294,8 +304,14 @@ func ParseSpec(spec, game string) (Engine, error) {
 			}
 		case "builtin":
 			e.Builtin = v
+		case "connect":
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return e, games.Invalid("connect", "spec %q: connect %q is not a duration (30s, 2m)", spec, v)
+			}
+			e.ConnectTimeoutMS = d.Milliseconds()
 		default:
-			return e, games.Invalid("engine", "spec %q: unknown key %q (keys: name, cmd, dir, port, protocol, builtin, memory_mb, max_procs)", spec, k)
+			return e, games.Invalid("engine", "spec %q: unknown key %q (keys: name, cmd, dir, port, protocol, builtin, memory_mb, max_procs, connect)", spec, k)
 		}
 	}
 	if e.Name == "" {

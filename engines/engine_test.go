@@ -50,3 +50,19 @@ func TestCommandPlaceholders(t *testing.T) {
 		}
 	}
 }
+
+// A match spec gives an engine its time to connect (issue 16, item 5);
+// the time is validated like every field.
+func TestSpecConnect(t *testing.T) {
+	e, err := engines.ParseSpec("name=book cmd='./client {host} {port}' connect=45s", "othello")
+	if err != nil || e.ConnectTimeoutMS != 45000 || e.Validate() != nil {
+		t.Errorf("connect=45s: %+v, %v", e, err)
+	}
+	if _, err := engines.ParseSpec("name=x cmd=./x connect=soon", "othello"); err == nil || !strings.Contains(err.Error(), "connect") {
+		t.Errorf("connect=soon: %v, want an error naming connect", err)
+	}
+	e.ConnectTimeoutMS = 3600 * 1000
+	if err := e.Validate(); err == nil || !strings.Contains(err.Error(), "connect_timeout_ms") {
+		t.Errorf("an hour to connect: %v, want an error naming connect_timeout_ms", err)
+	}
+}

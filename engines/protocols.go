@@ -40,6 +40,10 @@ type Protocol struct {
 	Transport Transport
 	// New wraps an engine's stream in the protocol's adapter for one seat.
 	New func(s Stream, cfg SeatConfig) Seat
+	// ConnectTimeout is how long an engine of this protocol has from its
+	// start to connect, unless the engine or the tournament says otherwise;
+	// 0: the launcher's default.
+	ConnectTimeout time.Duration
 	// Clock is the protocol's default clock. A protocol that tells an engine
 	// its remaining time (othello-move) has a Total, and every game on it
 	// then has a total clock; the others have a MoveTime.

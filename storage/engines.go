@@ -20,7 +20,7 @@ type EngineRow struct {
 	DeletedAt *time.Time `json:"deleted_at,omitempty"`
 }
 
-const engineColumns = `id, name, game, protocol, command, dir, port, builtin, memory_mb, max_procs, created_at, deleted_at`
+const engineColumns = `id, name, game, protocol, command, dir, port, builtin, memory_mb, max_procs, connect_timeout_ms, created_at, deleted_at`
 
 type scanner interface{ Scan(...any) error }
 
@@ -31,7 +31,7 @@ func scanEngine(s scanner) (EngineRow, error) {
 		created int64
 		deleted sql.NullInt64
 	)
-	if err := s.Scan(&e.ID, &e.Name, &e.Game, &e.Protocol, &command, &e.Dir, &e.Port, &e.Builtin, &e.MemoryMB, &e.MaxProcs, &created, &deleted); err != nil {
+	if err := s.Scan(&e.ID, &e.Name, &e.Game, &e.Protocol, &command, &e.Dir, &e.Port, &e.Builtin, &e.MemoryMB, &e.MaxProcs, &e.ConnectTimeoutMS, &created, &deleted); err != nil {
 		return e, err
 	}
 	if err := json.Unmarshal([]byte(command), &e.Command); err != nil {
@@ -53,8 +53,8 @@ func createEngine(ctx context.Context, tx *sql.Tx, e *engines.Engine, listed boo
 	if err != nil {
 		return err
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO engines (name, game, protocol, command, dir, port, builtin, memory_mb, max_procs, listed, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.Name, e.Game, e.Protocol, string(command), e.Dir, e.Port, e.Builtin, e.MemoryMB, e.MaxProcs, listed, now())
+	res, err := tx.ExecContext(ctx, `INSERT INTO engines (name, game, protocol, command, dir, port, builtin, memory_mb, max_procs, connect_timeout_ms, listed, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.Name, e.Game, e.Protocol, string(command), e.Dir, e.Port, e.Builtin, e.MemoryMB, e.MaxProcs, e.ConnectTimeoutMS, listed, now())
 	if isUnique(err) {
 		return &games.Error{Code: games.EConflict, Field: "name", Message: fmt.Sprintf("name: an engine named %q is already registered", e.Name)}
 	}
@@ -87,7 +87,7 @@ func (db *DB) MatchEngine(ctx context.Context, e *engines.Engine) error {
 			if err != nil {
 				return err
 			}
-			if r.Game == e.Game && r.Protocol == e.Protocol && r.Builtin == e.Builtin && r.Dir == e.Dir && r.Port == e.Port && r.MemoryMB == e.MemoryMB && r.MaxProcs == e.MaxProcs && slices.Equal(r.Command, e.Command) {
+			if r.Game == e.Game && r.Protocol == e.Protocol && r.Builtin == e.Builtin && r.Dir == e.Dir && r.Port == e.Port && r.MemoryMB == e.MemoryMB && r.MaxProcs == e.MaxProcs && r.ConnectTimeoutMS == e.ConnectTimeoutMS && slices.Equal(r.Command, e.Command) {
 				e.ID = r.ID
 				return nil
 			}

@@ -206,7 +206,8 @@ func TestMovesRoundTrip(t *testing.T) {
 	p := tr.Schedule().Game(0)
 	id, _ := db.StartGame(ctx, tr, p, tr.Engines[p.Black], tr.Engines[p.White], 1)
 	err := db.FinishGame(ctx, &tournament.Played{Spec: tournament.GameSpec{ID: id, TournamentID: tr.ID, Settings: tr.Settings, Black: engines.Engine{ID: 1}, White: engines.Engine{ID: 2}},
-		Record: games.Record{Moves: moves, Stones: stones, Outcome: games.Outcome{Winner: w, Reason: games.ReasonNormal}}, EndedAt: time.Now()})
+		Record: games.Record{Moves: moves, Stones: stones, Outcome: games.Outcome{Winner: w, Reason: games.ReasonNormal}}, EndedAt: time.Now(),
+		ConnectMS: [2]int64{7012, 35}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,6 +217,9 @@ func TestMovesRoundTrip(t *testing.T) {
 	}
 	if !reflect.DeepEqual(g.Moves, moves) {
 		t.Errorf("moves changed in the store:\n got %v\nwant %v", g.Moves, moves)
+	}
+	if g.ConnectMS != [2]int64{7012, 35} {
+		t.Errorf("times to connect %v, want [7012 35]", g.ConnectMS)
 	}
 }
 

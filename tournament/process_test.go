@@ -517,3 +517,27 @@ func TestUnstartedGameKeepsTheStartPosition(t *testing.T) {
 		t.Errorf("outcome %+v, pieces %v; want a crash with the start position's 2-2", p.Outcome, p.Stones)
 	}
 }
+
+// An engine's own time to connect wins over the tournament's, and the game
+// records how long each engine took (issue 16, item 5): one that builds an
+// opening book first no longer loses by no_connect.
+func TestEngineConnectTimeout(t *testing.T) {
+	r := newRunner(t)
+	slow := builtinEngine("othello-random", "")
+	slow.Builtin = ""
+	slow.Command = append([]string{"sh", "-c", `sleep 1; exec "$0" "$@"`}, engines.BuiltinCommand(self(t), "othello-random", "othello-board")...)
+	slow.ConnectTimeoutMS = 30000
+	set := tournament.Settings{Game: "othello", MoveTimeMS: 2000, ConnectMS: 300}
+	p := play(t, r, tournament.GameSpec{ID: 1, Black: slow, White: builtinEngine("othello-greedy", ""), Settings: set})
+	if p.Outcome.Reason != games.ReasonNormal {
+		t.Fatalf("outcome %+v (%s), want a game played", p.Outcome, p.Detail)
+	}
+	if p.ConnectMS[0] < 1000 || p.ConnectMS[1] <= 0 || p.ConnectMS[1] >= 30000 {
+		t.Errorf("connect times %v ms, want black's over its 1 s sleep and white's recorded", p.ConnectMS)
+	}
+	slow.ConnectTimeoutMS = 0 // the tournament's 300 ms
+	p = play(t, r, tournament.GameSpec{ID: 2, Black: slow, White: builtinEngine("othello-greedy", ""), Settings: set})
+	if p.Outcome.Reason != games.ReasonNoConnect || p.ConnectMS[0] != 0 {
+		t.Errorf("without its own time: outcome %+v, connect %v; want no_connect", p.Outcome, p.ConnectMS)
+	}
+}

@@ -39,6 +39,7 @@ type Played struct {
 	Logs      [2]string // paths of the engines' output, "" if not kept
 	Pids      [2]int    // engine process ids (0 if not started); all are reaped when Play returns
 	Exits     [2]string // how each engine process ended ("exit status 0", "signal: killed", ...)
+	ConnectMS [2]int64  // how long each engine took from its start to its connection; 0 if it did not connect
 	Detail    string    // why an engine failed to start, for the log
 	// Sandbox is the sandbox state the game ran under: "on" (both engines
 	// sandboxed) or "off".
@@ -116,7 +117,7 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 		la := engines.Launch{
 			Engine: players[i], Color: c.String(), GameID: spec.ID,
 			TimeMS: set.MoveTime(players[i].Protocol).Milliseconds(),
-			Rule:   set.Rule, Size: set.Size, ConnectTimeout: set.connectTimeout(),
+			Rule:   set.Rule, Size: set.Size, ConnectTimeout: set.connectTimeout(players[i]),
 			CPUs: cpus,
 		}
 		if p, ok := engines.LookupProtocol(players[i].Protocol); ok {
@@ -130,7 +131,11 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 			p.Logs[i] = la.LogPath
 		}
 		wg.Go(func() {
+			t0 := time.Now()
 			procs[i], conns[i], errs[i] = r.Launcher.Start(ctx, la)
+			if errs[i] == nil {
+				p.ConnectMS[i] = max(time.Since(t0).Milliseconds(), 1)
+			}
 		})
 	}
 	wg.Wait()

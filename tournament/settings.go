@@ -213,9 +213,17 @@ func (s *Settings) maxTimeouts() int {
 	return DefaultMaxTimeouts
 }
 
-func (s *Settings) connectTimeout() time.Duration {
-	if s.ConnectMS > 0 {
+// connectTimeout is the time an engine has to connect: its own setting,
+// else the tournament's, else its protocol's default, else the launcher's.
+func (s *Settings) connectTimeout(e engines.Engine) time.Duration {
+	switch {
+	case e.ConnectTimeoutMS > 0:
+		return time.Duration(e.ConnectTimeoutMS) * time.Millisecond
+	case s.ConnectMS > 0:
 		return time.Duration(s.ConnectMS) * time.Millisecond
+	}
+	if p, ok := engines.LookupProtocol(e.Protocol); ok && p.ConnectTimeout > 0 {
+		return p.ConnectTimeout
 	}
 	return engines.DefaultConnectTimeout
 }

@@ -134,6 +134,7 @@ type Game struct {
 	Detail       string              `json:"detail,omitempty"`
 	Sandbox      string              `json:"-"` // on or off; "" for games stored before sandboxes
 	Usage        [2]*engines.Usage   `json:"-"` // black's and white's, nil if not started or not known
+	ConnectMS    [2]int64            `json:"-"` // black's and white's time to connect; 0 if it did not, or is not known
 	StartedAt    *time.Time          `json:"started_at,omitempty"`
 	EndedAt      *time.Time          `json:"ended_at,omitempty"`
 }

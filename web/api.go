@@ -35,6 +35,7 @@ type engineJSON struct {
 	Builtin     string     `json:"builtin,omitempty"`
 	MemoryMB    int        `json:"memory_mb,omitempty"`
 	MaxProcs    int        `json:"max_procs,omitempty"`
+	ConnectMS   int64      `json:"connect_timeout_ms,omitempty"`
 	Uploaded    bool       `json:"uploaded"`
 	Files       []string   `json:"files,omitempty"`
 	CreatedAt   time.Time  `json:"created_at"`
@@ -45,7 +46,7 @@ func (s *Server) engineJSON(e storage.EngineRow) engineJSON {
 	j := engineJSON{
 		ID: e.ID, Name: e.Name, Game: e.Game, Protocol: e.Protocol, Command: e.Command,
 		CommandLine: engines.QuoteCommand(e.Command), Port: e.Port, Builtin: e.Builtin,
-		MemoryMB: e.MemoryMB, MaxProcs: e.MaxProcs, Uploaded: e.Dir != "", CreatedAt: e.CreatedAt, DeletedAt: e.DeletedAt,
+		MemoryMB: e.MemoryMB, MaxProcs: e.MaxProcs, ConnectMS: e.ConnectTimeoutMS, Uploaded: e.Dir != "", CreatedAt: e.CreatedAt, DeletedAt: e.DeletedAt,
 	}
 	if e.Builtin != "" {
 		j.CommandLine = "taikai engine " + e.Builtin
@@ -85,12 +86,14 @@ type engineRequest struct {
 	Builtin  string          `json:"builtin"`
 	MemoryMB int             `json:"memory_mb"`
 	MaxProcs int             `json:"max_procs"`
+	// ConnectTimeoutMS is the time the engine has to connect after its start.
+	ConnectTimeoutMS int64 `json:"connect_timeout_ms"`
 }
 
 // engine turns a request into a validated engine definition.
 func (req *engineRequest) engine() (engines.Engine, error) {
 	e := engines.Engine{Name: strings.TrimSpace(req.Name), Game: req.Game, Protocol: req.Protocol, Port: req.Port, Builtin: req.Builtin,
-		MemoryMB: req.MemoryMB, MaxProcs: req.MaxProcs}
+		MemoryMB: req.MemoryMB, MaxProcs: req.MaxProcs, ConnectTimeoutMS: req.ConnectTimeoutMS}
 	if len(req.Command) > 0 && string(req.Command) != "null" {
 		var line string
 		var argv []string
@@ -650,6 +653,9 @@ type gameDetailJSON struct {
 	// Usage: how each engine's process ended (exit status or signal), its
 	// peak memory and CPU time, for the engines that started.
 	Usage map[string]*engines.Usage `json:"usage"`
+	// ConnectMS: how long each engine took from its start to its connection
+	// (absent for one that did not connect, or a game stored before).
+	ConnectMS map[string]int64 `json:"connect_ms"`
 }
 
 func (s *Server) getGame(w http.ResponseWriter, r *http.Request) {
@@ -680,9 +686,13 @@ func gameDetail(g *tournament.Game) gameDetailJSON {
 	d.Plies = len(g.Moves)
 	d.Sandbox = strOrNil(g.Sandbox)
 	d.Usage = map[string]*engines.Usage{}
+	d.ConnectMS = map[string]int64{}
 	for i, c := range []string{"black", "white"} {
 		if g.Usage[i] != nil {
 			d.Usage[c] = g.Usage[i]
+		}
+		if g.ConnectMS[i] > 0 {
+			d.ConnectMS[c] = g.ConnectMS[i]
 		}
 	}
 	for i, m := range g.Moves {

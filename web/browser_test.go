@@ -441,9 +441,29 @@ func TestBrowser(t *testing.T) {
 		allow400 := func(e string) bool { return strings.Contains(e, "/api/engines") && strings.Contains(e, "400") }
 		b.noErrors(t, "engines page (errors)", allow400)
 
-		// JSON.
+		// JSON, with a time to connect of its own (issue 16, item 5).
+		b.setValue(t, "#e-connect", "45")
 		fillEngineForm(t, b, "student-a", cmd, nil)
 		b.waitJS(t, "the confirmation", `document.querySelector('#engine-ok').textContent.includes('student-a')`, 30*time.Second)
+		var registered struct {
+			Engines []struct {
+				Name      string
+				ConnectMS int64 `json:"connect_timeout_ms"`
+			}
+		}
+		s.mustCall(t, "GET", "/api/engines", nil, &registered)
+		found := false
+		for _, e := range registered.Engines {
+			if e.Name == "student-a" {
+				found = true
+				if e.ConnectMS != 45000 {
+					t.Errorf("student-a's time to connect %d ms, want the form's 45 s", e.ConnectMS)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("student-a is not among the engines: %+v", registered.Engines)
+		}
 		// Upload.
 		src := filepath.Join(t.TempDir(), "client.py")
 		if err := os.WriteFile(src, []byte("print('hello')\n"), 0o644); err != nil {

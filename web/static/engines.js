@@ -103,6 +103,8 @@ form.addEventListener('submit', async (ev) => {
     meta.command = $('#e-command').value;
     const port = Number($('#e-port').value);
     if (port) meta.port = port;
+    const connect = Number($('#e-connect').value);
+    if (connect) meta.connect_timeout_ms = Math.round(connect * 1000);
     if (files.length) {
       body = new FormData();
       body.append('meta', JSON.stringify(meta));
@@ -117,6 +119,7 @@ form.addEventListener('submit', async (ev) => {
     $('#e-name').value = '';
     $('#e-command').value = '';
     $('#e-port').value = '';
+    $('#e-connect').value = '';
     $('#e-file').value = '';
     loadEngines();
   } catch (err) {

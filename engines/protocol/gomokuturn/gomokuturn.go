@@ -28,7 +28,8 @@ type Options struct {
 
 // Info is the protocol as taikai registers it.
 var Info = engines.Protocol{
-	Name: Protocol, Game: "gomoku", Default: true, Transport: engines.TCP,
+	ConnectTimeout: 30 * time.Second, // student clients in Java and C, on a loaded machine
+	Name:           Protocol, Game: "gomoku", Default: true, Transport: engines.TCP,
 	New: func(c engines.Stream, cfg engines.SeatConfig) engines.Seat {
 		return New(c, cfg.Color, Options{EndMessage: cfg.Options["end_message"] == "true"})
 	},

@@ -38,7 +38,8 @@ type Options struct {
 
 // Info is the protocol as taikai registers it.
 var Info = engines.Protocol{
-	Name: Protocol, Game: "othello", Default: true, Transport: engines.TCP,
+	ConnectTimeout: 30 * time.Second, // a JVM compiling the classroom client's source on a loaded machine
+	Name:           Protocol, Game: "othello", Default: true, Transport: engines.TCP,
 	New: func(c engines.Stream, cfg engines.SeatConfig) engines.Seat {
 		return New(c, cfg.Color, Options{RowMajor: cfg.Options["board_order"] == "row"})
 	},

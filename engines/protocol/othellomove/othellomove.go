@@ -22,7 +22,8 @@ const Protocol = "othello-move"
 // Info is the protocol as taikai registers it. Its clock is a total time
 // per side with a byoyomi, which START and ACK report.
 var Info = engines.Protocol{
-	Name: Protocol, Game: "othello", Transport: engines.TCP, Tallies: true,
+	ConnectTimeout: 60 * time.Second, // the course's OCaml clients build an opening book before they connect
+	Name:           Protocol, Game: "othello", Transport: engines.TCP, Tallies: true,
 	New:   func(c engines.Stream, cfg engines.SeatConfig) engines.Seat { return New(c, cfg) },
 	Clock: engines.Clock{Total: 600 * time.Second, Byoyomi: 500 * time.Millisecond},
 }
