@@ -166,8 +166,15 @@ func TestEndToEnd(t *testing.T) {
 	ciRequires(t, "java")
 	bin := taikaiBinary(t)
 	dir := t.TempDir()
-	s := startServer(t, bin, filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data"))
+	// Sandboxed (serve's default, auto) wherever the sandbox works; where it
+	// cannot (no bwrap, not root), serve would refuse the uploaded engines,
+	// so the test plays them unsandboxed, as before the sandbox.
 	sandboxed := sandbox.Available() == nil
+	var flags []string
+	if !sandboxed {
+		flags = append(flags, "--sandbox=off")
+	}
+	s := startServer(t, bin, filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data"), flags...)
 
 	// Upload the client unchanged, as a file.
 	src, err := os.ReadFile("../../engines/testdata/clients/OthelloClient.java")
