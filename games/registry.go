@@ -51,9 +51,17 @@ type View struct {
 	Flips bool `json:"flips,omitempty"`
 	// Score: the piece count is the score and is shown as one ("33-31").
 	Score bool `json:"score,omitempty"`
-	// Coords: "algebraic" (columns a, b, ... and rows from 1, Othello) or
-	// "index" (columns and rows from 0, as the protocol counts them).
+	// Coords: "algebraic" (columns a, b, ... and rows from 1 at the top,
+	// Othello), "renju" (columns a, b, ... and rows from 1 at the bottom,
+	// Gomoku: h8 is the centre of 15x15), or "index" (columns and rows from
+	// 0, as a protocol counts them).
 	Coords string `json:"coords"`
+	// Pieces is what the pieces are called: "discs", "stones".
+	Pieces string `json:"pieces"`
+	// Win and Draw say how a game ends normally, in words ("five in a
+	// row", "board full"); empty where the score says it (Othello).
+	Win  string `json:"win,omitempty"`
+	Draw string `json:"draw,omitempty"`
 }
 
 var (

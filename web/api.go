@@ -510,6 +510,9 @@ type boardView struct {
 	Flips  bool     `json:"flips,omitempty"`
 	Score  bool     `json:"score,omitempty"`
 	Coords string   `json:"coords"`
+	Pieces string   `json:"pieces"`
+	Win    string   `json:"win,omitempty"`
+	Draw   string   `json:"draw,omitempty"`
 	Start  []string `json:"start"`
 }
 
@@ -524,7 +527,8 @@ func withView(g gameJSON) gameJSON {
 		size = gm.Size
 	}
 	v := gm.View(size)
-	bv := &boardView{Style: v.Style, Flips: v.Flips, Score: v.Score, Coords: v.Coords, Start: newReplay(g.Game, g.Rule, size).rows()}
+	bv := &boardView{Style: v.Style, Flips: v.Flips, Score: v.Score, Coords: v.Coords, Pieces: v.Pieces, Win: v.Win, Draw: v.Draw,
+		Start: newReplay(g.Game, g.Rule, size).rows()}
 	for _, p := range v.Stars {
 		bv.Stars = append(bv.Stars, [2]int{p.X, p.Y})
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -246,6 +247,20 @@ func TestBrowser(t *testing.T) {
 		n := len(g.Moves)
 		b.open(t, fmt.Sprintf("/games/%d", liveID))
 		b.waitJS(t, "the replay at its end", fmt.Sprintf(`document.querySelector('#result').textContent !== '' && +document.querySelector('#ply').textContent === %d`, n), 30*time.Second)
+		// The result in the game's words (issue 16, item 18): "33–31 discs",
+		// not "game over"; a highlighted black disc in the move list stays
+		// black.
+		if g.Reason != nil && *g.Reason == "normal" {
+			sub := evalJS[string](t, b, `document.querySelector('#result .result-sub').textContent`)
+			if !regexp.MustCompile(`\d+–\d+ discs`).MatchString(sub) || strings.Contains(sub, "game over") {
+				t.Errorf("othello result %q, want the disc count and no 'game over'", sub)
+			}
+		}
+		b.run(t, "a black move", 15*time.Second, chromedp.Click(chromedp.CSS(`#moves button[data-ply="1"]`)))
+		if got := evalJS[string](t, b, `getComputedStyle(document.querySelector('#moves [aria-current] .disc-icon.black')).backgroundColor + ' ' + getComputedStyle(document.querySelector('#moves [aria-current] .disc-icon.black')).borderTopColor`); got != "rgb(17, 17, 17) rgb(17, 17, 17)" {
+			t.Errorf("a highlighted black disc is drawn %s, want black", got)
+		}
+		b.run(t, "the last move", 15*time.Second, chromedp.Click(chromedp.CSS("#last")))
 		check := func(how string, want int) {
 			t.Helper()
 			b.waitJS(t, fmt.Sprintf("ply %d after %s", want, how), fmt.Sprintf(`+document.querySelector('#ply').textContent === %d`, want), 15*time.Second)
@@ -367,6 +382,25 @@ func TestBrowser(t *testing.T) {
 		if g.Reason != nil && *g.Reason == "normal" && *g.Result != "draw" {
 			if got := evalJS[int](t, b, `document.querySelectorAll('#board .five').length`); got < 5 {
 				t.Errorf("%d stones marked as the winning five", got)
+			}
+		}
+		// In the game's words and coordinates (issue 16, item 18).
+		if g.Reason != nil && *g.Reason == "normal" {
+			words := "five in a row"
+			if *g.Result == "draw" {
+				words = "board full"
+			}
+			if sub := evalJS[string](t, b, `document.querySelector('#result .result-sub').textContent`); !strings.Contains(sub, words) || strings.Contains(sub, "game over") {
+				t.Errorf("gomoku result %q, want %q", sub, words)
+			}
+		}
+		if got := evalJS[string](t, b, `document.querySelector('#count-black').textContent`); !strings.HasSuffix(got, " stones") {
+			t.Errorf("black's count %q, want it labelled stones", got)
+		}
+		if m := g.Moves[0]; m.X != nil {
+			want := fmt.Sprintf("%c%d · %d,%d", 'a'+*m.X, g.Size-*m.Y, *m.X, *m.Y)
+			if got := evalJS[string](t, b, `document.querySelector('#moves [data-ply="1"] .mv-t').textContent`); got != want {
+				t.Errorf("first move shown as %q, want %q", got, want)
 			}
 		}
 		b.screenshot(t, "game-gomoku")

@@ -59,7 +59,7 @@ func parseMove(text string) (games.Move, error) {
 
 // view draws stones on the points, with the star points of a go board.
 func view(n int) games.View {
-	v := games.View{Style: "points", Coords: "index"}
+	v := games.View{Style: "points", Coords: "renju", Pieces: "stones", Win: "five in a row", Draw: "board full"}
 	if n < 9 {
 		return v
 	}

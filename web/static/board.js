@@ -71,10 +71,10 @@ export function drawBoard(svg, {view, board, last = null, flipped = null, five =
 
   if (coords) {
     const g = s('g', {class: 'b-coords'});
-    const algebraic = view && view.coords === 'algebraic';
     for (let i = 0; i < n; i++) {
-      g.append(text(cx(i), lead / 2, algebraic ? 'abcdefghijklmnopqrstuvwxyz'[i] : String(i), 'b-coord'));
-      g.append(text(lead / 2, cy(i), algebraic ? String(i + 1) : String(i), 'b-coord'));
+      const [col, row] = coordLabels(view, n, i, i);
+      g.append(text(cx(i), lead / 2, col, 'b-coord'));
+      g.append(text(lead / 2, cy(i), row, 'b-coord'));
     }
     svg.append(g);
   }
@@ -107,6 +107,31 @@ export function drawBoard(svg, {view, board, last = null, flipped = null, five =
     marks.append(s('circle', {cx: cx(x), cy: cy(y), r: cells ? 14 : 15, class: `last-move ${on}`, 'data-x': x, 'data-y': y}));
   }
   svg.append(marks);
+}
+
+/**
+ * coordLabels names column x and row y as the view's coordinates do:
+ * algebraic (a..., rows from 1 at the top), renju (a..., rows from 1 at the
+ * bottom) or index (0-based, as the protocol counts).
+ */
+export function coordLabels(view, n, x, y) {
+  const letters = 'abcdefghijklmnopqrstuvwxyz';
+  switch (view && view.coords) {
+    case 'algebraic': return [letters[x], String(y + 1)];
+    case 'renju': return [letters[x], String(n - y)];
+  }
+  return [String(x), String(y)];
+}
+
+/**
+ * moveLabel is a move as the move list shows it: the game's notation, and
+ * for renju coordinates the usual letter-number form with the protocol's x,y
+ * beside it ("h8 · 7,7").
+ */
+export function moveLabel(view, n, m) {
+  if (m.x === null || m.x === undefined || !view || view.coords !== 'renju') return m.text;
+  const [col, row] = coordLabels(view, n, m.x, m.y);
+  return `${col}${row} · ${m.x},${m.y}`;
 }
 
 /** count returns the number of black and white stones on a board. */

@@ -1,7 +1,7 @@
 // game.js: one game, live or replayed: the board at any ply, the move list,
 // step and seek controls, clocks while it is played, and the result.
 import {$, h, live, api, seconds, clock, resultText, reasonLabels, pageData} from 'taikai/app.js';
-import {drawBoard, count, emptyBoard} from 'taikai/board.js';
+import {drawBoard, count, emptyBoard, moveLabel} from 'taikai/board.js';
 
 const data = pageData();
 const settings = data.settings || {};
@@ -155,12 +155,13 @@ function render() {
   el.first.disabled = el.prev.disabled = ply === 0;
   el.next.disabled = el.last.disabled = atEnd;
   el.current.textContent = mv
-    ? `${mv.ply}. ${mv.color} ${mv.text}${mv.auto ? ' (played for it)' : ''} · ${seconds(mv.ms)}`
+    ? `${mv.ply}. ${mv.color} ${label(mv)}${mv.auto ? ' (played for it)' : ''} · ${seconds(mv.ms)}`
     : 'start position';
 
   const c = count(frame.board);
-  $('#count-black').textContent = c.black;
-  $('#count-white').textContent = c.white;
+  const pieces = (state.game.view && state.game.view.pieces) || '';
+  $('#count-black').textContent = `${c.black} ${pieces}`.trim();
+  $('#count-white').textContent = `${c.white} ${pieces}`.trim();
   const toMove = state.live && atEnd ? sideToMove() : null;
   for (const color of ['black', 'white']) {
     $(`#player-${color}`).classList.toggle('to-move', color === toMove);
@@ -176,6 +177,12 @@ function render() {
   tickClocks();
 }
 
+// label is a move as people read it in this game (h8 · 7,7 in Gomoku).
+function label(m) {
+  const frame = state.frames[0];
+  return moveLabel(state.game.view, frame ? frame.board.length : 0, m);
+}
+
 function renderMoves() {
   const list = el.moves;
   const have = list.children.length;
@@ -186,7 +193,7 @@ function renderMoves() {
       h('button', {type: 'button', class: 'move', dataset: {ply: m.ply}, title: m.auto ? 'played by the referee' : null},
         h('span', {class: 'mv-n', text: m.ply}),
         h('span', {class: `disc-icon ${m.color}`, 'aria-label': m.color}),
-        h('span', {class: 'mv-t' + (m.auto ? ' auto' : ''), text: m.text}),
+        h('span', {class: 'mv-t' + (m.auto ? ' auto' : ''), text: label(m)}),
         h('span', {class: 'mv-ms', text: seconds(m.ms)}))));
   }
   const cur = list.querySelector('[aria-current]');
@@ -218,8 +225,17 @@ function renderResult() {
   const winner = result === 'black' ? g.black.name : result === 'white' ? g.white.name : '';
   const parts = [];
   if (winner) parts.push(winner);
-  if (stones && g.view && g.view.score) parts.push(`${stones.black}–${stones.white}`);
-  if (reason) parts.push(reasonLabels[reason] || reason);
+  const view = g.view || {};
+  if (stones && view.score) parts.push(`${stones.black}–${stones.white} ${view.pieces || ''}`.trim());
+  if (reason === 'normal') {
+    // How the game ended, in the game's words: the score says it (Othello),
+    // or "five in a row", "board full".
+    const words = result === 'draw' ? view.draw : view.win;
+    if (words) parts.push(words);
+    else if (!view.score) parts.push(reasonLabels[reason] || reason);
+  } else if (reason) {
+    parts.push(reasonLabels[reason] || reason);
+  }
   if (g.cause) parts.push(g.cause.replaceAll('_', ' '));
   box.className = `result result-${result || 'none'}`;
   box.replaceChildren(
