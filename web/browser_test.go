@@ -199,9 +199,10 @@ func TestBrowser(t *testing.T) {
 			t.Fatalf("%d standings rows, API has %d", len(rows), len(st.Standings))
 		}
 		for i, w := range st.Standings {
-			want := []string{strconv.FormatInt(w.EngineID, 10), w.Name, strconv.FormatInt(w.Games, 10), strconv.FormatInt(w.Wins, 10),
-				strconv.FormatInt(w.Draws, 10), strconv.FormatInt(w.Losses, 10), pointsText(w.Points), fmt.Sprintf("%.1f%%", w.ScorePct)}
-			got := append([]string{rows[i][0]}, rows[i][2:9]...)
+			// Points, score and Elo first, then games, wins, draws, losses.
+			want := []string{strconv.FormatInt(w.EngineID, 10), w.Name, pointsText(w.Points), fmt.Sprintf("%.1f%%", w.ScorePct),
+				strconv.FormatInt(w.Games, 10), strconv.FormatInt(w.Wins, 10), strconv.FormatInt(w.Draws, 10), strconv.FormatInt(w.Losses, 10)}
+			got := append([]string{rows[i][0]}, append(rows[i][2:5], rows[i][6:10]...)...)
 			if !slices.Equal(got, want) {
 				t.Errorf("standings row %d = %q, want %q (API %+v)", i, got, want, w)
 			}
@@ -343,6 +344,11 @@ func TestBrowser(t *testing.T) {
 		b.waitJS(t, "standings on a phone", `document.querySelectorAll('#standings tbody tr').length === 3`, 30*time.Second)
 		if w := evalJS[int](t, b, `document.documentElement.scrollWidth`); w > 390 {
 			t.Errorf("the tournament page is %d px wide on a 390 px phone", w)
+		}
+		// Points, score and Elo are in sight without scrolling (issue 16,
+		// item 17: they were behind an unhinted sideways scroll).
+		if right := evalJS[float64](t, b, `Math.max(...[...document.querySelectorAll('#standings tbody tr:first-child td')].slice(0, 5).map((td) => td.getBoundingClientRect().right))`); right > 390 {
+			t.Errorf("the standings' points, score and Elo end at %.0f px on a 390 px phone", right)
 		}
 		b.screenshot(t, "tournament-phone")
 		b.noErrors(t, "phone pages", nil)

@@ -62,13 +62,14 @@ function renderStandings(rows) {
     return h('tr', {dataset: {engineId: s.engine_id}},
       h('td', {class: 'num rank', text: rank}),
       h('td', {class: 'name'}, h('span', {class: 'swatch', dataset: {i}}), s.name),
+      // What matters first (a phone shows these without scrolling).
+      h('td', {class: 'num strong', text: points(s.points)}),
+      h('td', {class: 'num', text: s.games ? s.score_pct.toFixed(1) + '%' : '–'}),
+      h('td', {class: 'num elo', text: eloText(s)}),
       h('td', {class: 'num', text: s.games}),
       h('td', {class: 'num', text: s.wins}),
       h('td', {class: 'num', text: s.draws}),
-      h('td', {class: 'num', text: s.losses}),
-      h('td', {class: 'num strong', text: points(s.points)}),
-      h('td', {class: 'num', text: s.games ? s.score_pct.toFixed(1) + '%' : '–'}),
-      h('td', {class: 'num elo', text: eloText(s)}));
+      h('td', {class: 'num', text: s.losses}));
   }));
   for (const sw of $$('#standings .swatch')) sw.style.background = seriesStyle(Number(sw.dataset.i)).color;
 }
