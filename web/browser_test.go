@@ -182,6 +182,22 @@ func TestBrowser(t *testing.T) {
 		b.waitJS(t, "standings", `document.querySelectorAll('#standings tbody tr').length === 2`, 30*time.Second)
 		b.screenshot(t, "tournament-live")
 		b.noErrors(t, "tournament page (live)", nil)
+
+		// The projector view (issue 16, item 15): linked from the page; on a
+		// 1920x1080 screen the live boards are large and the standings are
+		// in sight without scrolling.
+		if href := evalJS[string](t, b, `document.querySelector('.tv-link').getAttribute('href')`); !strings.HasSuffix(href, "?tv=1") {
+			t.Errorf("projector link %q", href)
+		}
+		b.run(t, "big screen", 30*time.Second, chromedp.EmulateViewport(1920, 1080))
+		b.open(t, fmt.Sprintf("/tournaments/%d?tv=1", final.ID))
+		b.waitJS(t, "standings and a live board", `document.querySelectorAll('#standings tbody tr').length === 2 && document.querySelectorAll('#running .game-card svg').length > 0`, 30*time.Second)
+		box := evalJS[map[string]float64](t, b, `(() => { const s = document.querySelector('#standings').getBoundingClientRect(); const g = document.querySelector('#running .game-card svg').getBoundingClientRect(); return {standingsBottom: s.bottom, board: g.width}; })()`)
+		if box["standingsBottom"] > 1080 || box["board"] < 400 {
+			t.Errorf("projector view at 1920x1080: standings end at %.0f px, a board is %.0f px wide; want the standings in sight and boards of 400 px or more", box["standingsBottom"], box["board"])
+		}
+		b.screenshot(t, "tournament-tv")
+		b.run(t, "desktop", 30*time.Second, chromedp.EmulateViewport(1280, 900))
 	})
 
 	t.Run("Standings", func(t *testing.T) {
