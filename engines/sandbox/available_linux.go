@@ -39,7 +39,11 @@ func Available() error {
 	}
 	g, err := newGroup(fmt.Sprintf("%d-probe", os.Getpid()), &Config{MemoryBytes: DefaultMemory, Pids: DefaultPids})
 	if err != nil {
-		return fmt.Errorf("sandbox: cgroups not writable: %w", err)
+		err = fmt.Errorf("sandbox: cgroups not writable: %w", err)
+		if errors.Is(err, syscall.EROFS) {
+			err = fmt.Errorf("%w (in a container, mount /sys/fs/cgroup read-write: docker run -v /sys/fs/cgroup:/sys/fs/cgroup:rw)", err)
+		}
+		return err
 	}
 	if err := g.remove(); err != nil {
 		return fmt.Errorf("sandbox: %w", err)
@@ -63,15 +67,29 @@ func Check(cfg Config) error {
 		if errors.Is(err, syscall.EPERM) && cfg.Port != 0 && cfg.Helper == "" {
 			err = fmt.Errorf("%w (entering a network namespace needs CAP_SYS_ADMIN and CAP_SYS_PTRACE; or set Config.Helper)", err)
 		}
-		return fmt.Errorf("%w: %s", err, strings.TrimSpace(out.String()))
+		msg := strings.TrimSpace(out.String())
+		return fmt.Errorf("%w: %s%s", err, msg, containerHint(msg))
 	}
 	if ln := sb.Listener(); ln != nil {
 		defer ln.Close()
 	}
 	if err := sb.Wait(); err != nil {
-		return fmt.Errorf("sandbox: a trial run of true failed: %v: %s", err, strings.TrimSpace(out.String()))
+		msg := strings.TrimSpace(out.String())
+		return fmt.Errorf("sandbox: a trial run of true failed: %v: %s%s", err, msg, containerHint(msg))
 	}
 	return nil
+}
+
+// containerHint says how to fix the bwrap errors a container's defaults
+// cause (docs/SANDBOX.md, "What the server needs").
+func containerHint(bwrapOutput string) string {
+	switch {
+	case strings.Contains(bwrapOutput, "Can't mount proc"):
+		return " (in Docker, /proc is masked: run the container with --security-opt systempaths=unconfined; Compose v2 takes it under security_opt, Compose v1 cannot set it)"
+	case strings.Contains(bwrapOutput, "No permissions to create new namespace"), strings.Contains(bwrapOutput, "Creating new namespace failed"):
+		return " (in Docker, the default seccomp profile forbids user namespaces: run the container with --security-opt seccomp=unconfined)"
+	}
+	return ""
 }
 
 func readSysctl(path string) string {

@@ -274,6 +274,19 @@ func TestAvailableMessages(t *testing.T) {
 	})
 }
 
+// The bwrap errors a container's defaults cause come with the fix.
+func TestContainerHints(t *testing.T) {
+	for out, want := range map[string]string{
+		"bwrap: Can't mount proc on /newroot/proc: Operation not permitted": "systempaths=unconfined",
+		"bwrap: No permissions to create new namespace, likely because":    "seccomp=unconfined",
+		"bwrap: execvp true: No such file or directory":                    "",
+	} {
+		if got := containerHint(out); !strings.Contains(got, want) || (want == "") != (got == "") {
+			t.Errorf("%q: hint %q, want one with %q", out, got, want)
+		}
+	}
+}
+
 func TestExitStatus(t *testing.T) {
 	requireSandbox(t)
 	_, u := run(t, Config{}, 10*time.Second, "sh", "-c", "exit 3")
