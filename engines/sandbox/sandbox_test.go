@@ -278,8 +278,8 @@ func TestAvailableMessages(t *testing.T) {
 func TestContainerHints(t *testing.T) {
 	for out, want := range map[string]string{
 		"bwrap: Can't mount proc on /newroot/proc: Operation not permitted": "systempaths=unconfined",
-		"bwrap: No permissions to create new namespace, likely because":    "seccomp=unconfined",
-		"bwrap: execvp true: No such file or directory":                    "",
+		"bwrap: No permissions to create new namespace, likely because":     "seccomp=unconfined",
+		"bwrap: execvp true: No such file or directory":                     "",
 	} {
 		if got := containerHint(out); !strings.Contains(got, want) || (want == "") != (got == "") {
 			t.Errorf("%q: hint %q, want one with %q", out, got, want)
