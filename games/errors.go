@@ -3,6 +3,8 @@ package games
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // Error codes: what kind of error a caller can act on. The web layer maps
@@ -52,4 +54,61 @@ func ErrorCode(err error) string {
 		return e.Code
 	}
 	return EInternal
+}
+
+// Errors are several errors in one input at once, one per field, in the
+// order they were found: a form shows them all, not one at a time.
+type Errors []*Error
+
+// Error joins the messages.
+func (e Errors) Error() string {
+	msgs := make([]string, len(e))
+	for i, x := range e {
+		msgs[i] = x.Message
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// Unwrap gives the errors to errors.Is and errors.As: the first *Error is
+// the one a caller that wants one sees.
+func (e Errors) Unwrap() []error {
+	out := make([]error, len(e))
+	for i, x := range e {
+		out[i] = x
+	}
+	return out
+}
+
+// Add appends err (an *Error or Errors; anything else is kept as an
+// internal error), keeping the first error of each field.
+func (e Errors) Add(err error) Errors {
+	var list Errors
+	var one *Error
+	switch {
+	case err == nil:
+		return e
+	case errors.As(err, &list):
+	case errors.As(err, &one):
+		list = Errors{one}
+	default:
+		list = Errors{{Code: EInternal, Message: err.Error()}}
+	}
+	for _, x := range list {
+		if !slices.ContainsFunc(e, func(y *Error) bool { return y.Field == x.Field }) {
+			e = append(e, x)
+		}
+	}
+	return e
+}
+
+// Err is nil when there is no error, the error itself when there is one,
+// and all of them otherwise.
+func (e Errors) Err() error {
+	switch len(e) {
+	case 0:
+		return nil
+	case 1:
+		return e[0]
+	}
+	return e
 }

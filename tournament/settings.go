@@ -87,11 +87,12 @@ func (s *Settings) Validate() error {
 	if !ok {
 		return games.Invalid("game", "%s", games.Unknown(s.Game))
 	}
-	rule, err := g.Rule(s.Rule)
-	if err != nil {
-		return games.Invalid("rule", "%s", err.Error())
+	var errs games.Errors
+	if rule, err := g.Rule(s.Rule); err != nil {
+		errs = errs.Add(games.Invalid("rule", "%s", err.Error()))
+	} else {
+		s.Rule = rule
 	}
-	s.Rule = rule
 	if s.Size == 0 {
 		s.Size = g.Size
 	}
@@ -100,7 +101,7 @@ func (s *Settings) Validate() error {
 		if g.MinSize == g.MaxSize {
 			msg = fmt.Sprintf("%s is played on %dx%d", s.Game, g.Size, g.Size)
 		}
-		return games.Invalid("size", "%s", msg)
+		errs = errs.Add(games.Invalid("size", "%s", msg))
 	}
 	if s.OnTimeout == "" {
 		s.OnTimeout = g.OnTimeout
@@ -108,11 +109,9 @@ func (s *Settings) Validate() error {
 	if s.OnTimeout == onTimeoutPlace {
 		s.OnTimeout = OnTimeoutRandom
 	}
-	if err := engines.CheckOptions(s.Game, s.Options); err != nil {
-		return err
-	}
+	errs = errs.Add(engines.CheckOptions(s.Game, s.Options))
 	if s.OnTimeout != OnTimeoutForfeit && s.OnTimeout != OnTimeoutRandom {
-		return games.Invalid("on_timeout", "%q: want forfeit, random or place", s.OnTimeout)
+		errs = errs.Add(games.Invalid("on_timeout", "%q: want forfeit, random or place", s.OnTimeout))
 	}
 	for _, f := range []struct {
 		name string
@@ -126,16 +125,16 @@ func (s *Settings) Validate() error {
 		{"pace_ms", s.PaceMS, 60 * 1000},
 	} {
 		if f.v < 0 || f.v > f.max {
-			return games.Invalid(f.name, "%d out of range 0-%d", f.v, f.max)
+			errs = errs.Add(games.Invalid(f.name, "%d out of range 0-%d", f.v, f.max))
 		}
 	}
 	if s.MaxErrors < -1 {
-		return games.Invalid("max_errors", "must be -1 (no limit), 0 (default) or positive")
+		errs = errs.Add(games.Invalid("max_errors", "must be -1 (no limit), 0 (default) or positive"))
 	}
 	if s.MaxTimeouts < 0 {
-		return games.Invalid("max_timeouts", "must not be negative")
+		errs = errs.Add(games.Invalid("max_timeouts", "must not be negative"))
 	}
-	return nil
+	return errs.Err()
 }
 
 // clockSpec is one seat's clock.

@@ -61,44 +61,47 @@ const (
 	MaxConcurrency  = 64
 )
 
-// Validate checks a new tournament and fills in defaults.
+// Validate checks a new tournament and fills in defaults. It reports every
+// field in error at once (games.Errors), not only the first.
 func (t *Tournament) Validate() error {
-	if t.Name == "" {
-		return games.Invalid("name", "must not be empty")
+	var errs games.Errors
+	switch {
+	case t.Name == "":
+		errs = errs.Add(games.Invalid("name", "must not be empty"))
+	case len(t.Name) > 200:
+		errs = errs.Add(games.Invalid("name", "must be at most 200 bytes"))
 	}
-	if len(t.Name) > 200 {
-		return games.Invalid("name", "must be at most 200 bytes")
-	}
-	if err := t.Settings.Validate(); err != nil {
-		return err
-	}
-	if len(t.Engines) < 2 {
-		return games.Invalid("engines", "need at least 2 engines, got %d", len(t.Engines))
-	}
-	if len(t.Engines) > MaxEntrants {
-		return games.Invalid("engines", "at most %d engines", MaxEntrants)
-	}
+	errs = errs.Add(t.Settings.Validate())
 	seen := make(map[int64]bool, len(t.Engines))
 	for _, id := range t.Engines {
 		if seen[id] {
-			return games.Invalid("engines", "engine %d is listed twice", id)
+			errs = errs.Add(games.Invalid("engines", "engine %d is listed twice", id))
 		}
 		seen[id] = true
+	}
+	switch {
+	case len(t.Engines) < 2:
+		errs = errs.Add(games.Invalid("engines", "need at least 2 engines, got %d", len(t.Engines)))
+	case len(t.Engines) > MaxEntrants:
+		errs = errs.Add(games.Invalid("engines", "at most %d engines", MaxEntrants))
 	}
 	if t.GamesPerPair == 0 {
 		t.GamesPerPair = 2
 	}
 	if t.GamesPerPair < 1 || t.GamesPerPair > MaxGamesPerPair {
-		return games.Invalid("games_per_pair", "%d out of range 1-%d", t.GamesPerPair, MaxGamesPerPair)
+		errs = errs.Add(games.Invalid("games_per_pair", "%d out of range 1-%d", t.GamesPerPair, MaxGamesPerPair))
 	}
 	if t.Concurrency == 0 {
 		t.Concurrency = 1
 	}
 	if t.Concurrency < 1 || t.Concurrency > MaxConcurrency {
-		return games.Invalid("concurrency", "%d out of range 1-%d", t.Concurrency, MaxConcurrency)
+		errs = errs.Add(games.Invalid("concurrency", "%d out of range 1-%d", t.Concurrency, MaxConcurrency))
 	}
 	if t.Kind == "" {
 		t.Kind = KindRoundRobin
+	}
+	if err := errs.Err(); err != nil {
+		return err
 	}
 	t.TotalGames = t.Schedule().Total()
 	return nil

@@ -491,3 +491,28 @@ func TestEnginePortIsNotTheServers(t *testing.T) {
 		t.Errorf("upload: %d %s, want 400 on port", code, body)
 	}
 }
+
+// A request with several bad fields names them all at once (issue 16, item
+// 16): "field" and "message" are the first's, "fields" has every one.
+func TestTournamentErrorsAllAtOnce(t *testing.T) {
+	s := newAPIServer(t)
+	code, body := s.do(t, apiRequest{method: "POST", path: "/api/tournaments", contentType: "application/json",
+		body: strings.NewReader(`{"name":"","game":"othello","engines":[1],"games_per_pair":-1,"pace_ms":3600000}`)})
+	var e struct {
+		Error struct {
+			Code, Field string
+			Fields      map[string]string
+		}
+	}
+	if err := json.Unmarshal(body, &e); err != nil || code != http.StatusBadRequest {
+		t.Fatalf("%d %s", code, body)
+	}
+	for _, f := range []string{"name", "engines", "games_per_pair", "pace_ms"} {
+		if e.Error.Fields[f] == "" {
+			t.Errorf("no error for %s in %s", f, body)
+		}
+	}
+	if e.Error.Code != "invalid" || e.Error.Field != "name" {
+		t.Errorf("first error %q on %q, want invalid on name", e.Error.Code, e.Error.Field)
+	}
+}

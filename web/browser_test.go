@@ -578,6 +578,15 @@ func TestBrowser(t *testing.T) {
 		b.waitJS(t, "admin mode", `document.body.classList.contains('admin')`, 15*time.Second)
 		b.run(t, "open the form", 30*time.Second, chromedp.Click(chromedp.CSS("#new-tournament summary")))
 		b.waitJS(t, "the engine choice", `document.querySelectorAll('#t-engines input').length >= 3`, 30*time.Second)
+		// No name, no engines, -1 games a pair and an hour's pace: every
+		// field's error at once (issue 16, item 16).
+		b.setValue(t, "#t-games", "-1")
+		b.setValue(t, "#t-pace", "3600")
+		b.run(t, "submit it empty", 30*time.Second,
+			chromedp.WaitVisible(chromedp.CSS("#t-name")),
+			chromedp.Click(chromedp.CSS(`#tournament-form button[type=submit]`)))
+		b.waitJS(t, "every field's error", `['name', 'engines', 'games_per_pair', 'pace_ms'].every((f) => document.querySelector('#tournament-form .field-error[data-field=' + f + ']').textContent !== '')`, 30*time.Second)
+		b.setValue(t, "#t-pace", "0.2")
 		// No engines chosen: the API's error goes next to the engines.
 		b.setValue(t, "#t-move-time", "0.05")
 		b.setValue(t, "#t-games", "50")
@@ -599,6 +608,15 @@ func TestBrowser(t *testing.T) {
 		s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d", tid), nil, &tj)
 		if tj.Name != "Form cup" || tj.Status != "pending" || tj.TotalGames != 50 {
 			t.Errorf("created %+v, want Form cup, pending, 50 games", tj)
+		}
+		var settings struct {
+			Settings struct {
+				PaceMS int64 `json:"pace_ms"`
+			}
+		}
+		s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d", tid), nil, &settings)
+		if settings.Settings.PaceMS != 200 {
+			t.Errorf("pace_ms %d, want the form's 0.2 s", settings.Settings.PaceMS)
 		}
 		b.run(t, "start", 30*time.Second, chromedp.Click(chromedp.CSS("#start")))
 		b.waitJS(t, "running", `document.querySelector('#status').textContent === 'running' && document.querySelector('#start').hidden`, 30*time.Second)

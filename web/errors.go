@@ -27,6 +27,9 @@ type errorJSON struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Field   string `json:"field,omitempty"`
+	// Fields has every field in error when there are several (a form shows
+	// them all at once); Field and Message are the first's, and all of them.
+	Fields map[string]string `json:"fields,omitempty"`
 }
 
 func errInvalid(field, msg string) *games.Error {
@@ -40,6 +43,13 @@ func apiError(err error) errorJSON {
 	var e *games.Error
 	if errors.As(err, &e) {
 		out.Field = e.Field
+	}
+	var list games.Errors
+	if errors.As(err, &list) {
+		out.Fields = make(map[string]string, len(list))
+		for _, x := range list {
+			out.Fields[x.Field] = x.Message
+		}
 	}
 	if out.Code == games.EInternal {
 		out.Message = "internal error"

@@ -42,6 +42,7 @@ export class APIError extends Error {
     this.status = status;
     this.code = (e && e.code) || '';
     this.field = (e && e.field) || '';
+    this.fields = (e && e.fields) || null; // every field in error, when there are several
   }
 }
 
@@ -287,17 +288,21 @@ export function resultText(result) {
  */
 export function showErrors(form, err) {
   clearErrors(form);
-  const field = err.field || '';
-  let slot = $(`.field-error[data-field="${CSS.escape(field)}"]`, form);
-  if (!slot) slot = $('.field-error[data-field=""]', form);
-  if (slot) {
-    slot.textContent = err.message;
+  // Every field in error at once when the API names several.
+  const all = err.fields ? Object.entries(err.fields) : [[err.field || '', err.message]];
+  let first = null;
+  for (const [field, message] of all) {
+    let slot = $(`.field-error[data-field="${CSS.escape(field)}"]`, form);
+    if (!slot) slot = $('.field-error[data-field=""]', form);
+    if (!slot) continue;
+    slot.textContent = slot.textContent ? `${slot.textContent} ${message}` : message;
     const input = slot.closest('.field')?.querySelector('input, select, textarea');
     if (input) {
       input.setAttribute('aria-invalid', 'true');
-      input.focus();
+      first = first || input;
     }
   }
+  if (first) first.focus();
 }
 
 export function clearErrors(form) {

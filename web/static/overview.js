@@ -135,6 +135,8 @@ form.addEventListener('submit', async (ev) => {
     games_per_pair: Number($('#t-games').value) || 0,
     move_time_ms: Math.round(Number($('#t-move-time').value) * 1000) || 0,
     concurrency: Number($('#t-concurrency').value) || 0,
+    pace_ms: Math.round(Number($('#t-pace').value) * 1000) || 0,
+    connect_timeout_ms: Math.round(Number($('#t-connect').value) * 1000) || 0,
     start: $('#t-start').checked,
   };
   if (!$('#t-rule').closest('.rule-only').hidden) body.rule = $('#t-rule').value;
