@@ -7,6 +7,7 @@ import (
 	"mime/multipart"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -355,7 +356,9 @@ func waitNoEngines(t *testing.T, bin string, serverPid int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		left := enginesOf(bin)
+		// Only the killed server's: tests that run beside this one have
+		// engines of their own.
+		left := slices.DeleteFunc(enginesOf(bin), func(pid int) bool { return !engineOf(pid, bin, serverPid) })
 		if len(left) == 0 {
 			return
 		}
@@ -371,6 +374,33 @@ func waitNoEngines(t *testing.T, bin string, serverPid int) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// engineOf reports whether engine process pid was started by the server
+// serverPid: a sandboxed engine is in that server's cgroups (named
+// taikai/<server pid>-...); an unsandboxed one was its child, and is not the
+// child of another server that still runs.
+func engineOf(pid int, bin string, serverPid int) bool {
+	cgroup, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+	if i := strings.Index(string(cgroup), "/taikai/"); i >= 0 {
+		return strings.Contains(string(cgroup), fmt.Sprintf("/taikai/%d-", serverPid))
+	}
+	stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return true
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 2 {
+		return true
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	if ppid == serverPid {
+		return true
+	}
+	parent, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", ppid))
+	args := strings.Split(string(parent), "\x00")
+	return !(len(args) > 1 && args[0] == bin && args[1] == "serve")
 }
 
 // enginesOf lists live `<bin> engine ...` processes.
