@@ -9,31 +9,12 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/engines/protocol/protocoltest"
 )
-
-// tcpPair returns both ends of a loopback TCP connection, closed at cleanup.
-func tcpPair(tb testing.TB) (client, server net.Conn) {
-	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer ln.Close()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s, err := ln.Accept()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { c.Close(); s.Close() })
-	return c, s
-}
 
 func pair(tb testing.TB) (client net.Conn, server *protocol.Conn) {
 	tb.Helper()
-	c, s := tcpPair(tb)
+	c, s := protocoltest.TCPPair(tb)
 	s.SetReadDeadline(time.Now().Add(10 * time.Second))
 	return c, protocol.NewConn(s)
 }

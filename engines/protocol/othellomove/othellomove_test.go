@@ -10,6 +10,7 @@ import (
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/protocol/othellomove"
+	"github.com/taikai-dev/taikai/engines/protocol/protocoltest"
 	"github.com/taikai-dev/taikai/games"
 )
 
@@ -108,7 +109,7 @@ func TestNamesAreWords(t *testing.T) {
 		{"", "-"},
 		{"田中 2", "田中_2"},
 	} {
-		client, server := tcpPair(t)
+		client, server := protocoltest.TCPPair(t)
 		seat := othellomove.New(server, engines.SeatConfig{Color: games.White})
 		seat.Listen(func(engines.Event) {})
 		seat.Begin(context.Background(), engines.Start{Color: games.White, Opponent: tc.name, Board: board{}, Turn: games.Black, Remaining: time.Second})
@@ -119,24 +120,4 @@ func TestNamesAreWords(t *testing.T) {
 		}
 		seat.Close()
 	}
-}
-
-// tcpPair returns both ends of a loopback TCP connection, closed at cleanup.
-func tcpPair(tb testing.TB) (client, server net.Conn) {
-	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer ln.Close()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s, err := ln.Accept()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { c.Close(); s.Close() })
-	return c, s
 }

@@ -1,10 +1,12 @@
-// Package protocoltest drives a wire adapter with a client's bytes held in
-// memory, for the adapters' fuzz targets: no TCP, no process.
+// Package protocoltest helps the adapters' tests: it drives a wire adapter
+// with a client's bytes held in memory (the fuzz targets: no TCP, no
+// process), and gives both ends of a real loopback connection.
 package protocoltest
 
 import (
 	"bytes"
 	"io"
+	"net"
 	"sync"
 	"testing"
 	"time"
@@ -73,4 +75,24 @@ func Drive(tb testing.TB, seat engines.Seat) []engines.Event {
 		}
 	}
 	return events
+}
+
+// TCPPair returns both ends of a loopback TCP connection, closed at cleanup.
+func TCPPair(tb testing.TB) (client, server net.Conn) {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := ln.Accept()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close(); s.Close() })
+	return c, s
 }
