@@ -86,7 +86,6 @@ type Tally struct {
 	Wins   int
 	Losses int
 	Draws  int
-	Score  int // sum of piece differences over its games (BYE sends wins - losses)
 }
 
 var (

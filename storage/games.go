@@ -276,9 +276,9 @@ func (db *DB) CountGames(ctx context.Context, tournamentID int64) (map[string]in
 func (db *DB) Tallies(ctx context.Context, tournamentID int64, ids [2]int64) ([2]engines.Tally, error) {
 	var recs [2]engines.Tally
 	for i, id := range ids {
-		err := db.r.QueryRowContext(ctx, `SELECT e.name, coalesce(s.disc_diff, 0), coalesce(s.wins, 0), coalesce(s.losses, 0)
+		err := db.r.QueryRowContext(ctx, `SELECT e.name, coalesce(s.wins, 0), coalesce(s.losses, 0), coalesce(s.draws, 0)
 			FROM engines e LEFT JOIN standings s ON s.engine_id = e.id AND s.tournament_id = ? WHERE e.id = ?`, tournamentID, id).
-			Scan(&recs[i].Name, &recs[i].Score, &recs[i].Wins, &recs[i].Losses)
+			Scan(&recs[i].Name, &recs[i].Wins, &recs[i].Losses, &recs[i].Draws)
 		if err != nil {
 			return recs, fmt.Errorf("record of engine %d: %w", id, err)
 		}

@@ -346,9 +346,6 @@ func (m *match) game(ctx context.Context, runner *tournament.Runner, i int) erro
 
 // tally adds a finished game to the engines' records.
 func (m *match) tally(black, white int, p *tournament.Played) {
-	d := p.Stones[0] - p.Stones[1]
-	m.records[black].Score += d
-	m.records[white].Score -= d
 	switch p.Outcome.Winner {
 	case games.Black:
 		m.records[black].Wins++
