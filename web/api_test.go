@@ -37,7 +37,7 @@ type apiServer struct {
 	data string
 }
 
-func newAPIServer(tb testing.TB) *apiServer {
+func newAPIServer(tb testing.TB, options ...func(*web.Server)) *apiServer {
 	tb.Helper()
 	dir := tb.TempDir()
 	db, err := storage.Open(context.Background(), filepath.Join(dir, "taikai.db"))
@@ -47,7 +47,10 @@ func newAPIServer(tb testing.TB) *apiServer {
 	data := filepath.Join(dir, "data")
 	hub := web.NewLive(db, nil)
 	svc := &tournament.Service{Store: db, Runner: &tournament.Runner{Launcher: &engines.Launcher{}}, Sink: hub, DataDir: data}
-	srv := &web.Server{DB: db, Service: svc, Live: hub, Token: apiToken, DataDir: data, Metrics: web.NewMetrics(), BodyTimeout: time.Second, UploadTimeout: time.Second}
+	srv := &web.Server{DB: db, Service: svc, Live: hub, Token: apiToken, DataDir: data, Metrics: web.NewMetrics()}
+	for _, o := range options {
+		o(srv)
+	}
 	h, err := srv.Handler()
 	if err != nil {
 		tb.Fatal(err)
@@ -448,7 +451,7 @@ func TestAPIMethodsAnswerJSON(t *testing.T) {
 // A body shorter than its Content-Length is answered once the body's time
 // is up, not after the server's whole read timeout (issue 16, item 11).
 func TestShortBodyIsAnswered(t *testing.T) {
-	s := newAPIServer(t)
+	s := newAPIServer(t, func(srv *web.Server) { srv.BodyTimeout, srv.UploadTimeout = time.Second, time.Second })
 	for _, ct := range []string{"application/json", "multipart/form-data; boundary=x"} {
 		c, err := net.Dial("tcp", s.Listener.Addr().String())
 		if err != nil {
