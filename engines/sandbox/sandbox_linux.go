@@ -506,6 +506,9 @@ func closeOnExec() {
 // listenIn opens a TCP listener on 127.0.0.1:port inside the network
 // namespace of pid: the calling OS thread enters that namespace only for the
 // socket(2), bind(2) and listen(2) calls, and the socket stays there.
+// loopbackWait bounds the wait for a sandbox's loopback to come up.
+const loopbackWait = 5 * time.Second
+
 func listenIn(pid, pidfd, port int) (net.Listener, error) {
 	runtime.LockOSThread()
 	orig, err := os.Open("/proc/thread-self/ns/net")
@@ -518,7 +521,16 @@ func listenIn(pid, pidfd, port int) (net.Listener, error) {
 		runtime.UnlockOSThread()
 		return nil, fmt.Errorf("enter the network namespace of %d: %w", pid, err)
 	}
-	ln, lerr := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	// bwrap reports the init's pid as soon as it has cloned it; the init
+	// brings the namespace's loopback up a moment later. Until then a bind
+	// to 127.0.0.1 fails with EADDRNOTAVAIL (seen in 2 of 3 taikai bench
+	// runs, a sandboxed game lost as a crash): try again until it is up.
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	ln, lerr := net.Listen("tcp", addr)
+	for deadline := time.Now().Add(loopbackWait); errors.Is(lerr, unix.EADDRNOTAVAIL) && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+		ln, lerr = net.Listen("tcp", addr)
+	}
 	if err := unix.Setns(int(orig.Fd()), unix.CLONE_NEWNET); err != nil {
 		// This thread must not run anything else: leave it locked, and the
 		// runtime ends it with this goroutine.
