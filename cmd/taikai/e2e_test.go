@@ -310,8 +310,15 @@ func TestCrashRestart(t *testing.T) {
 		s.stop(t, syscall.SIGKILL)
 		kills++
 		t.Logf("kill %d at %d/%d finished games", kills, tr.FinishedGames, tr.TotalGames)
-		waitNoEngines(t, bin, pid)
+		left := waitNoEngines(t, bin, pid)
 		s = startServer(t, bin, db, data)
+		if len(left) > 0 {
+			// A server killed while an engine's sandbox was being set up
+			// leaves that engine to the next start, whose Sweep kills what
+			// is left in the dead server's cgroups (docs/SANDBOX.md).
+			t.Logf("kill %d: engines %v of the killed server were left to the next start", kills, left)
+			waitGone(t, left)
+		}
 	}
 	if kills < 4 {
 		t.Fatalf("the tournament finished after %d kills; make it longer", kills)
@@ -351,8 +358,9 @@ func TestCrashRestart(t *testing.T) {
 	t.Logf("%d kills; %d games interrupted and played again", kills, aborted)
 }
 
-// waitNoEngines checks that the engines of a killed server died with it.
-func waitNoEngines(t *testing.T, bin string, serverPid int) {
+// waitNoEngines waits up to 10 s for the engines of a killed server to die
+// with it, and returns those that did not, after describing them.
+func waitNoEngines(t *testing.T, bin string, serverPid int) []int {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -360,19 +368,31 @@ func waitNoEngines(t *testing.T, bin string, serverPid int) {
 		// engines of their own.
 		left := slices.DeleteFunc(enginesOf(bin), func(pid int) bool { return !engineOf(pid, bin, serverPid) })
 		if len(left) == 0 {
-			return
+			return nil
 		}
 		if time.Now().After(deadline) {
-			var about []string
 			for _, pid := range left {
 				status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 				cgroup, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
-				ns, _ := os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", pid))
-				about = append(about, fmt.Sprintf("%d (pid ns %s):\n%s%s", pid, ns, status, cgroup))
+				t.Logf("engine %d outlived the killed server %d:\n%s%s", pid, serverPid, status, cgroup)
 			}
-			t.Fatalf("engine processes outlived the killed server %d: %v\n%s", serverPid, left, strings.Join(about, "\n"))
+			return left
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitGone fails the test unless the processes are gone within 10 s.
+func waitGone(t *testing.T, pids []int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, pid := range pids {
+		for alive(pid) {
+			if time.Now().After(deadline) {
+				t.Fatalf("engine %d of a killed server outlived the next start too", pid)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 	}
 }
 
