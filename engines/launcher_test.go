@@ -229,14 +229,7 @@ func TestStopKillsProcessGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	r := bufio.NewReader(c)
-	c.(net.Conn).SetReadDeadline(time.Now().Add(5 * time.Second))
-	r.ReadString('\n')
-	line, err := r.ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "CHILD ") {
-		t.Fatalf("child line %q, %v", line, err)
-	}
-	child, _ := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "CHILD ")))
+	child := spawnedChild(t, c)
 	if !alive(child) {
 		t.Fatalf("grandchild %d not running", child)
 	}
@@ -266,15 +259,8 @@ func TestStartOnCPU(t *testing.T) {
 	}
 	defer p.Stop(50 * time.Millisecond)
 	defer c.Close()
-	r := bufio.NewReader(c)
-	c.(net.Conn).SetReadDeadline(time.Now().Add(5 * time.Second))
-	r.ReadString('\n')
-	line, err := r.ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "CHILD ") {
-		t.Fatalf("child line %q, %v", line, err)
-	}
-	child := strings.TrimSpace(strings.TrimPrefix(line, "CHILD "))
-	for _, pid := range []string{strconv.Itoa(p.Pid()), child} {
+	child := spawnedChild(t, c)
+	for _, pid := range []string{strconv.Itoa(p.Pid()), strconv.Itoa(child)} {
 		b, err := os.ReadFile("/proc/" + pid + "/status")
 		if err != nil {
 			t.Fatal(err)
@@ -288,6 +274,24 @@ func TestStartOnCPU(t *testing.T) {
 	if got := cpusAllowed(string(b)); got == strconv.Itoa(want) {
 		t.Errorf("the launcher itself was left on CPU %s", got)
 	}
+}
+
+// spawnedChild reads the "spawn" helper's HELLO and CHILD lines and returns
+// the pid of the grandchild it started.
+func spawnedChild(t *testing.T, c engines.Stream) int {
+	t.Helper()
+	r := bufio.NewReader(c)
+	c.(net.Conn).SetReadDeadline(time.Now().Add(5 * time.Second))
+	r.ReadString('\n')
+	line, err := r.ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "CHILD ") {
+		t.Fatalf("child line %q, %v", line, err)
+	}
+	child, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "CHILD ")))
+	if err != nil {
+		t.Fatalf("child line %q: %v", line, err)
+	}
+	return child
 }
 
 func cpusAllowed(status string) string {

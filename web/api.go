@@ -505,15 +505,9 @@ type gameJSON struct {
 // boardView is how the dashboard draws a game's board (games.View), with its
 // start position: the browser knows no game by name.
 type boardView struct {
-	Style  string   `json:"style"`
-	Stars  [][2]int `json:"stars,omitempty"`
-	Flips  bool     `json:"flips,omitempty"`
-	Score  bool     `json:"score,omitempty"`
-	Coords string   `json:"coords"`
-	Pieces string   `json:"pieces"`
-	Win    string   `json:"win,omitempty"`
-	Draw   string   `json:"draw,omitempty"`
-	Start  []string `json:"start"`
+	games.View
+	Stars [][2]int `json:"stars,omitempty"` // as [x, y] pairs: shadows View.Stars
+	Start []string `json:"start"`
 }
 
 // withView adds the board view to a game for the dashboard.
@@ -527,8 +521,7 @@ func withView(g gameJSON) gameJSON {
 		size = gm.Size
 	}
 	v := gm.View(size)
-	bv := &boardView{Style: v.Style, Flips: v.Flips, Score: v.Score, Coords: v.Coords, Pieces: v.Pieces, Win: v.Win, Draw: v.Draw,
-		Start: newReplay(g.Game, g.Rule, size).rows()}
+	bv := &boardView{View: v, Start: newReplay(g.Game, g.Rule, size).rows()}
 	for _, p := range v.Stars {
 		bv.Stars = append(bv.Stars, [2]int{p.X, p.Y})
 	}
