@@ -17,8 +17,9 @@ const (
 	EForbidden    = "forbidden"
 	ETooLarge     = "too_large"
 	EUnsupported  = "unsupported_media_type"
-	EUnavailable  = "unavailable" // the server cannot do it as it runs (no engine sandbox on this host)
-	EInternal     = "internal"    // anything else: a bug or a broken system, not the caller's doing
+	EUnavailable  = "unavailable"          // the server cannot do it as it runs (no engine sandbox on this host, a database it cannot use)
+	ENoSpace      = "insufficient_storage" // the server's disk is full
+	EInternal     = "internal"             // anything else: a bug or a broken system, not the caller's doing
 )
 
 // Error is taikai's one error type for errors a caller can act on: a code,
@@ -28,10 +29,16 @@ type Error struct {
 	Code    string
 	Field   string
 	Message string
+	// Err is the cause, for the server's log: it may name server paths that
+	// the message, which callers see, must not.
+	Err error
 }
 
 // Error returns the message.
 func (e *Error) Error() string { return e.Message }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Invalid is an error in the input field named: "field: what is wrong".
 func Invalid(field, format string, args ...any) *Error {

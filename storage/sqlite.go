@@ -15,10 +15,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/migrations"
 )
 
@@ -126,23 +128,52 @@ func (db *DB) migrate(ctx context.Context) error {
 func (db *DB) write(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return classify(err)
 	}
 	defer tx.Rollback()
 	if err := fn(tx); err != nil {
-		return err
+		return classify(err)
 	}
-	return tx.Commit()
+	return classify(tx.Commit())
 }
 
 // read runs fn in a read transaction, so that its queries see one snapshot.
 func (db *DB) read(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return err
+		return classify(err)
 	}
 	defer tx.Rollback()
-	return fn(tx)
+	return classify(fn(tx))
+}
+
+// classify turns the errors of a database the server cannot use (a full
+// disk, a read-only or failing file, a lock held too long) into errors with a
+// code and a message that names no server path; the cause stays wrapped for
+// the log. Other errors are returned as they are.
+func classify(err error) error {
+	var se sqlite3.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, syscall.ENOSPC), errors.As(err, &se) && se.Code == sqlite3.ErrFull:
+		return &games.Error{Code: games.ENoSpace, Message: "the server's disk is full: the database cannot store anything until space is freed", Err: err}
+	case errors.As(err, &se):
+		switch se.Code {
+		case sqlite3.ErrIoErr, sqlite3.ErrReadonly, sqlite3.ErrCantOpen, sqlite3.ErrBusy, sqlite3.ErrLocked, sqlite3.ErrCorrupt, sqlite3.ErrNotADB, sqlite3.ErrPerm:
+			return &games.Error{Code: games.EUnavailable, Message: "the database is unavailable: " + se.Code.Error(), Err: err}
+		}
+	}
+	return err
+}
+
+// CheckWrite commits a write, which /healthz uses to tell a database it can
+// read from one it can store games in.
+func (db *DB) CheckWrite(ctx context.Context) error {
+	return db.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('health_checked_at', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, strconv.FormatInt(now(), 10))
+		return err
+	})
 }
 
 // Checkpoint copies the WAL into the database file (for backups and tests).
@@ -195,5 +226,5 @@ func isUnique(err error) bool {
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error {
 	var one int
-	return db.r.QueryRowContext(ctx, `SELECT 1`).Scan(&one)
+	return classify(db.r.QueryRowContext(ctx, `SELECT 1`).Scan(&one))
 }

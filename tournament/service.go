@@ -51,6 +51,64 @@ type Service struct {
 	runs   map[int64]*run
 	wg     sync.WaitGroup
 	closed bool
+	store  storeHealth
+}
+
+// storeHealth is whether the store takes writes: a full disk or a database
+// the server cannot write to stops every tournament until it works again.
+type storeHealth struct {
+	mu     sync.Mutex
+	err    error     // the last failure, nil once a write worked again
+	since  time.Time // when it started failing
+	logged time.Time // when it was last logged
+}
+
+// storeLogEvery is how often a storage failure that goes on is logged again.
+const storeLogEvery = time.Minute
+
+// StorageError is the store's failure while tournaments wait for it (a full
+// disk), nil when it works.
+func (s *Service) StorageError() error {
+	s.store.mu.Lock()
+	defer s.store.mu.Unlock()
+	return s.store.err
+}
+
+// storeFailed records a write that failed for a reason that may pass (see
+// transient), and logs it: at once the first time, then every storeLogEvery.
+func (s *Service) storeFailed(what string, err error, args ...any) {
+	h := &s.store
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := time.Now()
+	if h.err == nil {
+		h.since, h.logged = now, time.Time{}
+	}
+	h.err = err
+	if now.Sub(h.logged) < storeLogEvery {
+		return
+	}
+	h.logged = now
+	s.log().Error(what+": the database cannot store it; tournaments wait and go on by themselves once it can",
+		append(args, "err", err, "cause", errors.Unwrap(err), "failing_for", now.Sub(h.since).Round(time.Second))...)
+}
+
+// storeOK records a write that worked.
+func (s *Service) storeOK() {
+	h := &s.store
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.err != nil {
+		s.log().Info("the database stores again: tournaments go on", "failed_for", time.Since(h.since).Round(time.Second))
+		h.err = nil
+	}
+}
+
+// transient reports whether a store error may pass without a restart: a full
+// disk, a database locked or unwritable for now.
+func transient(err error) bool {
+	c := games.ErrorCode(err)
+	return c == games.ENoSpace || c == games.EUnavailable
 }
 
 func (s *Service) log() *slog.Logger {
@@ -213,7 +271,11 @@ func (s *Service) schedule(ctx context.Context, t *Tournament) {
 			if ctx.Err() != nil {
 				return
 			}
-			log.Error("next game", "err", err)
+			if transient(err) {
+				s.storeFailed("next game", err, "tournament", t.ID)
+			} else {
+				log.Error("next game", "err", err)
+			}
 			sleepCtx(ctx, time.Second)
 			continue
 		}
@@ -241,10 +303,15 @@ func (s *Service) schedule(ctx context.Context, t *Tournament) {
 			if ctx.Err() != nil {
 				return
 			}
-			log.Error("start game", "index", idx, "err", err)
+			if transient(err) {
+				s.storeFailed("start game", err, "tournament", t.ID, "index", idx)
+			} else {
+				log.Error("start game", "index", idx, "err", err)
+			}
 			sleepCtx(ctx, time.Second)
 			continue
 		}
+		s.storeOK()
 		games.Go(func() {
 			defer func() {
 				// Told before the slot is free: the scheduler, seeing no game
@@ -332,21 +399,8 @@ func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) bool {
 		runner.DataDir = s.DataDir
 	}
 	p := runner.Play(ctx, spec)
-	// A game that ended must be stored even if the tournament was cancelled or
-	// the server is stopping meanwhile.
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	for attempt := 0; ; attempt++ {
-		err := s.Store.FinishGame(sctx, p)
-		if err == nil {
-			break
-		}
-		if attempt >= 5 || errors.Is(err, context.DeadlineExceeded) {
-			s.log().Error("store game", "game", spec.ID, "err", err)
-			s.abandon(p, err)
-			return false
-		}
-		sleepCtx(sctx, time.Duration(attempt+1)*200*time.Millisecond)
+	if !s.storeGame(ctx, p) {
+		return false
 	}
 	ended := *header
 	ended.Status = GameFinished
@@ -360,6 +414,43 @@ func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) bool {
 		"result", ended.Result, "reason", ended.Reason, "plies", ended.Plies)
 	s.publish(Event{Type: EventGameEnded, TournamentID: t.ID, GameID: spec.ID, Game: &ended, Played: p})
 	return ended.Status == GameFinished
+}
+
+// storeGame stores a finished game. A game that ended must be stored even if
+// the tournament was cancelled or the server is stopping meanwhile, and a
+// full disk or a database that cannot be written for now is waited out,
+// however long, with the game in memory: its tournament goes on by itself
+// once the write works. It gives up only on an error that will not pass
+// (after a few tries; the game is then stored as aborted, to be played
+// again), or when the server is stopping and one more try failed (the game's
+// row stays running, and it is played again at the next start). It reports
+// whether the game was stored.
+func (s *Service) storeGame(ctx context.Context, p *Played) bool {
+	wait := 200 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		err := s.Store.FinishGame(sctx, p)
+		cancel()
+		switch {
+		case err == nil:
+			s.storeOK()
+			return true
+		case !transient(err):
+			if attempt >= 5 {
+				s.log().Error("store game", "game", p.Spec.ID, "err", err)
+				s.abandon(p, err)
+				return false
+			}
+		case ctx.Err() != nil:
+			s.log().Error("game not stored before the server stopped: it is played again at the next start", "game", p.Spec.ID, "err", err, "cause", errors.Unwrap(err))
+			return false
+		default:
+			s.storeFailed("store game", err, "game", p.Spec.ID)
+		}
+		// A stop or a cancel ends the wait, for one last try.
+		sleepCtx(ctx, wait)
+		wait = min(2*wait, 5*time.Second)
+	}
 }
 
 // abandon stores a game that could not be stored as aborted, without its

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"syscall"
 
 	"github.com/taikai-dev/taikai/games"
 )
@@ -19,6 +20,7 @@ var statusOf = map[string]int{
 	games.ETooLarge:     http.StatusRequestEntityTooLarge,
 	games.EUnsupported:  http.StatusUnsupportedMediaType,
 	games.EUnavailable:  http.StatusServiceUnavailable,
+	games.ENoSpace:      http.StatusInsufficientStorage,
 	games.EInternal:     http.StatusInternalServerError,
 }
 
@@ -36,9 +38,18 @@ func errInvalid(field, msg string) *games.Error {
 	return &games.Error{Code: games.EInvalid, Field: field, Message: msg}
 }
 
+// diskFull says a full disk as such, whatever failed on it.
+func diskFull(err error) error {
+	if games.ErrorCode(err) == games.EInternal && (errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)) {
+		return &games.Error{Code: games.ENoSpace, Message: "the server's disk is full: nothing can be stored until space is freed", Err: err}
+	}
+	return err
+}
+
 // apiError turns any error into the API's error. The message of an internal
 // error is not shown (it is logged).
 func apiError(err error) errorJSON {
+	err = diskFull(err)
 	out := errorJSON{Code: games.ErrorCode(err), Message: err.Error()}
 	var e *games.Error
 	if errors.As(err, &e) {
@@ -59,9 +70,13 @@ func apiError(err error) errorJSON {
 
 // writeError writes an error response; internal errors are logged, not shown.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	err = diskFull(err)
 	e := apiError(err)
-	if e.Code == games.EInternal {
-		s.log().Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	// Logged: a bug, or a cause on the server's side (a full disk), with
+	// the details the caller is not shown.
+	var ge *games.Error
+	if e.Code == games.EInternal || errors.As(err, &ge) && ge.Err != nil {
+		s.log().Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err, "cause", errors.Unwrap(err))
 	}
 	writeJSON(w, statusOf[e.Code], map[string]errorJSON{"error": e})
 }

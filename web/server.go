@@ -16,12 +16,14 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	"golang.org/x/sys/unix"
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/games"
@@ -173,17 +175,49 @@ func (s *Server) Handler() (http.Handler, error) {
 	return r, nil
 }
 
+// minFreeBytes is the free disk space under which /healthz says the disk is
+// full: less than a finished game and its logs may need.
+const minFreeBytes = 1 << 20
+
+// healthz answers 200 with {"status": "ok"} when the server can run
+// tournaments, and 503 with a status and an error saying what is wrong: a
+// database it cannot read ("database unavailable") or write ("database
+// unwritable"), a full disk ("disk full"), or games that could not be stored
+// ("storage failing"; the tournaments go on by themselves when it works).
+// The sandbox's state is shown either way.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	if err := s.DB.Ping(r.Context()); err != nil {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "database unavailable"})
-		return
-	}
-	out := map[string]string{"status": "ok", "sandbox": s.Sandbox}
-	if s.Sandbox == "" {
-		out["sandbox"] = "off"
-	}
+	out := map[string]string{"status": "ok", "sandbox": cmp.Or(s.Sandbox, "off")}
 	if s.SandboxError != "" {
 		out["sandbox_error"] = s.SandboxError
+	}
+	fail := func(status string, err error) {
+		out["status"] = status
+		if err != nil {
+			out["error"] = apiError(err).Message
+		}
+		writeJSON(w, http.StatusServiceUnavailable, out)
+	}
+	if err := s.DB.Ping(r.Context()); err != nil {
+		fail("database unavailable", err)
+		return
+	}
+	for _, d := range []struct{ what, dir string }{{"database", filepath.Dir(s.DB.Path())}, {"data directory", s.DataDir}} {
+		var st unix.Statfs_t
+		if d.dir != "" && unix.Statfs(d.dir, &st) == nil && st.Bavail*uint64(st.Bsize) < minFreeBytes {
+			out["error"] = fmt.Sprintf("less than %d MiB free on the disk of the %s", minFreeBytes>>20, d.what)
+			fail("disk full", nil)
+			return
+		}
+	}
+	if err := s.DB.CheckWrite(r.Context()); err != nil {
+		fail("database unwritable", err)
+		return
+	}
+	if s.Service != nil {
+		if err := s.Service.StorageError(); err != nil {
+			fail("storage failing", err)
+			return
+		}
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -164,7 +164,28 @@ func uploadError(err error) error {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return errInvalid("body", "body: the upload did not arrive in time (is Content-Length longer than the body?)")
 	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		// Writing the engine's files failed: the server's problem (a full
+		// disk, say), and its paths are not the caller's business.
+		return err
+	}
 	return errInvalid("file", "file: "+err.Error())
+}
+
+// RemoveUploadLeftovers removes what uploads killed with the server left in
+// the engines' directory (their temporary directories); serve calls it at
+// start, before any upload can be under way.
+func RemoveUploadLeftovers(enginesDir string) error {
+	left, err := filepath.Glob(filepath.Join(enginesDir, ".upload-*"))
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, dir := range left {
+		errs = append(errs, os.RemoveAll(dir))
+	}
+	return errors.Join(errs...)
 }
 
 // unpack stores one uploaded file into dir: archives are extracted, anything

@@ -193,6 +193,9 @@ func (a *server) Open(ctx context.Context) error {
 	if err := os.MkdirAll(a.enginesDir, 0o755); err != nil {
 		return fmt.Errorf("data directory: %w", err)
 	}
+	if err := web.RemoveUploadLeftovers(a.enginesDir); err != nil {
+		a.log.Warn("cannot remove what killed uploads left", "err", err)
+	}
 	a.sandbox(launcher)
 	runner := &tournament.Runner{Launcher: launcher, DataDir: data, Log: a.log, Affinity: a.cfg.affinity}
 	metrics := web.NewMetrics()
