@@ -33,11 +33,13 @@ func TestBrowser(t *testing.T) {
 	}
 	var final, rr, gomoku tournamentAnswer
 	// Games of a few seconds each: alpha-beta thinks for part of its 300 ms
-	// per move, so the game page sees moves arrive. Six of them, so that one
-	// is still being played for the overview and the reconnection steps.
+	// per move, so the game page sees moves arrive. Forty of them, more than
+	// the whole test lasts even on a busy machine, so that one is always
+	// being played for the overview, the reconnection and the projector
+	// steps; the test cancels it at the end.
 	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
 		"name": "Live final", "game": "othello", "engines": []int64{ids["othello-alphabeta"], ids["othello-greedy"]},
-		"games_per_pair": 6, "move_time_ms": 300, "concurrency": 1, "start": true,
+		"games_per_pair": 40, "move_time_ms": 300, "concurrency": 1, "start": true,
 	}, &final)
 	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
 		"name": "Class round robin", "game": "othello",
