@@ -54,6 +54,10 @@ type Protocol struct {
 	// Options are the protocol's own settings (PROTOCOLS.md); an engine is
 	// also given each one in its environment as TAIKAI_<NAME> (upper case).
 	Options []Option
+	// WireName is the form a registered name takes on this protocol's wire
+	// (the opponent's name in othello-move's START), where the protocol
+	// cannot carry every name as it is; nil: names go as they are.
+	WireName func(name string) string
 }
 
 // Clock is a default clock.

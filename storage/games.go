@@ -41,11 +41,11 @@ func (db *DB) FinishGame(ctx context.Context, p *tournament.Played) error {
 	return db.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE games SET status = ?, result = ?, reason = ?, cause = ?, plies = ?, moves = ?, auto = ?, violations = ?,
 			black_stones = ?, white_stones = ?, black_nick = ?, white_nick = ?, logs = ?, detail = ?, ended_at = ?, sandbox = ?, engine_usage = ?,
-			black_connect_ms = ?, white_connect_ms = ?
+			black_connect_ms = ?, white_connect_ms = ?, black_wire_name = ?, white_wire_name = ?
 			WHERE id = ? AND status = 'running'`,
 			status, result, p.Outcome.Reason, nullString(p.Outcome.Cause), len(p.Moves), moves, auto, viol,
 			p.Stones[0], p.Stones[1], nullString(p.Nicks[0]), nullString(p.Nicks[1]), nullString(p.Spec.LogDir), nullString(p.Detail), p.EndedAt.UnixMilli(),
-			nullString(p.Sandbox), usage, nullInt(p.ConnectMS[0]), nullInt(p.ConnectMS[1]), p.Spec.ID)
+			nullString(p.Sandbox), usage, nullInt(p.ConnectMS[0]), nullInt(p.ConnectMS[1]), nullString(p.WireNames[0]), nullString(p.WireNames[1]), p.Spec.ID)
 		if err != nil {
 			return err
 		}
@@ -138,7 +138,7 @@ func nullString(s string) any {
 }
 
 const gameColumns = `g.id, g.tournament_id, g.idx, t.settings, g.black_id, be.name, g.black_nick, g.white_id, we.name, g.white_nick,
-	g.status, g.result, g.reason, g.cause, g.plies, g.black_stones, g.white_stones, g.seed, g.logs, g.detail, g.started_at, g.ended_at, g.sandbox, g.black_connect_ms, g.white_connect_ms`
+	g.status, g.result, g.reason, g.cause, g.plies, g.black_stones, g.white_stones, g.seed, g.logs, g.detail, g.started_at, g.ended_at, g.sandbox, g.black_connect_ms, g.white_connect_ms, g.black_wire_name, g.white_wire_name`
 
 const gameFrom = ` FROM games g JOIN tournaments t ON t.id = g.tournament_id JOIN engines be ON be.id = g.black_id JOIN engines we ON we.id = g.white_id`
 
@@ -150,10 +150,11 @@ func scanGame(s scanner, extra ...any) (*tournament.Game, error) {
 		logs, detail, sandbox               sql.NullString
 		bstones, wstones, ended             sql.NullInt64
 		bconnect, wconnect                  sql.NullInt64
+		bwire, wwire                        sql.NullString
 		seed, started                       int64
 	)
 	dest := []any{&g.ID, &g.TournamentID, &g.Index, &settings, &g.Black.EngineID, &g.Black.Name, &bnick, &g.White.EngineID, &g.White.Name, &wnick,
-		&g.Status, &result, &reason, &cause, &g.Plies, &bstones, &wstones, &seed, &logs, &detail, &started, &ended, &sandbox, &bconnect, &wconnect}
+		&g.Status, &result, &reason, &cause, &g.Plies, &bstones, &wstones, &seed, &logs, &detail, &started, &ended, &sandbox, &bconnect, &wconnect, &bwire, &wwire}
 	if err := s.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}
@@ -163,6 +164,7 @@ func scanGame(s scanner, extra ...any) (*tournament.Game, error) {
 	}
 	g.Game, g.Rule, g.Size = set.Game, set.Rule, set.Size
 	g.Black.Nick, g.White.Nick = bnick.String, wnick.String
+	g.Black.WireName, g.White.WireName = bwire.String, wwire.String
 	g.Result, g.Reason, g.Cause = result.String, reason.String, cause.String
 	g.Stones = [2]int{int(bstones.Int64), int(wstones.Int64)}
 	g.Seed = uint64(seed)

@@ -33,7 +33,11 @@ type GameSpec struct {
 type Played struct {
 	Spec GameSpec
 	games.Record
-	Nicks     [2]string // names the clients gave themselves (NICK, OPEN)
+	Nicks [2]string // names the clients gave themselves (NICK, OPEN)
+	// WireNames are black's and white's names as the opponent's protocol
+	// sent them, where it had to change them (othello-move sends "6321120"
+	// as "n6321120"); "" where the name went as registered.
+	WireNames [2]string
 	StartedAt time.Time
 	EndedAt   time.Time
 	Logs      [2]string // paths of the engines' output, "" if not kept
@@ -189,6 +193,9 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 		Rand:     rand.New(rand.NewPCG(spec.Seed, uint64(spec.ID))),
 		OnMove:   spec.OnMove,
 	}
+	for i := range 2 {
+		p.WireNames[i] = wireName(players[i].Name, players[1-i].Protocol)
+	}
 	p.Outcome = ref.Run(ctx)
 	for i, s := range seats {
 		p.Nicks[i] = s.Nick()
@@ -290,4 +297,16 @@ func tallies(t [2]engines.Tally, players [2]engines.Engine, i int) [2]engines.Ta
 		opp.Name = players[1-i].Name
 	}
 	return [2]engines.Tally{own, opp}
+}
+
+// wireName is name as protocol sends it, "" if unchanged.
+func wireName(name, protocol string) string {
+	p, _ := engines.LookupProtocol(protocol)
+	if p.WireName == nil {
+		return ""
+	}
+	if w := p.WireName(name); w != name {
+		return w
+	}
+	return ""
 }

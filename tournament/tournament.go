@@ -112,6 +112,9 @@ type Player struct {
 	EngineID int64  `json:"engine_id"`
 	Name     string `json:"name"`
 	Nick     string `json:"nick,omitempty"` // the name the client gave itself
+	// WireName is the name as the opponent's client was sent it, where its
+	// protocol had to change it (othello-move: "n6321120" for "6321120").
+	WireName string `json:"wire_name,omitempty"`
 }
 
 // Game is a stored game.

@@ -191,6 +191,7 @@ type playerJSON struct {
 	EngineID int64  `json:"engine_id"`
 	Name     string `json:"name"`
 	Nick     string `json:"nick,omitempty"`
+	WireName string `json:"wire_name,omitempty"`
 }
 
 type tournamentJSON struct {

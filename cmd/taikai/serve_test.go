@@ -268,3 +268,47 @@ func TestBenchCPUProfile(t *testing.T) {
 		t.Fatalf("go tool pprof -top %s: %v\n%s", prof, err, out)
 	}
 }
+
+// Names that othello-move cannot send as registered (issue 16, item 3) reach
+// the wire as plain words, and the game keeps both forms: the registered name
+// and the one the opponent's client was sent.
+func TestWireNamesStored(t *testing.T) {
+	bin := taikaiBinary(t)
+	dir := t.TempDir()
+	s := startServer(t, bin, filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data"), "--sandbox=off")
+	num := s.postJSON(t, "/api/engines", `{"name":"6321120","game":"othello","builtin":"othello-random","protocol":"othello-move"}`)
+	kw := s.postJSON(t, "/api/engines", `{"name":"WHITE","game":"othello","builtin":"othello-greedy","protocol":"othello-move"}`)
+	plain := s.postJSON(t, "/api/engines", `{"name":"greedy","game":"othello","builtin":"othello-greedy","protocol":"othello-move"}`)
+	tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"names","game":"othello","engines":[%d,%d,%d],"games_per_pair":1,"start":true}`, num, kw, plain))
+	s.waitFinished(t, tid, 2*time.Minute)
+	want := map[string]string{"6321120": "n6321120", "WHITE": "WHITE_", "greedy": ""}
+	list := finishedGames(t, s, tid)
+	if len(list) != 3 {
+		t.Fatalf("%d games, want 3", len(list))
+	}
+	for _, g := range list {
+		var full struct {
+			Status       string
+			Black, White struct {
+				Name     string
+				WireName *string `json:"wire_name"`
+			}
+		}
+		s.call(t, "GET", fmt.Sprintf("/api/games/%d", *g.ID), nil, "", &full)
+		if full.Status != "finished" {
+			t.Errorf("game %d: %s", *g.ID, full.Status)
+		}
+		for _, p := range []struct {
+			Name     string
+			WireName *string
+		}{{full.Black.Name, full.Black.WireName}, {full.White.Name, full.White.WireName}} {
+			got := ""
+			if p.WireName != nil {
+				got = *p.WireName
+			}
+			if w, ok := want[p.Name]; !ok || got != w {
+				t.Errorf("game %d: %q was sent as %q, want %q", *g.ID, p.Name, got, w)
+			}
+		}
+	}
+}

@@ -24,8 +24,9 @@ const Protocol = "othello-move"
 var Info = engines.Protocol{
 	ConnectTimeout: 60 * time.Second, // the course's OCaml clients build an opening book before they connect
 	Name:           Protocol, Game: "othello", Transport: engines.TCP, Tallies: true,
-	New:   func(c engines.Stream, cfg engines.SeatConfig) engines.Seat { return New(c, cfg) },
-	Clock: engines.Clock{Total: 600 * time.Second, Byoyomi: 500 * time.Millisecond},
+	New:      func(c engines.Stream, cfg engines.SeatConfig) engines.Seat { return New(c, cfg) },
+	Clock:    engines.Clock{Total: 600 * time.Second, Byoyomi: 500 * time.Millisecond},
+	WireName: token,
 }
 
 func init() { engines.RegisterProtocol(Info) }
