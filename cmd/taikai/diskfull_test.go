@@ -66,6 +66,7 @@ func fill(t *testing.T, path string) int64 {
 // itself and every game is stored. A killed upload's leftover directory is
 // removed at start.
 func TestDiskFull(t *testing.T) {
+	t.Parallel()
 	disk := smallDisk(t, 32)
 	bin := taikaiBinary(t)
 	data := filepath.Join(disk, "data")

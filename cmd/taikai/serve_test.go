@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -273,6 +277,7 @@ func TestBenchCPUProfile(t *testing.T) {
 // the wire as plain words, and the game keeps both forms: the registered name
 // and the one the opponent's client was sent.
 func TestWireNamesStored(t *testing.T) {
+	t.Parallel()
 	bin := taikaiBinary(t)
 	dir := t.TempDir()
 	s := startServer(t, bin, filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data"), "--sandbox=off")
@@ -309,6 +314,83 @@ func TestWireNamesStored(t *testing.T) {
 			if w, ok := want[p.Name]; !ok || got != w {
 				t.Errorf("game %d: %q was sent as %q, want %q", *g.ID, p.Name, got, w)
 			}
+		}
+	}
+}
+
+// The README's way to get a binary and to open the dashboard to a classroom's
+// LAN (issue 16, item 19) works as written: its build command builds a
+// taikai, and `serve --addr 0.0.0.0:PORT` serves the dashboard and the public
+// API on this machine's network address, while writes still need the token.
+func TestReadmeBinaryAndLAN(t *testing.T) {
+	t.Parallel()
+	readme := string(mustRead(t, "../../README.md"))
+	build := regexp.MustCompile("`(go build -o taikai ./cmd/taikai)`").FindStringSubmatch(readme)
+	if build == nil {
+		t.Fatal("README: no `go build -o taikai ./cmd/taikai` to get a binary")
+	}
+	lan := regexp.MustCompile("`taikai serve --addr 0\\.0\\.0\\.0:(\\d+)`").FindStringSubmatch(readme)
+	if lan == nil {
+		t.Fatal("README: no `taikai serve --addr 0.0.0.0:PORT` for a classroom's LAN")
+	}
+	if !regexp.MustCompile(`(?s)0\.0\.0\.0:\d+.{0,400}admin token`).MatchString(readme) {
+		t.Error("README: the LAN instructions say nothing of the admin token")
+	}
+
+	// The build command, run at the top of the checkout, into a scratch
+	// directory instead of ./taikai.
+	bin := filepath.Join(t.TempDir(), "taikai")
+	args := strings.Fields(build[1])
+	args[3] = bin
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Dir = "../.."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", build[1], err, out)
+	}
+	if err := os.Chmod(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	// The LAN command, on a free port.
+	dir := t.TempDir()
+	s := startServer(t, bin, filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data"), "--addr", "0.0.0.0:0")
+	h, port, err := net.SplitHostPort(strings.TrimPrefix(s.url, "http://"))
+	if err != nil || !net.ParseIP(strings.Trim(h, "[]")).IsUnspecified() {
+		t.Fatalf("serve --addr 0.0.0.0:0 serves at %s, not on every interface (%v)", s.url, err)
+	}
+	host := "127.0.0.1"
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range addrs {
+			if ip, ok := a.(*net.IPNet); ok && ip.IP.To4() != nil && !ip.IP.IsLoopback() {
+				host = ip.IP.String() // what a student's laptop would dial
+				break
+			}
+		}
+	}
+	if host == "127.0.0.1" && os.Getenv("CI") == "true" {
+		t.Fatal("no network address but loopback on this machine: cannot check what a LAN would reach")
+	}
+	base := "http://" + net.JoinHostPort(host, port)
+	t.Logf("the dashboard as a LAN reaches it: %s", base)
+	client := &http.Client{Timeout: 30 * time.Second}
+	for _, c := range []struct {
+		method, path string
+		want         int
+	}{
+		{"GET", "/", http.StatusOK},
+		{"GET", "/api/tournaments", http.StatusOK},
+		{"POST", "/api/engines", http.StatusUnauthorized}, // no token
+	} {
+		req, _ := http.NewRequest(c.method, base+c.path, strings.NewReader(`{}`))
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s%s: %v", c.method, base, c.path, err)
+		}
+		res.Body.Close()
+		if res.StatusCode != c.want {
+			t.Errorf("%s %s%s: %d, want %d", c.method, base, c.path, res.StatusCode, c.want)
 		}
 	}
 }
