@@ -164,11 +164,33 @@ func TestBrowser(t *testing.T) {
 		waitAPI(t, "a new /ws/live connection", 30*time.Second, func() bool { return s.wsOpened("/ws/live") > opened })
 
 		// A game page reconnects, resyncs from the new snapshot and follows on.
-		id := liveGameOf(t, s, b, final.ID)
-		path := fmt.Sprintf("/ws/games/%d", id)
-		opened = s.wsOpened(path)
-		s.dropSockets()
-		waitAPI(t, "the game page to reconnect", 30*time.Second, func() bool { return s.wsOpened(path) > opened })
+		// A game whose end reached the page before its socket was cut (the
+		// page then rightly stays closed) gives way to the next one.
+		var id int64
+		var path string
+		for try := 0; ; try++ {
+			id = liveGameOf(t, s, b, final.ID)
+			path = fmt.Sprintf("/ws/games/%d", id)
+			opened = s.wsOpened(path)
+			s.dropSockets()
+			ended := false
+			waitAPI(t, "the game page to reconnect", 30*time.Second, func() bool {
+				if s.wsOpened(path) > opened {
+					return true
+				}
+				// Read after the count: a page that reconnected has been
+				// counted before it can show anything the new socket said.
+				ended = evalJS[bool](t, b, `document.querySelector('#result').textContent !== ''`) && s.wsOpened(path) == opened
+				return ended
+			})
+			if !ended {
+				break
+			}
+			t.Logf("game %d ended before its page's socket was cut", id)
+			if try == 4 {
+				t.Fatal("five games in a row ended before their page's socket was cut")
+			}
+		}
 		b.waitJS(t, "the result after reconnecting", `document.querySelector('#result').textContent !== ''`, 45*time.Second)
 		var g gameAnswer
 		s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", id), nil, &g)
