@@ -282,9 +282,15 @@ func TestSandboxHostileEngines(t *testing.T) {
 				meta := fmt.Sprintf(`{"name":%q,"game":"othello","command":["python3","hostile.py","{host}","{port}",%s],"max_procs":%d}`,
 					"hostile-"+tc.name, quoteList(tc.args), tc.maxProcs)
 				id := upload(t, s, meta, map[string][]byte{"hostile.py": hostile})
+				// The allocation takes its time on a busy machine (64 MiB a
+				// second was seen): its move must not time out first.
+				moveMS := 5000
+				if tc.reason == "memory" {
+					moveMS = 120000
+				}
 				tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(
-					`{"name":%q,"game":"othello","engines":[%d,%d],"games_per_pair":1,"move_time_ms":5000,"connect_timeout_ms":30000,"start":true}`,
-					tc.name, id, random))
+					`{"name":%q,"game":"othello","engines":[%d,%d],"games_per_pair":1,"move_time_ms":%d,"connect_timeout_ms":30000,"start":true}`,
+					tc.name, id, random, moveMS))
 				mu.Lock()
 				tids[tc.name] = tid
 				mu.Unlock()
