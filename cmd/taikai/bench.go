@@ -124,10 +124,19 @@ type BenchResult struct {
 	// The engine sandbox, measured in the same run: "on", or why it is
 	// unavailable (then the sandbox figures are 0).
 	Sandbox string `json:"sandbox"`
-	// Engine start (start, connect, close, exit) without and with it.
+	// Engine start (from the launch to the engine's connection) without and
+	// with it, and the stop after (from closing its connection to the last
+	// process reaped and the sandbox removed).
 	EngineStartMS        float64 `json:"engine_start_ms"`
 	EngineStartSandboxMS float64 `json:"engine_start_sandbox_ms"`
 	SandboxStartAddedMS  float64 `json:"sandbox_start_added_ms"`
+	EngineStopMS         float64 `json:"engine_stop_ms"`
+	EngineStopSandboxMS  float64 `json:"engine_stop_sandbox_ms"`
+	// The baseline of the start: what bubblewrap with every namespace adds
+	// to /bin/true on this machine, measured in the same run, and the
+	// sandbox's added start as a multiple of it.
+	BwrapTrueAddedMS    float64 `json:"bwrap_true_added_ms"`
+	SandboxStartVsBwrap float64 `json:"sandbox_start_vs_bwrap"`
 	// Whole games per second with both engines sandboxed, and its ratio to
 	// unsandboxed (target >= 0.6).
 	GamesPerSecSandbox   float64 `json:"games_per_sec_sandbox"`
@@ -611,7 +620,8 @@ func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
 	b.step("game throughput: whole games at concurrency 1 and 2, alternating with engine starts (the floor), without and with the sandbox")
 	set := tournament.Settings{Game: "othello", MoveTimeMS: 5000}
 	var (
-		spawns, boxedSpawns []time.Duration
+		spawns, boxedSpawns []spawnTimes
+		bare, bwrapped      []time.Duration
 		took, boxedTook     [2]time.Duration
 		count, boxedCount   [2]int
 		rounds              = b.n(20)
@@ -651,18 +661,28 @@ func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
 			return fmt.Errorf("sandboxed spawn: %w", err)
 		}
 		boxedSpawns = append(boxedSpawns, sp...)
+		t, bw, err := bwrapTrue(ctx, 2)
+		if err != nil {
+			return fmt.Errorf("bwrap /bin/true: %w", err)
+		}
+		bare, bwrapped = append(bare, t...), append(bwrapped, bw...)
 	}
-	spawn := quantile(spawns, 0.5)
-	r.SpawnMS = round(float64(spawn.Microseconds())/1000, 2)
-	r.EngineStartMS = r.SpawnMS
-	r.SpawnFloorGamesPerS = round(1/(2*spawn.Seconds()), 1)
+	spawn := spawnQuantiles(spawns)
+	r.SpawnMS = ms(spawn.whole)
+	r.EngineStartMS, r.EngineStopMS = ms(spawn.start), ms(spawn.stop)
+	r.SpawnFloorGamesPerS = round(1/(2*spawn.whole.Seconds()), 1)
 	r.GamesPerSec = round(float64(count[0])/took[0].Seconds(), 1)
 	r.GamesPerSecC2 = round(float64(count[1])/took[1].Seconds(), 1)
 	r.ThroughputRatio = round(r.SpawnFloorGamesPerS/r.GamesPerSec, 2)
 	r.ThroughputRatioC2 = round(r.SpawnFloorGamesPerS/r.GamesPerSecC2, 2)
 	if b.sandboxed != nil {
-		r.EngineStartSandboxMS = round(float64(quantile(boxedSpawns, 0.5).Microseconds())/1000, 2)
+		boxed := spawnQuantiles(boxedSpawns)
+		r.EngineStartSandboxMS, r.EngineStopSandboxMS = ms(boxed.start), ms(boxed.stop)
 		r.SandboxStartAddedMS = round(r.EngineStartSandboxMS-r.EngineStartMS, 2)
+		r.BwrapTrueAddedMS = round(ms(quantile(bwrapped, 0.5))-ms(quantile(bare, 0.5)), 2)
+		if r.BwrapTrueAddedMS > 0 {
+			r.SandboxStartVsBwrap = round(r.SandboxStartAddedMS/r.BwrapTrueAddedMS, 2)
+		}
 		r.GamesPerSecSandbox = round(float64(boxedCount[0])/boxedTook[0].Seconds(), 1)
 		r.GamesPerSecSandboxC2 = round(float64(boxedCount[1])/boxedTook[1].Seconds(), 1)
 		r.SandboxGamesRatio = round(r.GamesPerSecSandbox/r.GamesPerSec, 2)
@@ -673,20 +693,63 @@ func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
 
 // spawnCost times n starts of the engine binary with launcher l: start it,
 // have it connect, close the connection, and see it exit.
-func (b *bench) spawnCost(ctx context.Context, l *engines.Launcher, n int) ([]time.Duration, error) {
-	var costs []time.Duration
+// spawnTimes are the times of one engine's life without a game: from the
+// launch to its connection (start), from closing the connection to the end
+// of Stop (stop), and both (whole).
+type spawnTimes struct{ start, stop, whole time.Duration }
+
+func (b *bench) spawnCost(ctx context.Context, l *engines.Launcher, n int) ([]spawnTimes, error) {
+	var costs []spawnTimes
 	for range n {
 		t0 := time.Now()
 		p, c, err := l.Start(ctx, engines.Launch{Engine: instant(), Color: "black"})
 		if err != nil {
 			return nil, err
 		}
+		t1 := time.Now()
 		c.Close()
 		p.Stop(2 * time.Second)
-		costs = append(costs, time.Since(t0))
+		costs = append(costs, spawnTimes{start: t1.Sub(t0), stop: time.Since(t1), whole: time.Since(t0)})
 	}
 	return costs, nil
 }
+
+// spawnQuantiles gives the medians of each part.
+func spawnQuantiles(ts []spawnTimes) spawnTimes {
+	var start, stop, whole []time.Duration
+	for _, t := range ts {
+		start, stop, whole = append(start, t.start), append(stop, t.stop), append(whole, t.whole)
+	}
+	return spawnTimes{quantile(start, 0.5), quantile(stop, 0.5), quantile(whole, 0.5)}
+}
+
+// bwrapTrue times n runs each of /bin/true and of /bin/true under bubblewrap
+// with every namespace, alternating: the baseline of the sandbox's start.
+func bwrapTrue(ctx context.Context, n int) (bare, bwrapped []time.Duration, err error) {
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		return nil, nil, err
+	}
+	run := func(argv ...string) (time.Duration, error) {
+		t0 := time.Now()
+		err := exec.CommandContext(ctx, argv[0], argv[1:]...).Run()
+		return time.Since(t0), err
+	}
+	for range n {
+		d, err := run("/bin/true")
+		if err != nil {
+			return nil, nil, err
+		}
+		bare = append(bare, d)
+		if d, err = run(bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "/bin/true"); err != nil {
+			return nil, nil, err
+		}
+		bwrapped = append(bwrapped, d)
+	}
+	return bare, bwrapped, nil
+}
+
+func ms(d time.Duration) float64 { return round(float64(d.Microseconds())/1000, 2) }
 
 // clock: (a) engines answering 15 ms into a 20 ms clock at concurrency 4 must
 // never be flagged; (b) engines that never answer are flagged how late?
@@ -895,7 +958,9 @@ func (r *BenchResult) print(w io.Writer) {
 		fmt.Fprintf(w, "  ratio floor/achieved    %.2f at c1, %.2f at c2 (target <= 2)\n", r.ThroughputRatio, r.ThroughputRatioC2)
 		if r.GamesPerSecSandbox > 0 {
 			fmt.Fprintf(w, "  sandboxed, c1 / c2      %8.1f / %.1f games/s (%.2f / %.2f of unsandboxed; target >= 0.6)\n", r.GamesPerSecSandbox, r.GamesPerSecSandboxC2, r.SandboxGamesRatio, r.SandboxGamesRatioC2)
-			fmt.Fprintf(w, "  engine start            %8.2f ms, sandboxed %.2f ms (+%.2f ms)\n", r.EngineStartMS, r.EngineStartSandboxMS, r.SandboxStartAddedMS)
+			fmt.Fprintf(w, "  engine start            %8.2f ms, sandboxed %.2f ms (+%.2f ms; bwrap adds %.2f ms to /bin/true here: %.2fx that)\n",
+				r.EngineStartMS, r.EngineStartSandboxMS, r.SandboxStartAddedMS, r.BwrapTrueAddedMS, r.SandboxStartVsBwrap)
+			fmt.Fprintf(w, "  engine stop             %8.2f ms, sandboxed %.2f ms\n", r.EngineStopMS, r.EngineStopSandboxMS)
 		}
 	}
 	if r.Sandbox != "on" {

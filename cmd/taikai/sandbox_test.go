@@ -520,6 +520,8 @@ func TestBenchSandboxFigures(t *testing.T) {
 		Sandbox              string
 		EngineStartMS        float64 `json:"engine_start_ms"`
 		EngineStartSandboxMS float64 `json:"engine_start_sandbox_ms"`
+		EngineStopSandboxMS  float64 `json:"engine_stop_sandbox_ms"`
+		BwrapTrueAddedMS     float64 `json:"bwrap_true_added_ms"`
 		GamesPerSec          float64 `json:"games_per_sec"`
 		GamesPerSecSandbox   float64 `json:"games_per_sec_sandbox"`
 		SandboxGamesRatio    float64 `json:"sandbox_games_ratio"`
@@ -527,7 +529,7 @@ func TestBenchSandboxFigures(t *testing.T) {
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if r.Sandbox != "on" || r.EngineStartMS <= 0 || r.EngineStartSandboxMS <= 0 || r.GamesPerSec <= 0 || r.GamesPerSecSandbox <= 0 {
+	if r.Sandbox != "on" || r.EngineStartMS <= 0 || r.EngineStartSandboxMS <= 0 || r.EngineStopSandboxMS <= 0 || r.BwrapTrueAddedMS <= 0 || r.GamesPerSec <= 0 || r.GamesPerSecSandbox <= 0 {
 		t.Errorf("bench figures %+v", r)
 	}
 	t.Logf("engine start %.2f ms, sandboxed %.2f ms; %.1f games/s, sandboxed %.1f (%.2f)", r.EngineStartMS, r.EngineStartSandboxMS,

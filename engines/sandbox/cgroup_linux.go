@@ -36,7 +36,6 @@ type cgroupSetup struct {
 	memory    *hierarchy // v1: memory; v2: the unified hierarchy
 	pids      *hierarchy
 	cpuacct   *hierarchy // v1 only
-	freezer   *hierarchy // v1 only; optional
 	cpuset    *hierarchy // optional
 	unified   *hierarchy // v2 only
 	detectErr error
@@ -88,7 +87,7 @@ func parseCgroups(mounts, self string, readFile func(string) ([]byte, error)) cg
 		case "cgroup":
 			for _, opt := range strings.Split(pf[2], ",") {
 				switch opt {
-				case "memory", "pids", "cpuacct", "freezer", "cpuset":
+				case "memory", "pids", "cpuacct", "cpuset":
 					if _, seen := v1[opt]; !seen {
 						v1[opt] = m
 					}
@@ -128,7 +127,7 @@ func parseCgroups(mounts, self string, readFile func(string) ([]byte, error)) cg
 			}
 			return &hierarchy{mount: m.point, parent: parentOf(m, own[c], false)}
 		}
-		s.memory, s.pids, s.cpuacct, s.freezer, s.cpuset = h("memory"), h("pids"), h("cpuacct"), h("freezer"), h("cpuset")
+		s.memory, s.pids, s.cpuacct, s.cpuset = h("memory"), h("pids"), h("cpuacct"), h("cpuset")
 		if s.pids == nil {
 			s.detectErr = errors.New("cgroup v1 has no pids controller mounted")
 		}
@@ -298,10 +297,8 @@ func newGroup(name string, cfg *Config) (*group, error) {
 	hs := []*hierarchy{s.memory}
 	if !s.v2 {
 		hs = append(hs, s.pids)
-		for _, h := range []*hierarchy{s.cpuacct, s.freezer} {
-			if h != nil {
-				hs = append(hs, h)
-			}
+		if s.cpuacct != nil {
+			hs = append(hs, s.cpuacct)
 		}
 		if useCpuset {
 			hs = append(hs, s.cpuset)
@@ -436,9 +433,10 @@ func (g *group) procs() []int {
 	return pids
 }
 
-// kill kills every process of the group, race-free where the kernel allows
-// it (cgroup.kill on v2, the freezer on v1), and waits until the group is
-// empty or the deadline passes.
+// kill kills every process of the group (cgroup.kill on v2; on v1 each
+// listed process, again until none is left: the processes of a sandbox are
+// in its pid namespace, which dies with its init, so none can fork for long),
+// and waits until the group is empty or the deadline passes.
 func (g *group) kill(deadline time.Time) error {
 	s := g.setup
 	for {
@@ -447,13 +445,6 @@ func (g *group) kill(deadline time.Time) error {
 		}
 		switch {
 		case s.v2 && writeFile(filepath.Join(g.dirs[s.unified], "cgroup.kill"), "1") == nil:
-		case s.freezer != nil && g.dirs[s.freezer] != "":
-			state := filepath.Join(g.dirs[s.freezer], "freezer.state")
-			_ = writeFile(state, "FROZEN")
-			for _, p := range g.procs() {
-				_ = syscall.Kill(p, syscall.SIGKILL)
-			}
-			_ = writeFile(state, "THAWED")
 		default:
 			for _, p := range g.procs() {
 				_ = syscall.Kill(p, syscall.SIGKILL)
@@ -525,14 +516,13 @@ func (g *group) remove() error {
 // except in one case: a server killed in the instant between bwrap's clone
 // of the sandbox's init and the init's PR_SET_PDEATHSIG leaves that init
 // orphaned, and bwrap then runs the engine once its --block-fd reads end of
-// file. Such processes are killed here (the cgroup is frozen first where
-// the freezer is available) before the cgroup is removed.
+// file. Such processes are killed here before the cgroup is removed.
 func Sweep() error {
 	s := hostCgroups()
 	if s.detectErr != nil {
 		return s.detectErr
 	}
-	hs := []*hierarchy{s.memory, s.pids, s.cpuacct, s.freezer, s.cpuset}
+	hs := []*hierarchy{s.memory, s.pids, s.cpuacct, s.cpuset}
 	stale := map[string]bool{}
 	for _, h := range hs {
 		if h == nil {

@@ -36,7 +36,6 @@ func TestParseCgroups(t *testing.T) {
 		s.memory:  "/sys/fs/cgroup/memory/process_api/abc/taikai",
 		s.pids:    "/sys/fs/cgroup/pids/taikai",
 		s.cpuacct: "/sys/fs/cgroup/cpuacct/taikai",
-		s.freezer: "/sys/fs/cgroup/freezer/taikai",
 		s.cpuset:  "/sys/fs/cgroup/cpuset/taikai",
 	} {
 		if h == nil || h.parent != want {
@@ -69,5 +68,47 @@ func TestParseCgroups(t *testing.T) {
 	s = parseCgroups("", "", noFile)
 	if s.detectErr == nil {
 		t.Error("no cgroups accepted")
+	}
+}
+
+// Only the default hidden paths the engine's uid could read are hidden (each
+// is a mount in every start); a file of another uid with mode 0600 is not.
+func TestExposed(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		mode      os.FileMode
+		dir       bool
+		uid, gid  int
+		exposedTo bool
+	}{
+		{0o600, false, 65534, 65534, false},
+		{0o640, false, 65534, 65534, false}, // another group
+		{0o644, false, 65534, 65534, true},
+		{0o700, true, 65534, 65534, false},
+		{0o711, true, 65534, 65534, true}, // searchable
+		{0o755, true, 65534, 65534, true},
+		{0o600, false, os.Getuid(), os.Getgid(), true}, // its own
+	} {
+		p := dir + "/f"
+		os.RemoveAll(p)
+		var err error
+		if c.dir {
+			err = os.Mkdir(p, c.mode)
+		} else {
+			err = os.WriteFile(p, nil, c.mode)
+		}
+		if err == nil {
+			err = os.Chmod(p, c.mode)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Lstat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := exposed(p, st, c.uid, c.gid); got != c.exposedTo {
+			t.Errorf("mode %v (dir %v) to %d:%d: exposed %v, want %v", c.mode, c.dir, c.uid, c.gid, got, c.exposedTo)
+		}
 	}
 }
