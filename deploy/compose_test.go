@@ -27,6 +27,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -114,6 +115,7 @@ func TestComposeDeployment(t *testing.T) {
 	s.waitHealthz()
 	t.Logf("GET /healthz answered %s after up", since(start))
 	s.checkContainer()
+	s.checkSandbox()
 
 	// 3. A short tournament through the REST API.
 	start = time.Now()
@@ -293,17 +295,26 @@ func (s *stack) checkContainer() {
 			Memory       int64
 			PidsLimit    *int64
 			PortBindings map[string][]struct{ HostIP, HostPort string }
+			SecurityOpt  []string
+			MaskedPaths  []string
 		}
 		Mounts []struct {
-			Type, Name, Destination string
+			Type, Name, Source, Destination string
+			RW                              bool
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &info); err != nil || len(info) != 1 {
 		t.Fatalf("docker inspect: %v\n%s", err, out)
 	}
 	c := info[0]
-	if c.Config.User != "taikai" {
-		t.Errorf("container user %q, want taikai", c.Config.User)
+	// The engine sandbox's settings (docker-compose.yml says why each):
+	// root in the container, Docker's seccomp profile off, no masked /proc
+	// paths, the cgroup tree writable.
+	if c.Config.User != "0:0" {
+		t.Errorf("container user %q, want 0:0 (the sandbox's)", c.Config.User)
+	}
+	if !slices.Contains(c.HostConfig.SecurityOpt, "seccomp=unconfined") || len(c.HostConfig.MaskedPaths) != 0 {
+		t.Errorf("security options %q, masked paths %q: want seccomp=unconfined and none masked (systempaths=unconfined)", c.HostConfig.SecurityOpt, c.HostConfig.MaskedPaths)
 	}
 	if want := []string{"/usr/bin/tini", "--", "/usr/local/bin/taikai"}; !reflect.DeepEqual(c.Config.Entrypoint, want) {
 		t.Errorf("entrypoint %q, want %q", c.Config.Entrypoint, want)
@@ -327,6 +338,29 @@ func (s *stack) checkContainer() {
 	}
 	if !data {
 		t.Errorf("mounts %+v, want the volume %s at /data", c.Mounts, s.volume)
+	}
+	if !slices.ContainsFunc(c.Mounts, func(m struct {
+		Type, Name, Source, Destination string
+		RW                              bool
+	}) bool {
+		return m.Destination == "/sys/fs/cgroup" && m.RW
+	}) {
+		t.Errorf("mounts %+v, want /sys/fs/cgroup read-write", c.Mounts)
+	}
+}
+
+// checkSandbox: the server in the container runs its engines sandboxed.
+func (s *stack) checkSandbox() {
+	s.t.Helper()
+	var h struct {
+		Status       string `json:"status"`
+		Sandbox      string `json:"sandbox"`
+		SandboxError string `json:"sandbox_error"`
+	}
+	s.getJSON("/healthz", &h)
+	if h.Sandbox != "on" {
+		logs, _ := s.compose(30*time.Second, "logs", "--no-color", "taikai")
+		s.t.Fatalf("/healthz: sandbox %q (%s), want on\n%s", h.Sandbox, h.SandboxError, tail(logs, 30))
 	}
 }
 
@@ -464,6 +498,13 @@ func (s *stack) playTournament() played {
 			t.Fatalf("game %d ended by %q, want normal: the engines did not play it out", *g.ID, *g.Reason)
 		}
 		p.moves[*g.ID] = s.moves(*g.ID)
+		var detail struct {
+			Sandbox string `json:"sandbox"`
+		}
+		s.getJSON(fmt.Sprintf("/api/games/%d", *g.ID), &detail)
+		if detail.Sandbox != "on" {
+			t.Errorf("game %d: sandbox %q, want on: the engines ran unsandboxed in the container", *g.ID, detail.Sandbox)
+		}
 		if p.moves[*g.ID] != g.Plies {
 			t.Errorf("game %d: %d plies but %d moves stored", *g.ID, g.Plies, p.moves[*g.ID])
 		}
