@@ -174,20 +174,6 @@ func health(t *testing.T, s *serverProcess) (int, string) {
 // the status.
 func request(t *testing.T, s *serverProcess, method, path, contentType string, body io.Reader) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, s.url+path, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer e2e-token")
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	c := &http.Client{Timeout: 30 * time.Second}
-	res, err := c.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res.StatusCode, string(b)
+	code, b := s.do(t, method, path, contentType, body)
+	return code, string(b)
 }

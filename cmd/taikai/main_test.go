@@ -299,6 +299,22 @@ func (s *serverProcess) stop(tb testing.TB, sig syscall.Signal) {
 
 func (s *serverProcess) call(tb testing.TB, method, path string, body io.Reader, contentType string, out any) int {
 	tb.Helper()
+	code, b := s.do(tb, method, path, contentType, body)
+	if code >= 300 && out != nil {
+		tb.Fatalf("%s %s: %d %s", method, path, code, b)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			tb.Fatalf("%s %s: %v: %s", method, path, err, b)
+		}
+	}
+	return code
+}
+
+// do makes an API call with the admin token and returns the status and the
+// body, whatever the status.
+func (s *serverProcess) do(tb testing.TB, method, path, contentType string, body io.Reader) (int, []byte) {
+	tb.Helper()
 	req, err := http.NewRequest(method, s.url+path, body)
 	if err != nil {
 		tb.Fatal(err)
@@ -315,15 +331,7 @@ func (s *serverProcess) call(tb testing.TB, method, path string, body io.Reader,
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
-	if res.StatusCode >= 300 && out != nil {
-		tb.Fatalf("%s %s: %d %s", method, path, res.StatusCode, b)
-	}
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			tb.Fatalf("%s %s: %v: %s", method, path, err, b)
-		}
-	}
-	return res.StatusCode
+	return res.StatusCode, b
 }
 
 func (s *serverProcess) postJSON(tb testing.TB, path, body string) int64 {
