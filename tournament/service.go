@@ -448,8 +448,12 @@ func (s *Service) storeGame(ctx context.Context, p *Played) bool {
 			s.storeFailed("store game", err, "game", p.Spec.ID)
 		}
 		// A stop or a cancel ends the wait, for one last try.
-		sleepCtx(ctx, wait)
-		wait = min(2*wait, 5*time.Second)
+		if transient(err) {
+			sleepCtx(ctx, wait)
+			wait = min(2*wait, 5*time.Second)
+		} else {
+			sleepCtx(ctx, time.Duration(attempt+1)*200*time.Millisecond)
+		}
 	}
 }
 
