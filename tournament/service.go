@@ -421,10 +421,11 @@ func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) bool {
 // full disk or a database that cannot be written for now is waited out,
 // however long, with the game in memory: its tournament goes on by itself
 // once the write works. It gives up only on an error that will not pass
-// (after a few tries; the game is then stored as aborted, to be played
-// again), or when the server is stopping and one more try failed (the game's
-// row stays running, and it is played again at the next start). It reports
-// whether the game was stored.
+// (after a few tries, or a write that hung for 30 s; the game is then stored
+// as aborted, to be played again), or when its tournament stops (a cancel,
+// the server's shutdown) and one more try failed (the game's row stays
+// running, and the next start plays it again). It reports whether the game
+// was stored.
 func (s *Service) storeGame(ctx context.Context, p *Played) bool {
 	wait := 200 * time.Millisecond
 	for attempt := 0; ; attempt++ {
@@ -436,13 +437,13 @@ func (s *Service) storeGame(ctx context.Context, p *Played) bool {
 			s.storeOK()
 			return true
 		case !transient(err):
-			if attempt >= 5 {
+			if attempt >= 5 || errors.Is(err, context.DeadlineExceeded) {
 				s.log().Error("store game", "game", p.Spec.ID, "err", err)
 				s.abandon(p, err)
 				return false
 			}
 		case ctx.Err() != nil:
-			s.log().Error("game not stored before the server stopped: it is played again at the next start", "game", p.Spec.ID, "err", err, "cause", errors.Unwrap(err))
+			s.log().Error("game not stored before its tournament stopped (a cancel or the server's shutdown): its row stays running until the next start, which plays it again", "game", p.Spec.ID, "err", err, "cause", errors.Unwrap(err))
 			return false
 		default:
 			s.storeFailed("store game", err, "game", p.Spec.ID)

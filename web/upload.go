@@ -15,6 +15,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/taikai-dev/taikai/games"
 )
@@ -166,9 +167,15 @@ func uploadError(err error) error {
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		// Writing the engine's files failed: the server's problem (a full
-		// disk, say), and its paths are not the caller's business.
-		return err
+		// Writing the engine's files failed. A full disk or a failing one is
+		// the server's problem (the answer says so, the log has the path);
+		// anything else comes of the upload itself (a file where its
+		// archive wants a directory): named without the server's path.
+		switch {
+		case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT), errors.Is(err, syscall.EIO), errors.Is(err, syscall.EROFS):
+			return err
+		}
+		return errInvalid("file", fmt.Sprintf("file: %s %s: %v", pe.Op, filepath.Base(pe.Path), pe.Err))
 	}
 	return errInvalid("file", "file: "+err.Error())
 }
