@@ -133,3 +133,78 @@ func TestOthelloBoardAnswersItsTurnFromTheLatestBoard(t *testing.T) {
 		t.Fatal("client still running after a TURN without BOARD")
 	}
 }
+
+// A slow gomoku-turn client whose put of one turn reaches the server after
+// its next "your turn" (the server played the first turn for it) gets that
+// put's reply where it expects the board: an accepted put ends the new turn,
+// a refused one is followed by the board; a board asked for in the turn
+// before and answered late is not taken for a put's reply. Before, "1" read
+// as a board row made the client exit with an error.
+func TestGomokuTurnLateAnswers(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	opt, err := builtin.ParseArgs([]string{"gomoku-random", "--port", port, "-b"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- builtin.Run(opt) }()
+	ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	r := bufio.NewReader(c)
+	expect := func(prefix string) string {
+		t.Helper()
+		line, err := r.ReadString('\n')
+		if err != nil || !strings.HasPrefix(line, prefix) {
+			t.Fatalf("client sent %q (%v), want %q...", line, err, prefix)
+		}
+		return line
+	}
+	board := strings.Repeat("+++++\n", 5)
+
+	// Turn 1: the client's put is overtaken by turn 2; it was accepted in
+	// turn 2, so the client's get of turn 2 gets no answer.
+	fmt.Fprint(c, "your turn\n")
+	expect("get text")
+	fmt.Fprint(c, board)
+	expect("put ")
+	fmt.Fprint(c, "your turn\n1\n")
+	expect("get text")
+	// Turn 3: its put is overtaken by turn 4 and refused in it (occupied):
+	// the board of turn 4 follows, and the client plays from it.
+	fmt.Fprint(c, "your turn\n")
+	expect("get text")
+	fmt.Fprint(c, board)
+	expect("put ")
+	fmt.Fprint(c, "your turn\n2\n")
+	expect("get text")
+	fmt.Fprint(c, board)
+	expect("put ")
+	// Its put of turn 4 is answered only after a late board (of a get the
+	// client sent for nothing): the client reads past it to the reply.
+	fmt.Fprint(c, board+"1\n")
+	// Turn 5, played normally: the client is in step.
+	fmt.Fprint(c, "your turn\n")
+	expect("get text")
+	fmt.Fprint(c, board)
+	expect("put ")
+	fmt.Fprint(c, "1\n")
+	c.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("client: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("client still running 10 s after the server closed")
+	}
+}

@@ -43,13 +43,18 @@ func (c *client) gomokuTurn() error {
 			continue
 		}
 		// A "your turn" that arrives while a turn is being played means the
-		// server played that turn for us (our time ran out, and our get or
-		// put came too late: the server ignores them without a reply): play
-		// the new turn, as many times as it happens.
+		// server played that turn for us (our time ran out). Our get or put
+		// of that turn may have reached the server before the new turn (then
+		// it was ignored, without a reply) or after it (then it was answered
+		// in the new turn): play the new turn, as many times as it happens,
+		// and take the answers as they come (see gomokuBoard, gomokuPut).
 		for {
 			err := c.gomokuTurnOnce(rule, me)
 			if err == errNewTurn {
 				continue
+			}
+			if err == errTurnPlayed {
+				break
 			}
 			if err != nil {
 				return err
@@ -61,6 +66,20 @@ func (c *client) gomokuTurn() error {
 
 // errNewTurn: "your turn" came where a board row or a put's reply was due.
 var errNewTurn = errors.New("a new turn began")
+
+// errTurnPlayed: a put of the turn before, answered in this turn, was
+// accepted: this turn is played.
+var errTurnPlayed = errors.New("a late put played this turn")
+
+// isPutReply tells a put's one-digit reply.
+func isPutReply(line []byte) bool {
+	return len(line) == 1 && line[0] >= '1' && line[0] <= '4'
+}
+
+// isBoardRow tells a row of a board of size n.
+func isBoardRow(line []byte, n int) bool {
+	return len(line) == n && len(bytes.Trim(line, "+@o")) == 0
+}
 
 // gomokuTurnOnce plays one turn: get the board, choose, put until accepted.
 func (c *client) gomokuTurnOnce(rule gomoku.Rule, me gomoku.Stone) error {
@@ -88,6 +107,16 @@ func (c *client) gomokuBoard() (*gomoku.Board, error) {
 		}
 		if y == 0 && string(row) == "your turn" {
 			return nil, errNewTurn
+		}
+		if y == 0 && isPutReply(row) {
+			// The reply to a put of the turn before, answered in this one:
+			// accepted, it was this turn's move (and this get, now out of
+			// turn, gets no reply); refused, the board still follows.
+			if string(row) == "1" {
+				return nil, errTurnPlayed
+			}
+			y--
+			continue
 		}
 		if y == 0 {
 			n = len(row)
@@ -146,6 +175,16 @@ func (c *client) gomokuPut(b *gomoku.Board, rule gomoku.Rule, me gomoku.Stone) e
 				return nil
 			}
 			return err
+		}
+		for isBoardRow(reply, b.Size()) {
+			// A board asked for in the turn before and answered in this one,
+			// after the board this put was chosen from: not the reply.
+			if reply, err = c.line(); err != nil {
+				if err == io.EOF {
+					return nil
+				}
+				return err
+			}
 		}
 		switch string(reply) {
 		case "1":
