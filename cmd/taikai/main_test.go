@@ -41,7 +41,12 @@ var (
 	binErr  error
 )
 
-// taikaiBinary builds the real binary once for the tests that run it.
+// readmeBuild is the README's command to get a binary (issue 16, item 19).
+var readmeBuild = regexp.MustCompile("`(go build -o taikai ./cmd/taikai)`")
+
+// taikaiBinary builds the real binary once for the tests that run it, with
+// the README's build command where it has one (TestReadmeBinaryAndLAN
+// requires it), run at the top of the checkout into a scratch directory.
 func taikaiBinary(tb testing.TB) string {
 	tb.Helper()
 	binOnce.Do(func() {
@@ -53,9 +58,17 @@ func taikaiBinary(tb testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(binDir, "taikai")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		args := []string{"go", "build", "-o", "taikai", "./cmd/taikai"}
+		if readme, err := os.ReadFile("../../README.md"); err == nil {
+			if m := readmeBuild.FindSubmatch(readme); m != nil {
+				args = strings.Fields(string(m[1]))
+			}
+		}
+		args[3] = binPath
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Dir = "../.."
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("%s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	})
 	if binErr != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -325,8 +324,7 @@ func TestWireNamesStored(t *testing.T) {
 func TestReadmeBinaryAndLAN(t *testing.T) {
 	t.Parallel()
 	readme := string(mustRead(t, "../../README.md"))
-	build := regexp.MustCompile("`(go build -o taikai ./cmd/taikai)`").FindStringSubmatch(readme)
-	if build == nil {
+	if readmeBuild.FindStringSubmatch(readme) == nil {
 		t.Fatal("README: no `go build -o taikai ./cmd/taikai` to get a binary")
 	}
 	lan := regexp.MustCompile("`taikai serve --addr 0\\.0\\.0\\.0:(\\d+)`").FindStringSubmatch(readme)
@@ -336,22 +334,9 @@ func TestReadmeBinaryAndLAN(t *testing.T) {
 	if !regexp.MustCompile(`(?s)0\.0\.0\.0:\d+.{0,400}admin token`).MatchString(readme) {
 		t.Error("README: the LAN instructions say nothing of the admin token")
 	}
-
-	// The build command, run at the top of the checkout, into a scratch
-	// directory instead of ./taikai.
-	bin := filepath.Join(t.TempDir(), "taikai")
-	args := strings.Fields(build[1])
-	args[3] = bin
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Dir = "../.."
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", build[1], err, out)
-	}
-	if err := os.Chmod(filepath.Dir(bin), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	// The binary every test here runs is built with the README's command,
+	// at the top of the checkout (see taikaiBinary).
+	bin := taikaiBinary(t)
 
 	// The LAN command, on a free port.
 	dir := t.TempDir()
