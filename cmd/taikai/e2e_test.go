@@ -164,6 +164,7 @@ func finishedGames(t *testing.T, s *serverProcess, tid int64) []apiGame {
 // built-ins and an engine given as a command, runs a double round robin to the
 // end, and checks every game, the standings and the crosstable.
 func TestEndToEnd(t *testing.T) {
+	t.Parallel()
 	ciRequires(t, "java")
 	bin := taikaiBinary(t)
 	dir := t.TempDir()
@@ -287,6 +288,7 @@ func tally(result, as string, w, d, l int64) (int64, int64, int64) {
 // end every schedule index has exactly one finished game, no game id is
 // duplicated, and the standings equal a recount of the games.
 func TestCrashRestart(t *testing.T) {
+	t.Parallel()
 	bin := taikaiBinary(t)
 	dir := t.TempDir()
 	db, data := filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data")

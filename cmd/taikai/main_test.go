@@ -90,6 +90,7 @@ func ciRequires(tb testing.TB, tool string) {
 // TestMatchStores200Games is the acceptance run of `taikai match`: random
 // against greedy, 200 games at 10 ms a move, two at a time, all stored.
 func TestMatchStores200Games(t *testing.T) {
+	t.Parallel()
 	dbPath := filepath.Join(t.TempDir(), "m.db")
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"match", "--games", "200", "--move-time", "10ms", "--concurrency", "2", "--db", dbPath, "othello-random", "othello-greedy"}, &stdout, &stderr)
@@ -123,6 +124,7 @@ func TestMatchStores200Games(t *testing.T) {
 
 // Also with --affinity: each game's engines started on one CPU.
 func TestMatchJSON(t *testing.T) {
+	t.Parallel()
 	for _, flags := range [][]string{nil, {"--affinity"}} {
 		t.Run(strings.Join(append([]string{"default"}, flags...), " "), func(t *testing.T) { matchJSON(t, flags) })
 	}

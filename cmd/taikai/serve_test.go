@@ -21,6 +21,7 @@ import (
 // labels HTTP requests by route pattern; SIGTERM aborts the running games
 // cleanly, and after a restart they are played again.
 func TestDemoMetricsAndGracefulRestart(t *testing.T) {
+	t.Parallel()
 	bin := taikaiBinary(t)
 	dir := t.TempDir()
 	db, data := filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data")
@@ -149,6 +150,7 @@ func waitLog(tb testing.TB, s *serverProcess, text string, n int) {
 // Deleting an engine hides it but keeps its games and standings, and frees its
 // name.
 func TestDeleteEngineKeepsHistory(t *testing.T) {
+	t.Parallel()
 	bin := taikaiBinary(t)
 	dir := t.TempDir()
 	s := startServer(t, bin, filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data"))
@@ -178,6 +180,7 @@ func TestDeleteEngineKeepsHistory(t *testing.T) {
 
 // A tiny `taikai bench` run prints every figure the tools read.
 func TestBenchTiny(t *testing.T) {
+	t.Parallel()
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"bench", "--scale", "0.02", "--json"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
@@ -210,6 +213,7 @@ func TestBenchTiny(t *testing.T) {
 // --only runs the named parts and nothing else; an unknown part is refused by
 // name before anything runs.
 func TestBenchOnly(t *testing.T) {
+	t.Parallel()
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"bench", "--only", "overhead,nope"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), `--only: unknown part "nope"`) {
 		t.Fatalf("exit %d, stderr %q; want 2 naming the part", code, stderr.String())
@@ -257,6 +261,7 @@ func TestBenchOnly(t *testing.T) {
 
 // --cpuprofile writes a profile that go tool pprof reads.
 func TestBenchCPUProfile(t *testing.T) {
+	t.Parallel()
 	prof := filepath.Join(t.TempDir(), "cpu.prof")
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"bench", "--only", "overhead", "--scale", "0.05", "--cpuprofile", prof}, &stdout, &stderr); code != 0 {
