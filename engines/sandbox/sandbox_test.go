@@ -554,7 +554,9 @@ func TestMemory(t *testing.T) {
 	if !u.OOMKilled || u.Signal != int(syscall.SIGKILL) || strings.Contains(out.String(), "LEAK") {
 		t.Errorf("not OOM killed: %+v\n%s", u, out)
 	}
-	if mib < 900 || afterLimit > time.Second || took > 2*time.Second && afterLimit > 500*time.Millisecond {
+	// Within 2 s of crossing the limit, as issue 15 asks: on a busy machine
+	// (the whole suite beside it) 0.5 s was exceeded once.
+	if mib < 900 || afterLimit > 2*time.Second {
 		t.Errorf("took %v, %v after passing %d MiB", took, afterLimit, mib)
 	}
 	if u.PeakMemory < 900<<20 || u.PeakMemory > DefaultMemory+(64<<20) {
