@@ -54,6 +54,10 @@ the same run:
                       (how late the flag falls after the deadline)
   storage             finished games stored per second and bytes per stored
                       game, against bare inserts of the same bytes
+  sandbox             (with throughput, where bwrap works) an engine's start
+                      to its connection and its stop, and games per second,
+                      with and without the engine sandbox, against what
+                      bubblewrap with every namespace adds to /bin/true
 
 Flags:
 `
