@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/engines/protocol/protocoltest"
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
 )
@@ -125,24 +126,12 @@ func startGame(tb testing.TB, set Settings, protos [2]string) *game {
 	if err := set.Validate(); err != nil {
 		tb.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer ln.Close()
 	var clients [2]*client
 	var seats [2]engines.Seat
 	var handled [2]chan engines.Event
 	names := [2]engines.Engine{{Name: "engine-b"}, {Name: "engine-w"}}
 	for i, name := range []string{"black", "white"} {
-		cc, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			tb.Fatal(err)
-		}
-		sc, err := ln.Accept()
-		if err != nil {
-			tb.Fatal(err)
-		}
+		cc, sc := protocoltest.TCPPair(tb)
 		clients[i] = &client{tb: tb, name: name, c: cc, r: bufio.NewReader(cc)}
 		handled[i] = make(chan engines.Event, 1024)
 		seats[i] = observed{newSeat(protos[i], sc, engines.SeatConfig{Color: games.ColorAt(i), Options: set.Options, Tallies: tallies([2]engines.Tally{}, names, i)}), handled[i]}

@@ -43,33 +43,12 @@ func TestParseArgs(t *testing.T) {
 // The othello-board client answers only its own TURN, from the board that
 // came with it: it keeps every BOARD, but parses one only when it is to move.
 func TestOthelloBoardAnswersItsTurnFromTheLatestBoard(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	run := func() chan error {
-		opt, err := builtin.ParseArgs([]string{"othello-random", "--port", port}, io.Discard)
-		if err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- builtin.Run(opt) }()
-		return done
-	}
-	accept := func() (net.Conn, *bufio.Reader) {
-		ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
-		c, err := ln.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.SetDeadline(time.Now().Add(10 * time.Second))
-		r := bufio.NewReader(c)
+	start := func() (net.Conn, *bufio.Reader, chan error) {
+		c, r, done := runBuiltin(t, "othello-random")
 		if nick, err := r.ReadString('\n'); err != nil || nick != "NICK othello-random\n" {
 			t.Fatalf("first line %q, %v", nick, err)
 		}
-		return c, r
+		return c, r, done
 	}
 	board := func(b othello.Board) string {
 		s := "BOARD"
@@ -79,8 +58,7 @@ func TestOthelloBoardAnswersItsTurnFromTheLatestBoard(t *testing.T) {
 		return s + "\n"
 	}
 
-	done := run()
-	c, r := accept()
+	c, r, done := start()
 	// Two positions with white to move and no legal move in common: black
 	// opened with d3 in one, with e6 in the other.
 	first, second := othello.New(), othello.New()
@@ -109,45 +87,32 @@ func TestOthelloBoardAnswersItsTurnFromTheLatestBoard(t *testing.T) {
 		t.Errorf("answer %q is not a legal move for white on the second board", line)
 	}
 	c.Close()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("client after the server closed: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("client still running 10 s after the server closed")
+	if err := waitBuiltin(t, done); err != nil {
+		t.Errorf("client after the server closed: %v", err)
 	}
 
 	// A TURN for the client before any BOARD is the server's mistake: the
 	// client says so and leaves rather than play on an empty board.
-	done = run()
-	c, _ = accept()
+	c, _, done = start()
 	defer c.Close()
 	fmt.Fprintf(c, "START 1\nTURN 1\n")
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "TURN before any BOARD") {
-			t.Errorf("client after a TURN without BOARD: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("client still running after a TURN without BOARD")
+	if err := waitBuiltin(t, done); err == nil || !strings.Contains(err.Error(), "TURN before any BOARD") {
+		t.Errorf("client after a TURN without BOARD: %v", err)
 	}
 }
 
-// A slow gomoku-turn client whose put of one turn reaches the server after
-// its next "your turn" (the server played the first turn for it) gets that
-// put's reply where it expects the board: an accepted put ends the new turn,
-// a refused one is followed by the board; a board asked for in the turn
-// before and answered late is not taken for a put's reply. Before, "1" read
-// as a board row made the client exit with an error.
-func TestGomokuTurnLateAnswers(t *testing.T) {
+// runBuiltin runs a built-in engine in this process as a client of a
+// loopback listener, with args after its name, and returns its connection
+// (with a 10 s deadline) and the channel its end comes on.
+func runBuiltin(t *testing.T, engine string, args ...string) (net.Conn, *bufio.Reader, chan error) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	opt, err := builtin.ParseArgs([]string{"gomoku-random", "--port", port, "-b"}, io.Discard)
+	opt, err := builtin.ParseArgs(append([]string{engine, "--port", port}, args...), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,9 +123,31 @@ func TestGomokuTurnLateAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
 	c.SetDeadline(time.Now().Add(10 * time.Second))
-	r := bufio.NewReader(c)
+	return c, bufio.NewReader(c), done
+}
+
+// waitBuiltin waits, at most 10 s, for a built-in run by runBuiltin to end.
+func waitBuiltin(t *testing.T, done chan error) error {
+	t.Helper()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("client still running 10 s after the server closed or ended the game")
+		return nil
+	}
+}
+
+// A slow gomoku-turn client whose put of one turn reaches the server after
+// its next "your turn" (the server played the first turn for it) gets that
+// put's reply where it expects the board: an accepted put ends the new turn,
+// a refused one is followed by the board; a board asked for in the turn
+// before and answered late is not taken for a put's reply. Before, "1" read
+// as a board row made the client exit with an error.
+func TestGomokuTurnLateAnswers(t *testing.T) {
+	c, r, done := runBuiltin(t, "gomoku-random", "-b")
+	defer c.Close()
 	expect := func(prefix string) string {
 		t.Helper()
 		line, err := r.ReadString('\n')
@@ -199,12 +186,7 @@ func TestGomokuTurnLateAnswers(t *testing.T) {
 	expect("put ")
 	fmt.Fprint(c, "1\n")
 	c.Close()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("client: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("client still running 10 s after the server closed")
+	if err := waitBuiltin(t, done); err != nil {
+		t.Errorf("client: %v", err)
 	}
 }

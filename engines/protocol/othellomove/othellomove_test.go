@@ -3,7 +3,6 @@ package othellomove_test
 import (
 	"bufio"
 	"context"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -23,20 +22,7 @@ func (board) At(x, y int) int8 { return 0 }
 // games in a row, as the reference server's connections did (START after END),
 // and BYE comes only with the last.
 func TestTwoGamesOnOneConnection(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	client, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	server, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
+	client, server := protocoltest.TCPPair(t)
 	// The records before the last game: BYE adds that game (a win by 4-1).
 	seat := othellomove.New(server, engines.SeatConfig{Color: games.Black, Tallies: [2]engines.Tally{{Name: "me", Wins: 1}, {Name: "you", Losses: 1}}})
 	defer seat.Close()
