@@ -22,6 +22,11 @@ type Start struct {
 	Board     games.Board   // the start position
 	Turn      games.Color   // side to move first
 	Remaining time.Duration // this seat's total time, 0 if the game has no total clock
+	// Opening is the moves the game started with, from the game's start
+	// position, when it is played from an opening of a suite; Board is the
+	// position after them. A protocol that shows the board needs nothing
+	// more; one where only moves travel sends them (PROTOCOLS.md, "Openings").
+	Opening []games.Ply
 }
 
 // Update tells a seat what happened since the last update and whose turn it

@@ -129,6 +129,8 @@ type MoveView struct {
 	Text  string `json:"text"`
 	MS    int64  `json:"ms"`
 	Auto  bool   `json:"auto,omitempty"`
+	// Opening: one of the moves of the opening the game started from.
+	Opening bool `json:"opening,omitempty"`
 }
 
 // View renders move number ply (from 1) of a game of the given kind.

@@ -33,6 +33,10 @@ func (db *DB) FinishGame(ctx context.Context, p *tournament.Played) error {
 	if err != nil {
 		return err
 	}
+	var op struct{ suite, index, plies, text any }
+	if o := p.Spec.Opening; o != nil {
+		op.suite, op.index, op.plies, op.text = o.Suite, o.Index, min(len(o.Moves), len(p.Moves)), o.Text
+	}
 	status := tournament.GameFinished
 	var result any = p.Result()
 	if p.Outcome.Reason == games.ReasonAborted {
@@ -41,11 +45,13 @@ func (db *DB) FinishGame(ctx context.Context, p *tournament.Played) error {
 	return db.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE games SET status = ?, result = ?, reason = ?, cause = ?, plies = ?, moves = ?, auto = ?, violations = ?,
 			black_stones = ?, white_stones = ?, black_nick = ?, white_nick = ?, logs = ?, detail = ?, ended_at = ?, sandbox = ?, engine_usage = ?,
-			black_connect_ms = ?, white_connect_ms = ?, black_wire_name = ?, white_wire_name = ?
+			black_connect_ms = ?, white_connect_ms = ?, black_wire_name = ?, white_wire_name = ?,
+			opening_suite = ?, opening_index = ?, opening_plies = ?, opening_text = ?
 			WHERE id = ? AND status = 'running'`,
 			status, result, p.Outcome.Reason, nullString(p.Outcome.Cause), len(p.Moves), moves, auto, viol,
 			p.Stones[0], p.Stones[1], nullString(p.Nicks[0]), nullString(p.Nicks[1]), nullString(p.Spec.LogDir), nullString(p.Detail), p.EndedAt.UnixMilli(),
-			nullString(p.Sandbox), usage, nullInt(p.ConnectMS[0]), nullInt(p.ConnectMS[1]), nullString(p.WireNames[0]), nullString(p.WireNames[1]), p.Spec.ID)
+			nullString(p.Sandbox), usage, nullInt(p.ConnectMS[0]), nullInt(p.ConnectMS[1]), nullString(p.WireNames[0]), nullString(p.WireNames[1]),
+			op.suite, op.index, op.plies, op.text, p.Spec.ID)
 		if err != nil {
 			return err
 		}
@@ -92,11 +98,52 @@ func score(ctx context.Context, tx *sql.Tx, p *tournament.Played) error {
 		p.Spec.TournamentID, a, b, aw, draw, bw); err != nil {
 		return err
 	}
+	if err := scorePair(ctx, tx, p, a); err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, `UPDATE tournaments SET finished_games = finished_games + 1 WHERE id = ?`, p.Spec.TournamentID); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE tournaments SET status = 'finished', finished_at = ? WHERE id = ? AND status = 'running' AND finished_games >= total_games`, now(), p.Spec.TournamentID)
+	// A format that pairs as it goes (swiss, knockout) is finished by the
+	// service, which alone knows whether another game is to come.
+	_, err := tx.ExecContext(ctx, `UPDATE tournaments SET status = 'finished', finished_at = ? WHERE id = ? AND status = 'running' AND finished_games >= total_games
+		AND kind NOT IN ('swiss', 'knockout')`, now(), p.Spec.TournamentID)
 	return err
+}
+
+// scorePair adds a game pair to the pentanomial counts of its engines once
+// its second game is stored: a is the engine of the lower id, from whose view
+// the pair's points are counted.
+func scorePair(ctx context.Context, tx *sql.Tx, p *tournament.Played, a int64) error {
+	if p.Spec.Pair == 0 {
+		return nil
+	}
+	var other sql.NullString
+	var otherBlack int64
+	err := tx.QueryRowContext(ctx, `SELECT result, black_id FROM games WHERE tournament_id = ? AND pair = ? AND id != ? AND status = 'finished' LIMIT 1`,
+		p.Spec.TournamentID, p.Spec.Pair, p.Spec.ID).Scan(&other, &otherBlack)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil // the first game of its pair
+	}
+	if err != nil {
+		return err
+	}
+	half := halfPoints(p.Result(), p.Spec.Black.ID == a) + halfPoints(other.String, otherBlack == a)
+	_, err = tx.ExecContext(ctx, fmt.Sprintf(`UPDATE pairs SET p%d = p%d + 1 WHERE tournament_id = ? AND a = ? AND b = ?`, half, half),
+		p.Spec.TournamentID, a, max(p.Spec.Black.ID, p.Spec.White.ID))
+	return err
+}
+
+// halfPoints is what a game result is worth, in half points, to the engine
+// that played black (asBlack) or white.
+func halfPoints(result string, asBlack bool) int {
+	switch {
+	case result == "draw":
+		return 1
+	case (result == "black") == asBlack:
+		return 2
+	}
+	return 0
 }
 
 // usageJSON is the engines' usage as stored: {"black": ..., "white": ...}
@@ -138,7 +185,8 @@ func nullString(s string) any {
 }
 
 const gameColumns = `g.id, g.tournament_id, g.idx, t.settings, g.black_id, be.name, g.black_nick, g.white_id, we.name, g.white_nick,
-	g.status, g.result, g.reason, g.cause, g.plies, g.black_stones, g.white_stones, g.seed, g.logs, g.detail, g.started_at, g.ended_at, g.sandbox, g.black_connect_ms, g.white_connect_ms, g.black_wire_name, g.white_wire_name`
+	g.status, g.result, g.reason, g.cause, g.plies, g.black_stones, g.white_stones, g.seed, g.logs, g.detail, g.started_at, g.ended_at, g.sandbox, g.black_connect_ms, g.white_connect_ms, g.black_wire_name, g.white_wire_name,
+	g.pair, g.opening_suite, g.opening_index, g.opening_plies, g.opening_text, g.slot`
 
 const gameFrom = ` FROM games g JOIN tournaments t ON t.id = g.tournament_id JOIN engines be ON be.id = g.black_id JOIN engines we ON we.id = g.white_id`
 
@@ -151,10 +199,13 @@ func scanGame(s scanner, extra ...any) (*tournament.Game, error) {
 		bstones, wstones, ended             sql.NullInt64
 		bconnect, wconnect                  sql.NullInt64
 		bwire, wwire                        sql.NullString
+		pair, opIndex, opPlies              sql.NullInt64
+		opSuite, opText, slot               sql.NullString
 		seed, started                       int64
 	)
 	dest := []any{&g.ID, &g.TournamentID, &g.Index, &settings, &g.Black.EngineID, &g.Black.Name, &bnick, &g.White.EngineID, &g.White.Name, &wnick,
-		&g.Status, &result, &reason, &cause, &g.Plies, &bstones, &wstones, &seed, &logs, &detail, &started, &ended, &sandbox, &bconnect, &wconnect, &bwire, &wwire}
+		&g.Status, &result, &reason, &cause, &g.Plies, &bstones, &wstones, &seed, &logs, &detail, &started, &ended, &sandbox, &bconnect, &wconnect, &bwire, &wwire,
+		&pair, &opSuite, &opIndex, &opPlies, &opText, &slot}
 	if err := s.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}
@@ -172,6 +223,10 @@ func scanGame(s scanner, extra ...any) (*tournament.Game, error) {
 	g.ConnectMS = [2]int64{bconnect.Int64, wconnect.Int64}
 	g.StartedAt = msTime(sql.NullInt64{Int64: started, Valid: true})
 	g.EndedAt = msTime(ended)
+	g.Pair, g.Slot = pair.Int64, slot.String
+	if opSuite.Valid {
+		g.Opening = &tournament.Opening{Suite: opSuite.String, Index: int(opIndex.Int64), Plies: int(opPlies.Int64), Text: opText.String}
+	}
 	return &g, nil
 }
 
@@ -314,6 +369,17 @@ func (db *DB) Recount(ctx context.Context, tournamentID int64) error {
 			   sum(CASE WHEN (result = 'black') != (black_id < white_id) AND result != 'draw' THEN 1 ELSE 0 END)
 			 FROM games WHERE tournament_id = ?1 AND status = 'finished'
 			 GROUP BY min(black_id, white_id), max(black_id, white_id)`,
+			`WITH halves AS (
+				SELECT pair, min(black_id, white_id) AS a, max(black_id, white_id) AS b,
+				  CASE WHEN result = 'draw' THEN 1 WHEN (result = 'black') = (black_id < white_id) THEN 2 ELSE 0 END AS h
+				FROM games WHERE tournament_id = ?1 AND status = 'finished' AND pair IS NOT NULL),
+			 pts AS (SELECT a, b, sum(h) AS h FROM halves GROUP BY pair, a, b HAVING count(*) = 2)
+			 UPDATE pairs SET p0 = (SELECT count(*) FROM pts WHERE pts.a = pairs.a AND pts.b = pairs.b AND h = 0),
+			   p1 = (SELECT count(*) FROM pts WHERE pts.a = pairs.a AND pts.b = pairs.b AND h = 1),
+			   p2 = (SELECT count(*) FROM pts WHERE pts.a = pairs.a AND pts.b = pairs.b AND h = 2),
+			   p3 = (SELECT count(*) FROM pts WHERE pts.a = pairs.a AND pts.b = pairs.b AND h = 3),
+			   p4 = (SELECT count(*) FROM pts WHERE pts.a = pairs.a AND pts.b = pairs.b AND h = 4)
+			 WHERE tournament_id = ?1`,
 			`UPDATE tournaments SET finished_games = (SELECT count(*) FROM games WHERE tournament_id = ?1 AND status = 'finished') WHERE id = ?1`,
 		} {
 			if _, err := tx.ExecContext(ctx, q, tournamentID); err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/taikai-dev/taikai/tournament"
 )
 
-const tournamentColumns = `id, name, kind, settings, games_per_pair, concurrency, status, total_games, finished_games, next_index, seed, created_at, started_at, finished_at`
+const tournamentColumns = `id, name, kind, settings, games_per_pair, concurrency, status, total_games, finished_games, next_index, seed, created_at, started_at, finished_at, rounds, max_extra`
 
 func scanTournament(s scanner) (*tournament.Tournament, error) {
 	var (
@@ -22,7 +22,7 @@ func scanTournament(s scanner) (*tournament.Tournament, error) {
 		created           int64
 		started, finished sql.NullInt64
 	)
-	if err := s.Scan(&t.ID, &t.Name, &t.Kind, &settings, &t.GamesPerPair, &t.Concurrency, &t.Status, &t.TotalGames, &t.FinishedGames, &t.NextIndex, &seed, &created, &started, &finished); err != nil {
+	if err := s.Scan(&t.ID, &t.Name, &t.Kind, &settings, &t.GamesPerPair, &t.Concurrency, &t.Status, &t.TotalGames, &t.FinishedGames, &t.NextIndex, &seed, &created, &started, &finished, &t.Rounds, &t.MaxExtra); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal([]byte(settings), &t.Settings); err != nil {
@@ -49,8 +49,8 @@ func createTournament(ctx context.Context, tx *sql.Tx, t *tournament.Tournament,
 		t.Status = tournament.StatusPending
 	}
 	t.CreatedAt = time.Now().UTC().Truncate(time.Millisecond)
-	res, err := tx.ExecContext(ctx, `INSERT INTO tournaments (name, kind, settings, games_per_pair, concurrency, status, total_games, seed, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.Name, t.Kind, string(settings), t.GamesPerPair, t.Concurrency, t.Status, t.TotalGames, int64(t.Seed), t.CreatedAt.UnixMilli())
+	res, err := tx.ExecContext(ctx, `INSERT INTO tournaments (name, kind, settings, games_per_pair, concurrency, status, total_games, seed, created_at, rounds, max_extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.Name, t.Kind, string(settings), t.GamesPerPair, t.Concurrency, t.Status, t.TotalGames, int64(t.Seed), t.CreatedAt.UnixMilli(), t.Rounds, t.MaxExtra)
 	if err != nil {
 		return err
 	}
@@ -267,8 +267,8 @@ func (db *DB) NextIndex(ctx context.Context, t *tournament.Tournament) (int64, b
 func (db *DB) StartGame(ctx context.Context, t *tournament.Tournament, p tournament.Pairing, black, white int64, seed uint64) (int64, error) {
 	var id int64
 	err := db.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO games (tournament_id, idx, black_id, white_id, status, seed, started_at) VALUES (?, ?, ?, ?, 'running', ?, ?)`,
-			t.ID, p.Index, black, white, int64(seed), now())
+		res, err := tx.ExecContext(ctx, `INSERT INTO games (tournament_id, idx, black_id, white_id, status, seed, started_at, pair, slot) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)`,
+			t.ID, p.Index, black, white, int64(seed), now(), nullInt(p.Pair), nullString(p.Slot))
 		if err != nil {
 			return err
 		}
@@ -319,14 +319,14 @@ func (db *DB) Standings(ctx context.Context, id int64) ([]tournament.Standing, [
 		if err := r.Err(); err != nil {
 			return err
 		}
-		p, err := tx.QueryContext(ctx, `SELECT a, b, a_wins, draws, b_wins FROM pairs WHERE tournament_id = ?`, id)
+		p, err := tx.QueryContext(ctx, `SELECT a, b, a_wins, draws, b_wins, p0, p1, p2, p3, p4 FROM pairs WHERE tournament_id = ?`, id)
 		if err != nil {
 			return err
 		}
 		defer p.Close()
 		for p.Next() {
 			var pr tournament.PairResult
-			if err := p.Scan(&pr.A, &pr.B, &pr.AWins, &pr.Draws, &pr.BWins); err != nil {
+			if err := p.Scan(&pr.A, &pr.B, &pr.AWins, &pr.Draws, &pr.BWins, &pr.Penta[0], &pr.Penta[1], &pr.Penta[2], &pr.Penta[3], &pr.Penta[4]); err != nil {
 				return err
 			}
 			pairs = append(pairs, pr)
@@ -344,6 +344,66 @@ func (db *DB) CreateMatch(ctx context.Context, t *tournament.Tournament) error {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE tournaments SET started_at = created_at WHERE id = ?`, t.ID)
+		return err
+	})
+}
+
+// Slots returns the games of a tournament played in a format that pairs as
+// it goes (swiss, knockout): the slots started (running or finished) and the
+// results of the finished ones, with entrant indexes.
+func (db *DB) Slots(ctx context.Context, t *tournament.Tournament) (map[string]bool, []tournament.SlotResult, error) {
+	seat := make(map[int64]int, len(t.Engines))
+	for i, id := range t.Engines {
+		seat[id] = i
+	}
+	started := map[string]bool{}
+	var finished []tournament.SlotResult
+	err := db.read(ctx, func(tx *sql.Tx) error {
+		clear(started)
+		finished = finished[:0]
+		r, err := tx.QueryContext(ctx, `SELECT slot, black_id, white_id, status, result FROM games
+			WHERE tournament_id = ? AND slot IS NOT NULL AND status IN ('running', 'finished') ORDER BY idx`, t.ID)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		for r.Next() {
+			var (
+				key, status  string
+				black, white int64
+				result       sql.NullString
+			)
+			if err := r.Scan(&key, &black, &white, &status, &result); err != nil {
+				return err
+			}
+			started[key] = true
+			if status != tournament.GameFinished {
+				continue
+			}
+			sl, err := tournament.ParseSlot(key)
+			if err != nil {
+				return fmt.Errorf("tournament %d: %w", t.ID, err)
+			}
+			sl.Black, sl.White = seat[black], seat[white]
+			res := tournament.SlotResult{Slot: sl, BlackScore: 0.5}
+			switch result.String {
+			case "black":
+				res.BlackScore = 1
+			case "white":
+				res.BlackScore = 0
+			}
+			finished = append(finished, res)
+		}
+		return r.Err()
+	})
+	return started, finished, err
+}
+
+// SetTotal records the number of games a tournament that pairs as it goes
+// now expects.
+func (db *DB) SetTotal(ctx context.Context, id, total int64) error {
+	return db.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE tournaments SET total_games = ? WHERE id = ?`, total, id)
 		return err
 	})
 }

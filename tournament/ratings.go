@@ -152,11 +152,20 @@ func Table(rows []Standing, pairs []PairResult) []Standing {
 		s.Elo = math.Round(elo[s.EngineID]*10) / 10
 		s.EloError = math.Round(errs[s.EngineID]*10) / 10
 	}
+	sortTable(rows)
+	return rows
+}
+
+// sortTable orders a table: points, then Buchholz (swiss), Elo, disc
+// difference and name.
+func sortTable(rows []Standing) {
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
 		switch {
 		case a.Points != b.Points:
 			return a.Points > b.Points
+		case a.Buchholz != b.Buchholz:
+			return a.Buchholz > b.Buchholz
 		case a.Elo != b.Elo:
 			return a.Elo > b.Elo
 		case a.DiscDiff != b.DiscDiff:
@@ -164,5 +173,4 @@ func Table(rows []Standing, pairs []PairResult) []Standing {
 		}
 		return a.Name < b.Name
 	})
-	return rows
 }

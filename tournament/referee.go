@@ -2,6 +2,7 @@ package tournament
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,9 @@ type Tick struct {
 	// FlagLate is, for a move the server made because the clock ran out, how long
 	// after the deadline it noticed (the benchmark's clock exactness).
 	FlagLate time.Duration
+	// Opening: the move is one of the opening's, played by the server before
+	// the engines were told the game began.
+	Opening bool
 }
 
 // Referee runs one game between two connected seats. It owns the rules and the
@@ -30,6 +34,10 @@ type Referee struct {
 	Names    [2]string  // registered names, for START
 	Rand     *rand.Rand // random moves on timeout
 	OnMove   func(Tick) // called after every move; must not block
+	// Opening is played before the seats are told the game began: moves from
+	// the start position, recorded with no time, shown to the seats as their
+	// protocol shows a position (engines.Start.Opening).
+	Opening []games.Move
 
 	rules      games.Rules
 	moves      []games.Ply
@@ -41,6 +49,7 @@ type Referee struct {
 	pending    []games.Ply
 	flagLate   time.Duration // of the timeout being handled
 	shown      time.Time     // when the last update went out, for pace_ms
+	opening    bool          // the opening is being played
 
 	// Play: the seats' events and the clock take turns under mu.
 	mu        sync.Mutex
@@ -91,6 +100,9 @@ func (r *Referee) Run(ctx context.Context) games.Outcome {
 	// A move per point of the board, and some passes, before the slice grows.
 	n := r.rules.Size()
 	r.moves = make([]games.Ply, 0, n*n+8)
+	if err := r.playOpening(); err != nil {
+		return games.Outcome{Reason: games.ReasonAborted, Cause: err.Error()}
+	}
 	r.done = make(chan struct{})
 	r.mu.Lock()
 	r.clock = time.AfterFunc(time.Hour, func() { r.onClock(ctx) })
@@ -115,6 +127,23 @@ func (r *Referee) Run(ctx context.Context) games.Outcome {
 	return r.out
 }
 
+// playOpening plays the opening's moves, which a suite has checked; a move
+// the rules refuse aborts the game (a suite for another rule or board).
+func (r *Referee) playOpening() error {
+	r.opening = true
+	defer func() { r.opening = false }()
+	for i, m := range r.Opening {
+		turn := r.rules.Turn()
+		if why, ok := r.rules.Check(m); !ok || turn == games.None || r.rules.Finished() {
+			return fmt.Errorf("opening move %d (%s) is not legal here (%s)", i+1, games.Text(r.Settings.Game, m), why)
+		}
+		r.apply(turn, m, false, 0)
+	}
+	r.pending = r.pending[:0]
+	r.passes = 0
+	return nil
+}
+
 // begin announces the game: the side not to move first, so that the mover's
 // clock starts last.
 func (r *Referee) begin(ctx context.Context) {
@@ -124,6 +153,7 @@ func (r *Referee) begin(ctx context.Context) {
 		r.turnStart = r.now() // the mover's, the last: see advance
 		err := r.Seats[i].Begin(ctx, engines.Start{
 			Color: c, Opponent: r.Names[1-i], Board: r.rules, Turn: turn, Remaining: r.remaining[i],
+			Opening: r.moves,
 		})
 		if err != nil {
 			r.end(r.lost(c, games.ReasonDisconnect, ""))
@@ -337,7 +367,7 @@ func (r *Referee) apply(c games.Color, m games.Move, auto bool, elapsed time.Dur
 	r.moves = append(r.moves, rec)
 	r.pending = append(r.pending, rec)
 	if r.OnMove != nil {
-		t := Tick{Ply: len(r.moves), Move: rec, Remaining: r.remaining}
+		t := Tick{Ply: len(r.moves), Move: rec, Remaining: r.remaining, Opening: r.opening}
 		if auto && !m.Pass {
 			t.FlagLate = r.flagLate
 		}

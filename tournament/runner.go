@@ -27,6 +27,9 @@ type GameSpec struct {
 	LogDir       string           // directory for the engines' output (relative: under Runner.DataDir); "" discards it
 	Tallies      [2]engines.Tally // black's and white's records in the tournament before this game (BYE)
 	OnMove       func(Tick)       // live moves; must not block
+	Pair         int64            // the game pair it is one of, from 1; 0: none
+	Slot         string           // the format's slot it fills (swiss, knockout), "" for a fixed schedule
+	Opening      *Opening         // the opening it starts from, nil for the start position
 }
 
 // Played is a game as it was played: what the store keeps.
@@ -192,6 +195,9 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 		Names:    [2]string{players[0].Name, players[1].Name},
 		Rand:     rand.New(rand.NewPCG(spec.Seed, uint64(spec.ID))),
 		OnMove:   spec.OnMove,
+	}
+	if spec.Opening != nil {
+		ref.Opening = spec.Opening.Moves
 	}
 	for i := range 2 {
 		p.WireNames[i] = wireName(players[i].Name, players[1-i].Protocol)

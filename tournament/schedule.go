@@ -7,6 +7,31 @@ type Pairing struct {
 	Round int64 // round number over all legs, 0-based
 	Black int
 	White int
+	Pair  int64  // the game pair it is one of, from 1 (both games start from one opening); 0: none
+	Slot  string // the format's slot it fills (swiss, knockout: Slot.Key), "" for a fixed schedule
+}
+
+// Schedule is a tournament's games in order: game k is computed, never stored.
+type Schedule interface {
+	Total() int64
+	Game(k int64) Pairing // 0 <= k < Total()
+}
+
+// Paired plays every game of a schedule twice in a row, the second time with
+// colours swapped: games 2j and 2j+1 are game pair j+1.
+type Paired struct{ Of Schedule }
+
+// Total is twice the games of the schedule.
+func (s Paired) Total() int64 { return 2 * s.Of.Total() }
+
+// Game returns the k-th game.
+func (s Paired) Game(k int64) Pairing {
+	p := s.Of.Game(k / 2)
+	if k%2 == 1 {
+		p.Black, p.White = p.White, p.Black
+	}
+	p.Index, p.Pair = k, k/2+1
+	return p
 }
 
 // RoundRobin is the schedule of a round robin in which every pair of N entrants
@@ -62,4 +87,31 @@ func (s RoundRobin) Game(k int64) Pairing {
 		a, b = b, a
 	}
 	return Pairing{Index: k, Round: leg*rounds + r, Black: a, White: b}
+}
+
+// Gauntlet is the schedule of a gauntlet: entrant 0 plays each of the others
+// Legs games, colours alternating from leg to leg; each leg meets the
+// opponents in turn.
+type Gauntlet struct {
+	N    int
+	Legs int
+}
+
+// Total is the number of games.
+func (s Gauntlet) Total() int64 {
+	if s.N < 2 || s.Legs < 1 {
+		return 0
+	}
+	return int64(s.Legs) * int64(s.N-1)
+}
+
+// Game returns the k-th game, 0 <= k < Total().
+func (s Gauntlet) Game(k int64) Pairing {
+	n := int64(s.N - 1)
+	leg, j := k/n, int(k%n)+1
+	p := Pairing{Index: k, Round: leg, Black: 0, White: j}
+	if leg%2 == 1 {
+		p.Black, p.White = j, 0
+	}
+	return p
 }

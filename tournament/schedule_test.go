@@ -73,3 +73,26 @@ func BenchmarkScheduleGame(b *testing.B) {
 	}
 	_ = sink
 }
+
+// Paired plays each game of its schedule twice in a row, colours swapped,
+// and numbers the pairs from 1.
+func TestPairedSchedule(t *testing.T) {
+	rr := tournament.RoundRobin{N: 5, Legs: 2}
+	p := tournament.Paired{Of: rr}
+	if p.Total() != 2*rr.Total() {
+		t.Fatalf("total %d, want %d", p.Total(), 2*rr.Total())
+	}
+	for k := int64(0); k < p.Total(); k++ {
+		g, base := p.Game(k), rr.Game(k/2)
+		if g.Index != k || g.Pair != k/2+1 || g.Round != base.Round {
+			t.Fatalf("game %d: %+v from %+v", k, g, base)
+		}
+		black, white := base.Black, base.White
+		if k%2 == 1 {
+			black, white = white, black
+		}
+		if g.Black != black || g.White != white {
+			t.Fatalf("game %d: %d-%d, want %d-%d", k, g.Black, g.White, black, white)
+		}
+	}
+}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/games"
+	"github.com/taikai-dev/taikai/games/openings"
+	"github.com/taikai-dev/taikai/tournament/stats"
 )
 
 // Event types published to live viewers.
@@ -254,6 +256,15 @@ func (s *Service) schedule(ctx context.Context, t *Tournament) {
 	log := s.log().With("tournament", t.ID)
 	log.Info("tournament running", "games", t.TotalGames, "done", t.FinishedGames, "concurrency", t.Concurrency)
 	sched := t.Schedule()
+	suite, err := LoadSuite(ctx, s.suites(), &t.Settings)
+	if err != nil {
+		log.Error("tournament cannot run: its opening suite did not load", "err", err)
+		return
+	}
+	if dynamic(t.Kind) {
+		s.scheduleDynamic(ctx, t, suite)
+		return
+	}
 	slots := make(chan struct{}, t.Concurrency)
 	ended := make(chan struct{}, t.Concurrency) // a game ended: an aborted one is to be played again
 	var games sync.WaitGroup
@@ -297,7 +308,7 @@ func (s *Service) schedule(ctx context.Context, t *Tournament) {
 			}
 			continue
 		}
-		spec, err := s.prepare(ctx, t, sched.Game(idx), cache)
+		spec, err := s.prepare(ctx, t, sched.Game(idx), cache, suite)
 		if err != nil {
 			<-slots
 			if ctx.Err() != nil {
@@ -340,7 +351,7 @@ func (s *Service) schedule(ctx context.Context, t *Tournament) {
 }
 
 // prepare stores a new running game for schedule position p.
-func (s *Service) prepare(ctx context.Context, t *Tournament, p Pairing, cache map[int64]engines.Engine) (GameSpec, error) {
+func (s *Service) prepare(ctx context.Context, t *Tournament, p Pairing, cache map[int64]engines.Engine, suite *openings.Suite) (GameSpec, error) {
 	var players [2]engines.Engine
 	for i, seat := range []int{p.Black, p.White} {
 		id := t.Engines[seat]
@@ -366,13 +377,20 @@ func (s *Service) prepare(ctx context.Context, t *Tournament, p Pairing, cache m
 		}
 	}
 	seed := t.Seed ^ (uint64(p.Index)+1)*0x9e3779b97f4a7c15
+	if p.Slot != "" {
+		seed = t.Seed ^ hashString(p.Slot)
+	}
 	id, err := s.Store.StartGame(ctx, t, p, players[0].ID, players[1].ID, seed)
 	if err != nil {
 		return GameSpec{}, err
 	}
+
 	spec := GameSpec{
 		ID: id, TournamentID: t.ID, Index: p.Index, Black: players[0], White: players[1],
-		Settings: t.Settings, Seed: seed, Tallies: tallies,
+		Settings: t.Settings, Seed: seed, Tallies: tallies, Pair: p.Pair, Slot: p.Slot,
+	}
+	if suite != nil && p.Pair != 0 {
+		spec.Opening = OpeningFor(suite, t.Settings.Openings, t.Seed, p.Pair)
 	}
 	if s.DataDir != "" {
 		spec.LogDir = filepath.Join("logs", strconv.FormatInt(t.ID, 10))
@@ -386,7 +404,10 @@ func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) bool {
 	header := &Game{
 		ID: spec.ID, TournamentID: t.ID, Index: spec.Index, Game: t.Settings.Game, Rule: t.Settings.Rule, Size: t.Settings.Size,
 		Black: Player{EngineID: spec.Black.ID, Name: spec.Black.Name}, White: Player{EngineID: spec.White.ID, Name: spec.White.Name},
-		Status: GameRunning,
+		Status: GameRunning, Pair: spec.Pair, Slot: spec.Slot,
+	}
+	if o := spec.Opening; o != nil {
+		header.Opening = &Opening{Suite: o.Suite, Index: o.Index, Plies: len(o.Moves), Text: o.Text}
 	}
 	now := time.Now().UTC()
 	header.StartedAt = &now
@@ -413,7 +434,44 @@ func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) bool {
 	s.log().Info("game over", "tournament", t.ID, "game", spec.ID, "black", spec.Black.Name, "white", spec.White.Name,
 		"result", ended.Result, "reason", ended.Reason, "plies", ended.Plies)
 	s.publish(Event{Type: EventGameEnded, TournamentID: t.ID, GameID: spec.ID, Game: &ended, Played: p})
+	if ended.Status == GameFinished && t.Settings.SPRT != nil {
+		s.checkSPRT(ctx, t)
+	}
 	return ended.Status == GameFinished
+}
+
+// checkSPRT finishes a tournament whose SPRT has decided: its running games
+// are stopped (stored as aborted, and not played again).
+func (s *Service) checkSPRT(ctx context.Context, t *Tournament) {
+	_, pairs, err := s.Store.Standings(ctx, t.ID)
+	if err != nil || len(pairs) != 1 {
+		return
+	}
+	llr := PairLLR(t.Settings.SPRT, t.Settings.Paired(), pairs[0].From(t.Engines[0]))
+	result := t.Settings.SPRT.Result(llr)
+	if result == "continue" {
+		return
+	}
+	if err := s.Store.SetTournamentStatus(context.WithoutCancel(ctx), t.ID, StatusFinished); err != nil {
+		s.log().Error("SPRT decided but the tournament could not be finished", "tournament", t.ID, "err", err)
+		return
+	}
+	s.log().Info("SPRT decided: tournament finished", "tournament", t.ID, "result", result, "llr", llr)
+	s.mu.Lock()
+	if rn := s.runs[t.ID]; rn != nil {
+		rn.cancel()
+	}
+	s.mu.Unlock()
+}
+
+// PairLLR is the SPRT's log-likelihood ratio for a pair of engines, from
+// A's view (the tournament's first engine, the one the test is about): on its
+// game pairs (pentanomial) when the tournament plays pairs, else on its games.
+func PairLLR(t *stats.SPRT, paired bool, p PairResult) float64 {
+	if paired {
+		return t.LLR(stats.Penta(p.Penta))
+	}
+	return t.LLRWDL(stats.WDL{W: p.AWins, D: p.Draws, L: p.BWins})
 }
 
 // storeGame stores a finished game. A game that ended must be stored even if
@@ -469,6 +527,22 @@ func (s *Service) abandon(p *Played, cause error) {
 	if err := s.Store.FinishGame(ctx, aborted); err != nil {
 		s.log().Error("store unstorable game as aborted: its tournament waits for a restart", "game", p.Spec.ID, "err", err)
 	}
+}
+
+// hashString is FNV-1a: a game's seed from its slot.
+func hashString(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// suites is the store of uploaded opening suites, nil if the store keeps none.
+func (s *Service) suites() SuiteStore {
+	st, _ := s.Store.(SuiteStore)
+	return st
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) {

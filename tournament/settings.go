@@ -12,6 +12,7 @@ import (
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/games"
+	"github.com/taikai-dev/taikai/tournament/stats"
 )
 
 // Settings are the rules and clocks a game is played under. Zero values mean
@@ -36,7 +37,39 @@ type Settings struct {
 	// Options are the protocols' own settings (board_order, end_message):
 	// each protocol reads its own and checks them (engines.Protocol.Options).
 	Options map[string]string `json:"options,omitempty"`
+	// Openings: every game pair starts from an opening of a suite (the
+	// opening's moves are played by the server before the engines are told
+	// the game began).
+	Openings *Openings `json:"openings,omitempty"`
+	// Pairs: games are played in pairs, the second with colours swapped
+	// (always so with Openings: both games of a pair start from its opening).
+	Pairs bool `json:"pairs,omitempty"`
+	// SPRT stops a two-engine tournament as soon as a sequential
+	// probability ratio test decides, evaluated after every game pair (after
+	// every game without pairs).
+	SPRT *stats.SPRT `json:"sprt,omitempty"`
 }
+
+// Openings says which suite a tournament's games start from and in what
+// order its openings are taken.
+type Openings struct {
+	// Suite is "builtin" (the suite shipped for the game and rule) or
+	// empty with SuiteID, an uploaded suite.
+	Suite   string `json:"suite,omitempty"`
+	SuiteID int64  `json:"suite_id,omitempty"`
+	File    string `json:"file,omitempty"`  // `taikai match --openings file=F` only
+	Order   string `json:"order,omitempty"` // random (default) or sequential
+	Start   int    `json:"start,omitempty"` // first opening (0-based) for order sequential
+}
+
+// Opening orders.
+const (
+	OrderRandom     = "random"
+	OrderSequential = "sequential"
+)
+
+// Paired reports whether games come in pairs with colours swapped.
+func (s *Settings) Paired() bool { return s.Pairs || s.Openings != nil }
 
 // UnmarshalJSON reads settings, and also the protocol options of the first
 // release, which stood beside the others (board_order, end_message).
@@ -126,6 +159,30 @@ func (s *Settings) Validate() error {
 	} {
 		if f.v < 0 || f.v > f.max {
 			errs = errs.Add(games.Invalid(f.name, "%d out of range 0-%d", f.v, f.max))
+		}
+	}
+	if o := s.Openings; o != nil {
+		switch {
+		case o.File != "" && (o.Suite != "" || o.SuiteID != 0):
+			errs = errs.Add(games.Invalid("openings.file", `give one of suite "builtin", suite_id or file`))
+		case o.File != "":
+		case o.Suite == "" && o.SuiteID == 0:
+			errs = errs.Add(games.Invalid("openings.suite", `want "builtin" or a suite_id`))
+		case o.Suite != "" && o.Suite != "builtin":
+			errs = errs.Add(games.Invalid("openings.suite", `%q: want "builtin" (or give suite_id for an uploaded suite)`, o.Suite))
+		case o.Suite != "" && o.SuiteID != 0:
+			errs = errs.Add(games.Invalid("openings.suite_id", `give either suite "builtin" or a suite_id, not both`))
+		case o.SuiteID < 0:
+			errs = errs.Add(games.Invalid("openings.suite_id", "must be positive"))
+		}
+		if o.Order == "" {
+			o.Order = OrderRandom
+		}
+		if o.Order != OrderRandom && o.Order != OrderSequential {
+			errs = errs.Add(games.Invalid("openings.order", "%q: want random or sequential", o.Order))
+		}
+		if o.Start < 0 {
+			errs = errs.Add(games.Invalid("openings.start", "must not be negative"))
 		}
 	}
 	if s.MaxErrors < -1 {

@@ -24,11 +24,22 @@ const (
 	GameAborted   = "aborted"
 )
 
-// Kinds of tournament.
+// Kinds of tournament: its format (REST "format"), or a match.
 const (
 	KindRoundRobin = "round_robin"
-	KindMatch      = "match" // the games of `taikai match --db`
+	KindGauntlet   = "gauntlet" // the first engine against each of the others
+	KindSwiss      = "swiss"    // Rounds rounds, paired within score groups
+	KindKnockout   = "knockout" // a bracket of matches
+	KindMatch      = "match"    // the games of `taikai match --db`
 )
+
+// Dynamic reports whether the tournament pairs each round from the results of
+// the last (swiss, knockout): it has a Plan, not a Schedule.
+func (t *Tournament) Dynamic() bool { return dynamic(t.Kind) }
+
+// dynamic reports whether a kind pairs each round from the results of the
+// last (a Plan), rather than by a fixed schedule.
+func dynamic(kind string) bool { return kind == KindSwiss || kind == KindKnockout }
 
 // Tournament is a set of engines playing a schedule under one set of settings.
 type Tournament struct {
@@ -36,8 +47,10 @@ type Tournament struct {
 	Name          string     `json:"name"`
 	Kind          string     `json:"kind"`
 	Settings      Settings   `json:"settings"`
-	Engines       []int64    `json:"engines"` // entrants, in schedule order
-	GamesPerPair  int        `json:"games_per_pair"`
+	Engines       []int64    `json:"engines"`             // entrants, in schedule order
+	GamesPerPair  int        `json:"games_per_pair"`      // games each pair of engines plays (swiss, knockout: each match)
+	Rounds        int        `json:"rounds,omitempty"`    // swiss: the number of rounds
+	MaxExtra      int        `json:"max_extra,omitempty"` // knockout: game pairs a tied match may add
 	Concurrency   int        `json:"concurrency"`
 	Status        string     `json:"status"`
 	TotalGames    int64      `json:"total_games"`
@@ -49,9 +62,27 @@ type Tournament struct {
 	FinishedAt    *time.Time `json:"finished_at,omitempty"`
 }
 
-// Schedule is the tournament's round robin.
-func (t *Tournament) Schedule() RoundRobin {
-	return RoundRobin{N: len(t.Engines), Legs: t.GamesPerPair}
+// Schedule is the tournament's fixed schedule (round robin, gauntlet); with
+// game pairs (openings), a schedule of pairs. Swiss and knockout have none:
+// see Plan.
+func (t *Tournament) Schedule() Schedule {
+	legs := t.GamesPerPair
+	if t.Settings.Paired() {
+		legs /= 2
+	}
+	var s Schedule = RoundRobin{N: len(t.Engines), Legs: legs}
+	if t.Kind == KindGauntlet {
+		s = Gauntlet{N: len(t.Engines), Legs: legs}
+	}
+	if t.Settings.Paired() {
+		s = Paired{s}
+	}
+	return s
+}
+
+// Plan is the pairing of a swiss or knockout tournament.
+func (t *Tournament) Plan() (Plan, error) {
+	return NewPlan(t.Kind, len(t.Engines), t.GamesPerPair, t.Rounds, t.MaxExtra)
 }
 
 // Limits on what a tournament may ask for.
@@ -82,6 +113,8 @@ func (t *Tournament) Validate() error {
 	switch {
 	case len(t.Engines) < 2:
 		errs = errs.Add(games.Invalid("engines", "need at least 2 engines, got %d", len(t.Engines)))
+	case t.Settings.SPRT != nil && len(t.Engines) != 2:
+		errs = errs.Add(games.Invalid("sprt", "an SPRT decides between two engines, this tournament has %d", len(t.Engines)))
 	case len(t.Engines) > MaxEntrants:
 		errs = errs.Add(games.Invalid("engines", "at most %d engines", MaxEntrants))
 	}
@@ -90,6 +123,9 @@ func (t *Tournament) Validate() error {
 	}
 	if t.GamesPerPair < 1 || t.GamesPerPair > MaxGamesPerPair {
 		errs = errs.Add(games.Invalid("games_per_pair", "%d out of range 1-%d", t.GamesPerPair, MaxGamesPerPair))
+	}
+	if t.Settings.Paired() && t.GamesPerPair%2 == 1 {
+		errs = errs.Add(games.Invalid("games_per_pair", "%d: games come in pairs (openings), so want an even number", t.GamesPerPair))
 	}
 	if t.Concurrency == 0 {
 		t.Concurrency = 1
@@ -100,10 +136,36 @@ func (t *Tournament) Validate() error {
 	if t.Kind == "" {
 		t.Kind = KindRoundRobin
 	}
+	var plan Plan
+	switch t.Kind {
+	case KindRoundRobin, KindGauntlet, KindMatch:
+		if t.Rounds != 0 {
+			errs = errs.Add(games.Invalid("rounds", "only a swiss tournament has rounds"))
+		}
+		if t.MaxExtra != 0 {
+			errs = errs.Add(games.Invalid("max_extra", "only a knockout tournament has extra game pairs"))
+		}
+	case KindSwiss, KindKnockout:
+		if t.Settings.SPRT != nil {
+			errs = errs.Add(games.Invalid("sprt", "an SPRT stops a match between two engines, not a %s", t.Kind))
+		}
+		if len(t.Engines) >= 2 {
+			var err error
+			if plan, err = t.Plan(); err != nil {
+				errs = errs.Add(err)
+			}
+		}
+	default:
+		errs = errs.Add(games.Invalid("format", "%q: want round_robin, gauntlet, swiss or knockout", t.Kind))
+	}
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	t.TotalGames = t.Schedule().Total()
+	if plan != nil {
+		t.TotalGames = plan.Total(nil)
+	} else {
+		t.TotalGames = t.Schedule().Total()
+	}
 	return nil
 }
 
@@ -132,6 +194,9 @@ type Game struct {
 	Reason       string              `json:"reason,omitempty"`
 	Cause        string              `json:"cause,omitempty"`
 	Plies        int                 `json:"plies"`
+	Pair         int64               `json:"pair,omitempty"`    // the game pair it is one of, from 1
+	Slot         string              `json:"slot,omitempty"`    // swiss, knockout: round, match and game ("r2m3g1")
+	Opening      *Opening            `json:"opening,omitempty"` // the opening it started from
 	Moves        []games.Ply         `json:"-"`
 	Violations   [2]games.Violations `json:"-"`
 	Stones       [2]int              `json:"-"`
@@ -143,6 +208,15 @@ type Game struct {
 	ConnectMS    [2]int64            `json:"-"` // black's and white's time to connect; 0 if it did not, or is not known
 	StartedAt    *time.Time          `json:"started_at,omitempty"`
 	EndedAt      *time.Time          `json:"ended_at,omitempty"`
+}
+
+// Opening is the opening a game started from.
+type Opening struct {
+	Suite string       `json:"suite"` // "builtin:othello", or an uploaded suite's name
+	Index int          `json:"index"` // 0-based, in the suite
+	Plies int          `json:"plies"` // the game's first plies are the opening's
+	Text  string       `json:"text"`  // the moves in the suite's notation
+	Moves []games.Move `json:"-"`
 }
 
 // Standing is an engine's line in a tournament's table.
@@ -158,6 +232,10 @@ type Standing struct {
 	Elo      float64 `json:"elo"`
 	EloError float64 `json:"elo_error"` // 95% half-width; 0 when unknown
 	DiscDiff int64   `json:"disc_diff"`
+	// Swiss: the byes it had (each worth a match's games won, in Points) and
+	// its Buchholz score, the tie-break after points.
+	Byes     int     `json:"byes,omitempty"`
+	Buchholz float64 `json:"buchholz,omitempty"`
 }
 
 // PairResult is the record between two engines, A < B.
@@ -166,6 +244,22 @@ type PairResult struct {
 	AWins int64
 	Draws int64
 	BWins int64
+	// Penta counts the game pairs (one opening, colours swapped) by A's
+	// points in them: 0, 0.5, 1, 1.5 and 2.
+	Penta [5]int64
+}
+
+// From returns the record from engine id's view: as it is if id is A, else
+// with the sides swapped.
+func (p PairResult) From(id int64) PairResult {
+	if id == p.A {
+		return p
+	}
+	q := PairResult{A: p.B, B: p.A, AWins: p.BWins, Draws: p.Draws, BWins: p.AWins}
+	for i, n := range p.Penta {
+		q.Penta[4-i] = n
+	}
+	return q
 }
 
 // Store is what the tournament service needs from storage.
@@ -185,6 +279,13 @@ type Store interface {
 	// transaction, and finishes the tournament with its last game. An aborted game
 	// is stored as aborted and not scored.
 	FinishGame(ctx context.Context, p *Played) error
+	// Standings returns a tournament's table rows (unsorted) and pair results.
+	Standings(ctx context.Context, id int64) ([]Standing, []PairResult, error)
+	// Slots returns the started slots of a swiss or knockout tournament and
+	// the results of the finished ones.
+	Slots(ctx context.Context, t *Tournament) (map[string]bool, []SlotResult, error)
+	// SetTotal records the games a swiss or knockout tournament now expects.
+	SetTotal(ctx context.Context, id, total int64) error
 	// Tallies returns the tournament records of two engines (othello-move's BYE).
 	Tallies(ctx context.Context, tournamentID int64, engineIDs [2]int64) ([2]engines.Tally, error)
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
+	"github.com/taikai-dev/taikai/tournament/stats"
 )
 
 // ---- engines ----
@@ -206,6 +208,9 @@ type tournamentJSON struct {
 	RunningGames  int                 `json:"running_games"`
 	GamesPerPair  int                 `json:"games_per_pair"`
 	Concurrency   int                 `json:"concurrency"`
+	Format        string              `json:"format"`              // round_robin, gauntlet, swiss, knockout, or match
+	Rounds        int                 `json:"rounds,omitempty"`    // swiss
+	MaxExtra      int                 `json:"max_extra,omitempty"` // knockout
 	Engines       []playerJSON        `json:"engines"`
 	Settings      tournament.Settings `json:"settings"`
 	CreatedAt     *string             `json:"created_at"`
@@ -218,6 +223,7 @@ func (s *Server) tournamentJSON(t *tournament.Tournament, names map[int64]string
 	j := tournamentJSON{
 		ID: t.ID, Name: t.Name, Game: t.Settings.Game, Rule: t.Settings.Rule, Size: t.Settings.Size, Status: t.Status,
 		TotalGames: t.TotalGames, FinishedGames: t.FinishedGames, GamesPerPair: t.GamesPerPair, Concurrency: t.Concurrency,
+		Format: t.Kind, Rounds: t.Rounds, MaxExtra: t.MaxExtra,
 		Settings: t.Settings, Engines: []playerJSON{},
 		CreatedAt: timeOrNil(&t.CreatedAt), StartedAt: timeOrNil(t.StartedAt), FinishedAt: timeOrNil(t.FinishedAt),
 	}
@@ -318,6 +324,44 @@ type tournamentRequest struct {
 	Concurrency      int               `json:"concurrency"`
 	Start            bool              `json:"start"`
 	Seed             *uint64           `json:"seed"`
+	// Openings: game pairs start from a suite's openings; Pairs: games come
+	// in pairs, colours swapped (always so with openings).
+	Openings *tournament.Openings `json:"openings"`
+	Pairs    bool                 `json:"pairs"`
+	// Format: round_robin (default), gauntlet (the first engine against each
+	// other), swiss (rounds), knockout (matches of games_per_pair games, a
+	// tie extended by a game pair at a time, up to max_extra pairs).
+	Format   string `json:"format"`
+	Rounds   int    `json:"rounds"`
+	MaxExtra int    `json:"max_extra"`
+	// SPRT: "elo0=0 elo1=5 alpha=0.05 beta=0.05 model=logistic", or the same
+	// as an object.
+	SPRT json.RawMessage `json:"sprt"`
+}
+
+// sprt reads the request's SPRT, nil if none.
+func (req *tournamentRequest) sprt() (*stats.SPRT, error) {
+	if len(req.SPRT) == 0 || string(req.SPRT) == "null" {
+		return nil, nil
+	}
+	var words []string
+	var text string
+	if err := json.Unmarshal(req.SPRT, &text); err == nil {
+		words = strings.Fields(text)
+	} else {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(req.SPRT, &obj); err != nil {
+			return nil, errInvalid("sprt", `sprt: want "elo0=0 elo1=5 alpha=0.05 beta=0.05" or an object with those keys`)
+		}
+		for k, v := range obj {
+			words = append(words, k+"="+strings.Trim(string(v), `"`))
+		}
+	}
+	t, err := stats.ParseSPRT(words...)
+	if err != nil {
+		return nil, errInvalid("sprt", err.Error())
+	}
+	return &t, nil
 }
 
 func (s *Server) createTournament(w http.ResponseWriter, r *http.Request) {
@@ -327,12 +371,13 @@ func (s *Server) createTournament(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := &tournament.Tournament{
-		Name: strings.TrimSpace(req.Name), Kind: tournament.KindRoundRobin, Engines: req.Engines,
-		GamesPerPair: req.GamesPerPair, Concurrency: req.Concurrency,
+		Name: strings.TrimSpace(req.Name), Kind: cmp.Or(req.Format, tournament.KindRoundRobin), Engines: req.Engines,
+		GamesPerPair: req.GamesPerPair, Concurrency: req.Concurrency, Rounds: req.Rounds, MaxExtra: req.MaxExtra,
 		Settings: tournament.Settings{
 			Game: req.Game, Rule: req.Rule, Size: req.Size, MoveTimeMS: req.MoveTimeMS, TotalTimeMS: req.TotalTimeMS,
 			ByoyomiMS: req.ByoyomiMS, OnTimeout: req.OnTimeout, MaxErrors: req.MaxErrors, MaxTimeouts: req.MaxTimeouts,
 			ConnectMS: req.ConnectTimeoutMS, PaceMS: req.PaceMS, Options: req.Options,
+			Openings: req.Openings, Pairs: req.Pairs,
 		},
 		Seed: rand.Uint64(),
 	}
@@ -349,7 +394,24 @@ func (s *Server) createTournament(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, errInvalid("engines", "engines: want a list of at least 2 engine ids"))
 		return
 	}
+	var err error
+	if t.Settings.SPRT, err = req.sprt(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if req.Format == tournament.KindMatch {
+		s.writeError(w, r, errInvalid("format", `format: "match" is the record of taikai match; want round_robin, gauntlet, swiss or knockout`))
+		return
+	}
 	if err := t.Validate(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if o := t.Settings.Openings; o != nil && o.File != "" {
+		s.writeError(w, r, errInvalid("openings.file", "openings.file: the server reads no files; upload the suite (POST /api/openings) and give its suite_id"))
+		return
+	}
+	if _, err := tournament.LoadSuite(r.Context(), s.DB, &t.Settings); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -403,12 +465,8 @@ func (s *Server) cancelTournament(w http.ResponseWriter, r *http.Request) {
 }
 
 // standings returns a tournament's table, best first.
-func (s *Server) standings(r *http.Request, id int64) ([]tournament.Standing, []tournament.PairResult, error) {
-	rows, pairs, err := s.DB.Standings(r.Context(), id)
-	if err != nil {
-		return nil, nil, err
-	}
-	return tournament.Table(rows, pairs), pairs, nil
+func (s *Server) standings(r *http.Request, t *tournament.Tournament) ([]tournament.Standing, []tournament.PairResult, error) {
+	return standingsOf(r.Context(), s.DB, t)
 }
 
 func (s *Server) getStandings(w http.ResponseWriter, r *http.Request) {
@@ -416,7 +474,7 @@ func (s *Server) getStandings(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	rows, _, err := s.standings(r, t.ID)
+	rows, _, err := s.standings(r, t)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -469,7 +527,7 @@ func (s *Server) getCrosstable(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	rows, pairs, err := s.standings(r, t.ID)
+	rows, pairs, err := s.standings(r, t)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -498,9 +556,14 @@ type gameJSON struct {
 	Cause        string     `json:"cause,omitempty"`
 	Plies        int        `json:"plies"`
 	Detail       string     `json:"detail,omitempty"`
-	StartedAt    *string    `json:"started_at"`
-	EndedAt      *string    `json:"ended_at"`
-	View         *boardView `json:"view,omitempty"` // how the dashboard draws it (live messages and pages)
+	Pair         int64      `json:"pair,omitempty"` // the game pair it is one of, from 1 (one opening, colours swapped)
+	Slot         string     `json:"slot,omitempty"` // swiss, knockout: round, match and game from 0 ("r2m3g1")
+	// Opening is the opening the game started from: its first opening.plies
+	// moves are the opening's, played by the server.
+	Opening   *tournament.Opening `json:"opening,omitempty"`
+	StartedAt *string             `json:"started_at"`
+	EndedAt   *string             `json:"ended_at"`
+	View      *boardView          `json:"view,omitempty"` // how the dashboard draws it (live messages and pages)
 }
 
 // boardView is how the dashboard draws a game's board (games.View), with its
@@ -543,7 +606,7 @@ func toGameJSON(g *tournament.Game) gameJSON {
 		ID: &id, TournamentID: g.TournamentID, Index: g.Index, Game: g.Game, Rule: g.Rule, Size: g.Size,
 		Black: playerJSON(g.Black), White: playerJSON(g.White), Status: g.Status,
 		Result: strOrNil(g.Result), Reason: strOrNil(g.Reason), Cause: g.Cause, Plies: g.Plies, Detail: g.Detail,
-		StartedAt: timeOrNil(g.StartedAt), EndedAt: timeOrNil(g.EndedAt),
+		StartedAt: timeOrNil(g.StartedAt), EndedAt: timeOrNil(g.EndedAt), Pair: g.Pair, Opening: g.Opening, Slot: g.Slot,
 	}
 }
 
@@ -601,9 +664,10 @@ func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
 			out = append(out, j)
 		}
 	}
-	// Games not started yet come from the schedule, not the database.
+	// Games not started yet come from the schedule, not the database (swiss
+	// and knockout pair as they go: their games are not known in advance).
 	if (f.Status == "" || f.Status == tournament.GameScheduled) && f.Result == "" && f.Reason == "" && len(out) < f.Limit &&
-		t.Status != tournament.StatusCancelled {
+		t.Status != tournament.StatusCancelled && !t.Dynamic() {
 		names, err := s.DB.EngineNames(r.Context(), t.Engines)
 		if err != nil {
 			s.writeError(w, r, err)
@@ -668,8 +732,8 @@ func (s *Server) getGame(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if g.Status == tournament.GameRunning && s.Live != nil {
-		if moves, ok := s.Live.LiveMoves(id); ok {
-			g.Moves, g.Plies = moves, len(moves)
+		if moves, opening, ok := s.Live.LiveMoves(id); ok {
+			g.Moves, g.Plies, g.Opening = moves, len(moves), opening
 		}
 	}
 	writeJSON(w, http.StatusOK, gameDetail(g))
@@ -695,6 +759,7 @@ func gameDetail(g *tournament.Game) gameDetailJSON {
 	}
 	for i, m := range g.Moves {
 		d.Moves[i] = m.View(g.Game, i+1)
+		d.Moves[i].Opening = g.Opening != nil && i < g.Opening.Plies
 	}
 	if g.Status == tournament.GameFinished || g.Status == tournament.GameAborted {
 		d.Stones = map[string]int{"black": g.Stones[0], "white": g.Stones[1]}

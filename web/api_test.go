@@ -299,6 +299,21 @@ func TestAPIRejectsBadRequests(t *testing.T) {
 		{"games bad engine", apiRequest{method: "GET", path: "/api/tournaments/1/games?engine=abc"}, 400, "engine"},
 		{"game not found", apiRequest{method: "GET", path: "/api/games/999"}, 404, ""},
 		{"game log bad color", apiRequest{method: "GET", path: "/api/games/1/log/purple"}, 404, "color"},
+		{"openings unknown suite", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,2],"openings":{"suite":"xot"}}`)}, 400, "openings.suite"},
+		{"openings no suite", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,2],"openings":{}}`)}, 400, "openings.suite"},
+		{"openings uploaded suite not found", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,2],"openings":{"suite_id":99}}`)}, 400, "openings.suite_id"},
+		{"openings file", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,2],"openings":{"file":"/etc/passwd"}}`)}, 400, "openings.file"},
+		{"openings bad order", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,2],"openings":{"suite":"builtin","order":"shuffle"}}`)}, 400, "openings.order"},
+		{"openings odd games_per_pair", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,2],"games_per_pair":3,"openings":{"suite":"builtin"}}`)}, 400, "games_per_pair"},
+		{"sprt bad", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,2],"sprt":"elo0=5 elo1=0"}`)}, 400, "sprt"},
+		{"sprt three engines", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,2,3],"sprt":"elo0=0 elo1=5"}`)}, 400, "sprt"},
+		{"suite bad line", apiRequest{method: "POST", path: "/api/openings", body: strings.NewReader(`{"name":"s","game":"othello","text":"f5d6\nf5d6a1\n"}`)}, 400, "openings"},
+		{"suite empty", apiRequest{method: "POST", path: "/api/openings", body: strings.NewReader(`{"name":"s","game":"othello","text":"# nothing\n"}`)}, 400, "openings"},
+		{"suite no name", apiRequest{method: "POST", path: "/api/openings", body: strings.NewReader(`{"game":"othello","text":"f5\n"}`)}, 400, "name"},
+		{"suite unknown game", apiRequest{method: "POST", path: "/api/openings", body: strings.NewReader(`{"name":"s","game":"go","text":"f5\n"}`)}, 400, "game"},
+		{"suite without token", apiRequest{method: "POST", path: "/api/openings", body: strings.NewReader(`{"name":"s","game":"othello","text":"f5\n"}`), auth: "none"}, 401, "Authorization"},
+		{"suite not found", apiRequest{method: "GET", path: "/api/openings/99"}, 404, ""},
+		{"pairs of unknown tournament", apiRequest{method: "GET", path: "/api/tournaments/999/pairs"}, 404, ""},
 		{"unknown endpoint", apiRequest{method: "GET", path: "/api/nothing"}, 404, ""},
 		{"wrong method", apiRequest{method: "PUT", path: "/api/engines"}, 405, ""},
 	}...)
@@ -517,5 +532,37 @@ func TestTournamentErrorsAllAtOnce(t *testing.T) {
 	}
 	if e.Error.Code != "invalid" || e.Error.Field != "name" {
 		t.Errorf("first error %q on %q, want invalid on name", e.Error.Code, e.Error.Field)
+	}
+}
+
+// An uploaded suite is listed, read back, and a tournament may start from it
+// only when it is for the tournament's game, rule and board size.
+func TestUploadedSuite(t *testing.T) {
+	s := newAPIServer(t)
+	a := s.post(t, "/api/engines", `{"name":"a","game":"gomoku","builtin":"gomoku-random"}`)
+	b := s.post(t, "/api/engines", `{"name":"b","game":"gomoku","builtin":"gomoku-threat"}`)
+	suite := s.post(t, "/api/openings", `{"name":"mine","game":"gomoku","rule":"renju","text":"# two\nh8 i9 h10\n\nh8i7g9\n"}`)
+	if suite["openings"] != 2.0 || suite["rule"] != "renju" || suite["size"] != 15.0 {
+		t.Fatalf("suite %v", suite)
+	}
+	id := suite["id"]
+	code, body := s.do(t, apiRequest{method: "GET", path: fmt.Sprintf("/api/openings/%v", id)})
+	if code != 200 || !strings.Contains(string(body), "h8i7g9") {
+		t.Fatalf("GET suite: %d %s", code, body)
+	}
+	code, body = s.do(t, apiRequest{method: "GET", path: "/api/openings"})
+	if code != 200 || !strings.Contains(string(body), `"mine"`) || !strings.Contains(string(body), `"builtin"`) {
+		t.Fatalf("GET suites: %d %s", code, body)
+	}
+	// For renju on 15x15, not for freestyle.
+	code, body = s.do(t, apiRequest{method: "POST", path: "/api/tournaments", contentType: "application/json",
+		body: strings.NewReader(fmt.Sprintf(`{"name":"t","game":"gomoku","rule":"freestyle","engines":[%v,%v],"openings":{"suite_id":%v}}`, a["id"], b["id"], id))})
+	if code != 400 || !strings.Contains(string(body), "openings.suite_id") || !strings.Contains(string(body), "renju") {
+		t.Fatalf("suite of another rule: %d %s", code, body)
+	}
+	tour := s.post(t, "/api/tournaments", fmt.Sprintf(`{"name":"t","game":"gomoku","rule":"renju","engines":[%v,%v],"openings":{"suite_id":%v,"order":"sequential"},"sprt":"elo0=0 elo1=20"}`, a["id"], b["id"], id))
+	set := tour["settings"].(map[string]any)
+	if set["openings"] == nil || set["sprt"] == nil {
+		t.Fatalf("settings %v: no openings or sprt", set)
 	}
 }

@@ -178,7 +178,7 @@ func (l *Live) event(ev tournament.Event) {
 		f := g.catchUp()
 		msg := mustJSON(moveMessage{
 			Type: "move", GameID: ev.GameID, TournamentID: ev.TournamentID,
-			MoveView: m.View(g.header.Game, ev.Tick.Ply), Board: f.Board, Flipped: f.Flipped,
+			MoveView: openingView(m.View(g.header.Game, ev.Tick.Ply), ev.Tick.Opening), Board: f.Board, Flipped: f.Flipped,
 			Remaining: remainingJSON(g.remaining), Sent: time.Now().UnixMicro(),
 		})
 		l.Hub.Broadcast(msg, topics...)
@@ -276,15 +276,22 @@ func (l *Live) LivePlies(id int64) (int, bool) {
 	return len(g.moves), true
 }
 
-// LiveMoves returns the moves of a running game so far.
-func (l *Live) LiveMoves(id int64) ([]games.Ply, bool) {
+// openingView marks a move as one of the opening's.
+func openingView(v games.MoveView, opening bool) games.MoveView {
+	v.Opening = opening
+	return v
+}
+
+// LiveMoves returns the moves of a running game so far, and the opening it
+// started from (nil if none).
+func (l *Live) LiveMoves(id int64) ([]games.Ply, *tournament.Opening, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	g, ok := l.games[id]
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
-	return append([]games.Ply(nil), g.moves...), true
+	return append([]games.Ply(nil), g.moves...), g.header.Opening, true
 }
 
 // ---- websocket endpoints ----
@@ -293,7 +300,7 @@ func (l *Live) LiveMoves(id int64) ([]games.Ply, bool) {
 func gameSnapshot(g *tournament.Game, moves []games.Ply, frames []frame, remaining map[string]int64, live bool, five [][2]int) []byte {
 	mj := make([]games.MoveView, len(moves))
 	for i, m := range moves {
-		mj[i] = m.View(g.Game, i+1)
+		mj[i] = openingView(m.View(g.Game, i+1), g.Opening != nil && i < g.Opening.Plies)
 	}
 	hdr := withView(toGameJSON(g))
 	hdr.Plies = len(moves)

@@ -79,13 +79,32 @@ func (f *standingsFeed) table(ctx context.Context, tid int64) (map[string]any, e
 	if err != nil {
 		return nil, err
 	}
-	rows, pairs, err := f.db.Standings(ctx, tid)
+	rows, pairs, err := standingsOf(ctx, f.db, t)
 	if err != nil {
 		return nil, err
 	}
-	rows = tournament.Table(rows, pairs)
 	return map[string]any{
 		"type": "standings", "tournament": tournamentSummary(t),
 		"standings": nonNilStandings(rows), "crosstable": crosstable(rows, pairs),
 	}, nil
+}
+
+// standingsOf returns a tournament's table, best first (swiss: with its byes
+// and the Buchholz tie-break), and its pair results.
+func standingsOf(ctx context.Context, db *storage.DB, t *tournament.Tournament) ([]tournament.Standing, []tournament.PairResult, error) {
+	rows, pairs, err := db.Standings(ctx, t.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows = tournament.Table(rows, pairs)
+	if t.Kind == tournament.KindSwiss {
+		_, finished, err := db.Slots(ctx, t)
+		if err != nil {
+			return nil, nil, err
+		}
+		if rows, err = tournament.SwissTable(t, rows, finished); err != nil {
+			return nil, nil, err
+		}
+	}
+	return rows, pairs, nil
 }

@@ -406,3 +406,143 @@ func TestMatchShowsWhyGamesDidNotStart(t *testing.T) {
 		t.Errorf("progress does not say who won:\n%s", stderr.String())
 	}
 }
+
+// The acceptance run of openings in `taikai match`: othello-greedy against
+// itself, 40 games from the built-in Othello suite, plays at least 20
+// distinct games, and every opening it uses twice in a row with colours
+// swapped; --json says each game's opening and marks its plies, and counts
+// the pairs (pentanomial).
+func TestMatchOpeningsGreedySelfPlay(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"match", "--openings", "builtin", "--games", "40", "--move-time", "50ms", "--concurrency", "2", "--json",
+		"othello-greedy", "othello-greedy"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var out struct {
+		Games []struct {
+			Black, White, Result, Reason string
+			Opening                      *struct {
+				Suite string
+				Index int
+				Plies int
+				Text  string
+			}
+			Moves []struct {
+				Text    string
+				MS      int64
+				Opening bool
+			}
+		}
+		Pentanomial []int64
+		Elo         *float64
+		EloError    *float64 `json:"elo_error"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, stdout.String())
+	}
+	if len(out.Games) != 40 {
+		t.Fatalf("%d games, want 40", len(out.Games))
+	}
+	distinct := map[string]bool{}
+	for i := 0; i < len(out.Games); i += 2 {
+		a, b := out.Games[i], out.Games[i+1]
+		if a.Opening == nil || b.Opening == nil || a.Opening.Index != b.Opening.Index || a.Black != b.White || a.White != b.Black {
+			t.Fatalf("games %d and %d are not a pair from one opening: %+v / %+v", i+1, i+2, a.Opening, b.Opening)
+		}
+		if i > 0 && a.Opening.Index == out.Games[i-2].Opening.Index {
+			t.Errorf("pair %d repeats the opening of the pair before it", i/2+1)
+		}
+	}
+	used := map[int]int{}
+	for i, g := range out.Games {
+		used[g.Opening.Index]++
+		if g.Reason != "normal" {
+			t.Errorf("game %d ended %s", i+1, g.Reason)
+		}
+		var seq []string
+		for k, m := range g.Moves {
+			if m.Opening != (k < g.Opening.Plies) || (m.Opening && m.MS != 0) {
+				t.Fatalf("game %d ply %d: opening %v (ms %d), the opening has %d plies", i+1, k+1, m.Opening, m.MS, g.Opening.Plies)
+			}
+			seq = append(seq, m.Text)
+		}
+		distinct[strings.Join(seq, " ")] = true
+	}
+	for idx, n := range used {
+		if n != 2 {
+			t.Errorf("opening %d used %d times, want 2", idx, n)
+		}
+	}
+	if len(distinct) < 20 {
+		t.Errorf("%d distinct games of 40, want at least 20", len(distinct))
+	}
+	var pairs int64
+	for _, n := range out.Pentanomial {
+		pairs += n
+	}
+	if pairs != 20 || out.Elo == nil || out.EloError == nil {
+		t.Errorf("pentanomial %v (%d pairs, want 20), elo %v ± %v", out.Pentanomial, pairs, out.Elo, out.EloError)
+	}
+	t.Logf("%d distinct games of 40; pentanomial %v", len(distinct), out.Pentanomial)
+}
+
+// The acceptance run of the SPRT: alpha-beta against random from the
+// built-in openings, elo0=0 elo1=50, stops with H1 well before 200 games.
+func TestMatchSPRTStopsWithH1(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"match", "--sprt", "elo0=0 elo1=50 alpha=0.05 beta=0.05", "--openings", "builtin", "--move-time", "100ms", "--json",
+		"othello-alphabeta", "othello-random"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var out struct {
+		Games       []json.RawMessage
+		Pentanomial []int64
+		SPRT        *struct {
+			LLR, Lower, Upper float64
+			Result            string
+		}
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, stdout.String())
+	}
+	if out.SPRT == nil || out.SPRT.Result != "H1" || out.SPRT.LLR < out.SPRT.Upper {
+		t.Fatalf("sprt %+v, want H1 with the LLR at or over the upper bound\n%s", out.SPRT, stderr.String())
+	}
+	if n := len(out.Games); n >= 100 {
+		t.Errorf("H1 after %d games, want well before 200", n)
+	}
+	if !strings.Contains(stderr.String(), "LLR") || !strings.Contains(stderr.String(), "H1 accepted") {
+		t.Errorf("no LLR in the progress, or no decision:\n%s", stderr.String())
+	}
+	t.Logf("H1 after %d games, pentanomial %v, LLR %.2f (%.2f, %.2f)", len(out.Games), out.Pentanomial, out.SPRT.LLR, out.SPRT.Lower, out.SPRT.Upper)
+}
+
+// Bad --openings and --sprt words are refused by name.
+func TestMatchBadOpeningsAndSPRT(t *testing.T) {
+	suite := filepath.Join(t.TempDir(), "suite.txt")
+	if err := os.WriteFile(suite, []byte("f5d6\nf5d6z9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--openings", "nonsense"}, "nonsense"},
+		{[]string{"--openings", "builtin order=shuffled"}, "openings.order"},
+		{[]string{"--openings", "file=" + suite}, "line 2"},
+		{[]string{"--openings", "file=/nonexistent/suite.txt"}, "openings.file"},
+		{[]string{"--openings", "builtin", "--games", "3"}, "even"},
+		{[]string{"--sprt", "elo0=0"}, "elo1"},
+		{[]string{"--sprt", "elo0=0 elo1=5 gamma=1"}, "gamma"},
+	} {
+		var stdout, stderr bytes.Buffer
+		args := append(append([]string{"match"}, tc.args...), "othello-random", "othello-greedy")
+		if code := run(args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 naming %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+}

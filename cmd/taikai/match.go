@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -18,20 +20,27 @@ import (
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/games"
+	"github.com/taikai-dev/taikai/games/openings"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
+	"github.com/taikai-dev/taikai/tournament/stats"
 )
 
 const matchUsage = `usage: taikai match [flags] ENGINE ENGINE
 
 Plays games between two engines without a server, colours alternating, and
-prints the result (like cutechess-cli). Each ENGINE is a built-in name
+prints the result (like cutechess-cli and fastchess). With --openings, every
+game pair starts from an opening of a suite, played twice with colours
+swapped, and the result is counted by pairs (pentanomial); with --sprt the
+match stops as soon as the test decides. Each ENGINE is a built-in name
 (othello-greedy) or a spec in one argument:
 
   "name=seed cmd='java OthelloClient.java {host}' dir=../shared/clients port=46000 protocol=othello-board"
 
 cmd is split like a shell would and run without one; placeholders: {host}
 {port} {color} {colorflag} {colornum} {name} {time_ms} {game_id} {rule} {size}.
+
+  taikai match --openings builtin --sprt elo0=0 elo1=10 --move-time 100ms new old
 
 Flags:
 `
@@ -50,6 +59,8 @@ type matchConfig struct {
 	seed        uint64
 	affinity    bool
 	sandbox     bool
+	sprt        *stats.SPRT
+	suite       *openings.Suite
 }
 
 func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine, error) {
@@ -60,7 +71,18 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 	fs.StringVar(&c.set.Game, "game", "othello", "`game`: "+strings.Join(games.Names(), ", "))
 	fs.StringVar(&c.set.Rule, "rule", "", "gomoku `rule`: seed (default), freestyle, standard, renju")
 	fs.IntVar(&c.set.Size, "size", 0, "gomoku board `size`, 5-25 (default 15)")
-	fs.IntVar(&c.games, "games", 2, "`number` of games")
+	fs.IntVar(&c.games, "games", 0, "`number` of games (default 2; with --sprt, the most it may play: default 20000)")
+	fs.Func("openings", "start game pairs from a suite's openings: `builtin` or file=FILE (one opening a line), then order=random|sequential start=N", func(v string) error {
+		o, err := parseOpenings(v)
+		c.set.Openings = o
+		return err
+	})
+	fs.BoolVar(&c.set.Pairs, "pairs", false, "play games in pairs, colours swapped (always so with --openings)")
+	fs.Func("sprt", "stop when a sequential probability ratio test decides: `elo0=0 elo1=5 alpha=0.05 beta=0.05 model=logistic|normalized`", func(v string) error {
+		t, err := stats.ParseSPRT(strings.Fields(v)...)
+		c.sprt = &t
+		return err
+	})
 	fs.DurationVar(&c.moveTime, "move-time", 0, "per-move clock (default 10s; othello-move: none)")
 	fs.DurationVar(&c.totalTime, "total-time", 0, "total clock per side (default none; othello-move: 600s)")
 	fs.DurationVar(&c.byoyomi, "byoyomi", 0, "with a total clock, time per move once it is spent (othello-move default 500ms)")
@@ -91,8 +113,18 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 		fs.Usage()
 		return nil, nil, fmt.Errorf("want two engines, got %d", fs.NArg())
 	}
-	if c.games < 1 {
+	gamesSet := false
+	fs.Visit(func(f *flag.Flag) { gamesSet = gamesSet || f.Name == "games" })
+	switch {
+	case !gamesSet && c.sprt != nil:
+		c.games = 20000
+	case !gamesSet:
+		c.games = 2
+	case c.games < 1:
 		return nil, nil, errors.New("--games: want at least 1")
+	}
+	if c.set.Paired() && c.games%2 == 1 {
+		return nil, nil, fmt.Errorf("--games %d: games come in pairs (--openings, --pairs), so want an even number", c.games)
 	}
 	if c.concurrency < 1 || c.concurrency > tournament.MaxConcurrency {
 		return nil, nil, fmt.Errorf("--concurrency: want 1-%d", tournament.MaxConcurrency)
@@ -110,6 +142,11 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 	if err := c.set.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("--%s", strings.ReplaceAll(err.Error(), "_", "-"))
 	}
+	suite, err := tournament.LoadSuite(context.Background(), nil, &c.set)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--%s", err)
+	}
+	c.suite = suite
 	var pair []engines.Engine
 	for i, spec := range fs.Args() {
 		e, err := engines.ParseSpec(spec, c.set.Game)
@@ -130,14 +167,47 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 	return c, pair, nil
 }
 
+// parseOpenings reads --openings: "builtin" or "file=F", then order=... and
+// start=N.
+func parseOpenings(v string) (*tournament.Openings, error) {
+	o := &tournament.Openings{}
+	for _, w := range strings.Fields(v) {
+		key, val, _ := strings.Cut(w, "=")
+		switch key {
+		case "builtin":
+			o.Suite = "builtin"
+		case "file":
+			if val == "" {
+				return nil, errors.New("file=: want a file name")
+			}
+			o.File = val
+		case "order":
+			o.Order = val
+		case "start":
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("start=%s: want a number from 0", val)
+			}
+			o.Start = n
+		default:
+			return nil, fmt.Errorf("%q: want builtin or file=FILE, then order=random|sequential and start=N", w)
+		}
+	}
+	if o.Suite == "" && o.File == "" {
+		return nil, errors.New("want builtin or file=FILE")
+	}
+	return o, nil
+}
+
 // matchGameJSON is a game in `taikai match --json` (DESIGN.md).
 type matchGameJSON struct {
-	Black  string           `json:"black"`
-	White  string           `json:"white"`
-	Result string           `json:"result"`
-	Reason string           `json:"reason"`
-	ID     int64            `json:"id,omitempty"`
-	Moves  []games.MoveView `json:"moves"`
+	Black   string              `json:"black"`
+	White   string              `json:"white"`
+	Result  string              `json:"result"`
+	Reason  string              `json:"reason"`
+	ID      int64               `json:"id,omitempty"`
+	Opening *tournament.Opening `json:"opening,omitempty"`
+	Moves   []games.MoveView    `json:"moves"`
 	// Sandbox is the sandbox state the game ran under: on (--sandbox) or off.
 	Sandbox string `json:"sandbox"`
 	// Detail says why an engine could not start.
@@ -208,6 +278,13 @@ type match struct {
 	records [2]engines.Tally     // per engine of pair
 	done    int
 	tty     bool
+	wdl     stats.WDL   // the first engine's games
+	penta   stats.Penta // the first engine's complete game pairs, by its points
+	half    map[int]int // pair number → the first engine's half points in its first finished game
+	decided string      // H0 or H1 once the SPRT decided; "" before
+	llr     float64     // the SPRT's log-likelihood ratio at the last pair
+	stop    func()      // stops the match (the SPRT decided)
+	stopped int         // games stopped unfinished when the SPRT decided
 }
 
 func (m *match) open(ctx context.Context) error {
@@ -215,6 +292,7 @@ func (m *match) open(ctx context.Context) error {
 		m.tty = true
 	}
 	m.played = make([]*tournament.Played, m.cfg.games)
+	m.half = map[int]int{}
 	for i := range m.records {
 		m.records[i].Name = m.pair[i].Name
 	}
@@ -263,6 +341,10 @@ func (m *match) play(ctx context.Context) error {
 		}
 	}
 	runner := &tournament.Runner{Launcher: launcher, Affinity: m.cfg.affinity}
+	parent := ctx
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	m.stop = stop
 	next := make(chan int)
 	errc := make(chan error, m.cfg.concurrency)
 	var wg sync.WaitGroup
@@ -290,6 +372,10 @@ feed:
 	}
 	close(next)
 	wg.Wait()
+	if m.decided != "" && parent.Err() == nil {
+		// The SPRT stopped the match: it was not interrupted.
+		ctx = parent
+	}
 	if firstErr == nil {
 		select {
 		case firstErr = <-errc:
@@ -300,6 +386,13 @@ feed:
 		fmt.Fprintln(m.stderr)
 	}
 	fmt.Fprintf(m.stderr, "%d games in %v\n", m.done, time.Since(start).Round(time.Millisecond))
+	if m.decided != "" {
+		fmt.Fprintf(m.stderr, "SPRT: %s accepted (LLR %.2f, bounds %.2f, %.2f) after %d game pairs", m.decided, m.llr, lowerBound(m.cfg.sprt), upperBound(m.cfg.sprt), m.pairs())
+		if m.stopped > 0 {
+			fmt.Fprintf(m.stderr, "; %d running games stopped and not counted", m.stopped)
+		}
+		fmt.Fprintln(m.stderr)
+	}
 	return firstErr
 }
 
@@ -313,11 +406,17 @@ func (m *match) game(ctx context.Context, runner *tournament.Runner, i int) erro
 		ID: int64(i + 1), Index: int64(i), Black: m.pair[a], White: m.pair[b],
 		Settings: m.cfg.set, Seed: m.cfg.seed + uint64(i),
 	}
+	if m.cfg.set.Paired() {
+		spec.Pair = int64(i/2 + 1)
+		if m.cfg.suite != nil {
+			spec.Opening = tournament.OpeningFor(m.cfg.suite, m.cfg.set.Openings, m.cfg.seed, spec.Pair)
+		}
+	}
 	m.mu.Lock()
 	spec.Tallies = [2]engines.Tally{m.records[a], m.records[b]}
 	m.mu.Unlock()
 	if m.db != nil {
-		id, err := m.db.StartGame(ctx, m.t, tournament.Pairing{Index: int64(i), Black: a, White: b}, m.pair[a].ID, m.pair[b].ID, spec.Seed)
+		id, err := m.db.StartGame(ctx, m.t, tournament.Pairing{Index: int64(i), Black: a, White: b, Pair: spec.Pair}, m.pair[a].ID, m.pair[b].ID, spec.Seed)
 		if err != nil {
 			return fmt.Errorf("store game %d: %w", i+1, err)
 		}
@@ -335,36 +434,100 @@ func (m *match) game(ctx context.Context, runner *tournament.Runner, i int) erro
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if p.Outcome.Reason == games.ReasonAborted && m.decided != "" {
+		m.stopped++ // stopped by the SPRT's decision: not part of the match
+		return nil
+	}
 	m.played[i] = p
 	if p.Outcome.Reason != games.ReasonAborted {
 		m.done++
-		m.tally(a, b, p)
+		m.tally(i, a, b, p)
 	}
 	m.progress(i, p)
 	return nil
 }
 
-// tally adds a finished game to the engines' records.
-func (m *match) tally(black, white int, p *tournament.Played) {
+// tally adds a finished game to the engines' records, its pair to the
+// pentanomial counts once both its games are in, and runs the SPRT.
+func (m *match) tally(i, black, white int, p *tournament.Played) {
+	half := 1 // the first engine's half points
 	switch p.Outcome.Winner {
 	case games.Black:
 		m.records[black].Wins++
 		m.records[white].Losses++
+		half = 2 * (1 - black)
 	case games.White:
 		m.records[white].Wins++
 		m.records[black].Losses++
+		half = 2 * (1 - white)
+	}
+	switch half {
+	case 2:
+		m.wdl.W++
+	case 1:
+		m.wdl.D++
+	default:
+		m.wdl.L++
+	}
+	paired := m.cfg.set.Paired()
+	if paired {
+		first, ok := m.half[i/2]
+		if !ok {
+			m.half[i/2] = half
+			return
+		}
+		delete(m.half, i/2)
+		m.penta[first+half]++
+	}
+	if t := m.cfg.sprt; t != nil && m.decided == "" {
+		if paired {
+			m.llr = t.LLR(m.penta)
+		} else {
+			m.llr = t.LLRWDL(m.wdl)
+		}
+		if r := t.Result(m.llr); r != "continue" {
+			m.decided = r
+			m.stop()
+		}
 	}
 }
+
+// pairs is the number of complete game pairs.
+func (m *match) pairs() int64 {
+	var n int64
+	for _, c := range m.penta {
+		n += c
+	}
+	return n
+}
+
+// estimate is the first engine's result: by game pairs when games come in
+// pairs (pentanomial), else by games.
+func (m *match) estimate() stats.Estimate {
+	if m.cfg.set.Paired() {
+		return stats.FromPenta(m.penta)
+	}
+	return stats.FromWDL(m.wdl)
+}
+
+func lowerBound(t *stats.SPRT) float64 { l, _ := t.Bounds(); return l }
+func upperBound(t *stats.SPRT) float64 { _, u := t.Bounds(); return u }
 
 func (m *match) progress(i int, p *tournament.Played) {
 	a, b := m.records[0], m.records[1]
 	draws := m.done - a.Wins - a.Losses
-	line := fmt.Sprintf("%d/%d  %s %d - %d %s  draws %d  (game %d: %s)",
-		m.done, m.cfg.games, a.Name, a.Wins, b.Wins, b.Name, draws, i+1, gameEnd(p))
+	line := fmt.Sprintf("%d/%d  %s %d - %d %s  draws %d", m.done, m.cfg.games, a.Name, a.Wins, b.Wins, b.Name, draws)
+	if est := m.estimate(); est.Games > 0 {
+		line += fmt.Sprintf("  Elo %.1f +/- %.1f", est.Elo, est.EloError)
+	}
+	if m.cfg.sprt != nil {
+		line += fmt.Sprintf("  LLR %.2f (%.2f, %.2f)", m.llr, lowerBound(m.cfg.sprt), upperBound(m.cfg.sprt))
+	}
+	line += fmt.Sprintf("  (game %d: %s)", i+1, gameEnd(p))
 	switch {
 	case m.tty:
 		fmt.Fprintf(m.stderr, "\r\033[K%s", line)
-	case m.done == m.cfg.games || m.done%max(1, m.cfg.games/20) == 0 || p.Outcome.Reason != games.ReasonNormal:
+	case m.done == m.cfg.games || m.done%max(1, min(m.cfg.games/20, 50)) == 0 || p.Outcome.Reason != games.ReasonNormal:
 		fmt.Fprintln(m.stderr, line)
 	}
 }
@@ -405,14 +568,24 @@ func (m *match) report(w io.Writer) {
 		{a.Name, int64(a.Wins), draws, int64(a.Losses), float64(a.Wins) + float64(draws)/2},
 		{b.Name, int64(b.Wins), draws, int64(b.Losses), float64(b.Wins) + float64(draws)/2},
 	}
-	diff, margin := tournament.EloDiff(int64(a.Wins), draws, int64(a.Losses))
+	est := m.estimate()
 	if m.cfg.json {
-		out := struct {
-			Games     []matchGameJSON     `json:"games"`
-			Standings []matchStandingJSON `json:"standings"`
-			EloDiff   *float64            `json:"elo_diff"`
-			EloError  *float64            `json:"elo_error"`
-		}{Games: []matchGameJSON{}, Standings: stand, EloDiff: finite(diff), EloError: finite(margin)}
+		out := matchOutput{
+			Games: []matchGameJSON{}, Standings: stand,
+			EloDiff: finite(est.Elo), EloError: finite(est.EloError), Elo: finite(est.Elo),
+			NElo: finite(est.NElo), NEloError: finite(est.NEloError), LOS: finite(100 * est.LOS), DrawRatio: finite(100 * est.DrawRatio),
+		}
+		if est.Games == 0 {
+			out.EloDiff, out.EloError, out.Elo, out.NElo, out.NEloError, out.LOS, out.DrawRatio = nil, nil, nil, nil, nil, nil, nil
+		}
+		if m.cfg.set.Paired() {
+			out.Pentanomial = m.penta[:]
+		}
+		if t := m.cfg.sprt; t != nil {
+			lo, hi := t.Bounds()
+			out.SPRT = &sprtJSON{LLR: round2(m.llr), Lower: round2(lo), Upper: round2(hi), Result: cmp.Or(m.decided, "continue"),
+				Elo0: t.Elo0, Elo1: t.Elo1, Alpha: t.Alpha, Beta: t.Beta, Model: t.Model}
+		}
 		for _, p := range m.played {
 			if p != nil {
 				out.Games = append(out.Games, gameJSON(p))
@@ -434,7 +607,17 @@ func (m *match) report(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.1f\t%.1f%%\t\n", s.Name, n, s.Wins, s.Draws, s.Losses, s.Points, pct)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "Elo difference (%s - %s): %s +/- %s\n", a.Name, b.Name, eloText(diff), eloText(margin))
+	if est.Games > 0 {
+		fmt.Fprintf(w, "Elo difference (%s - %s): %.1f +/- %.1f, nElo %.1f +/- %.1f, LOS %.1f%%, draw ratio %.1f%%\n",
+			a.Name, b.Name, est.Elo, est.EloError, est.NElo, est.NEloError, 100*est.LOS, 100*est.DrawRatio)
+	}
+	if m.cfg.set.Paired() {
+		fmt.Fprintf(w, "Game pairs (pentanomial, %s's points 0, 0.5, 1, 1.5, 2): %v\n", a.Name, m.penta)
+	}
+	if t := m.cfg.sprt; t != nil {
+		lo, hi := t.Bounds()
+		fmt.Fprintf(w, "SPRT (%s): LLR %.2f (%.2f, %.2f): %s\n", t, m.llr, lo, hi, cmp.Or(m.decided, "continue"))
+	}
 	reasons := map[string]int{}
 	for _, p := range m.played {
 		if p != nil {
@@ -460,6 +643,35 @@ func (m *match) report(w io.Writer) {
 	}
 }
 
+// matchOutput is `taikai match --json` (README).
+type matchOutput struct {
+	Games       []matchGameJSON     `json:"games"`
+	Standings   []matchStandingJSON `json:"standings"`
+	EloDiff     *float64            `json:"elo_diff"` // the first release's name for elo
+	EloError    *float64            `json:"elo_error"`
+	Elo         *float64            `json:"elo"`
+	NElo        *float64            `json:"nelo"`
+	NEloError   *float64            `json:"nelo_error"`
+	LOS         *float64            `json:"los"`        // percent
+	DrawRatio   *float64            `json:"draw_ratio"` // percent
+	Pentanomial []int64             `json:"pentanomial,omitempty"`
+	SPRT        *sprtJSON           `json:"sprt,omitempty"`
+}
+
+type sprtJSON struct {
+	LLR    float64 `json:"llr"`
+	Lower  float64 `json:"lower"`
+	Upper  float64 `json:"upper"`
+	Result string  `json:"result"` // H0, H1 or continue
+	Elo0   float64 `json:"elo0"`
+	Elo1   float64 `json:"elo1"`
+	Alpha  float64 `json:"alpha"`
+	Beta   float64 `json:"beta"`
+	Model  string  `json:"model"`
+}
+
+func round2(f float64) float64 { return math.Round(f*100) / 100 }
+
 func finite(f float64) *float64 {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		return nil
@@ -484,11 +696,15 @@ func gameJSON(p *tournament.Played) matchGameJSON {
 		Black: p.Spec.Black.Name, White: p.Spec.White.Name, Result: p.Result(), Reason: p.Outcome.Reason,
 		Moves: make([]games.MoveView, len(p.Moves)), Sandbox: p.Sandbox, Detail: p.Detail,
 	}
+	if o := p.Spec.Opening; o != nil {
+		g.Opening = &tournament.Opening{Suite: o.Suite, Index: o.Index, Plies: min(len(o.Moves), len(p.Moves)), Text: o.Text}
+	}
 	if p.Spec.TournamentID != 0 {
 		g.ID = p.Spec.ID
 	}
 	for i, mv := range p.Moves {
 		g.Moves[i] = mv.View(p.Spec.Settings.Game, i+1)
+		g.Moves[i].Opening = g.Opening != nil && i < g.Opening.Plies
 	}
 	return g
 }

@@ -174,8 +174,9 @@ func (c *client) othelloMove() error {
 		return err
 	}
 	var (
-		b         othello.Board
+		b         = othello.New() // MOVE lines before START are the game's opening
 		me        othello.Color
+		started   bool
 		remaining time.Duration
 		f         [][]byte
 	)
@@ -206,8 +207,8 @@ func (c *client) othelloMove() error {
 				return fmt.Errorf("bad START time %q", f[3])
 			}
 			remaining = time.Duration(ms) * time.Millisecond
-			b = othello.New()
-			if me == othello.Black {
+			started = true
+			if b.Turn() == me {
 				if err := c.moveMove(&b, received, remaining); err != nil {
 					return err
 				}
@@ -227,13 +228,16 @@ func (c *client) othelloMove() error {
 				return fmt.Errorf("opponent move: %v", err)
 			}
 			if _, err := b.Play(s); err != nil {
-				return fmt.Errorf("opponent move %s: %v", s, err)
+				return fmt.Errorf("move %s: %v", s, err)
 			}
-			if err := c.moveMove(&b, received, remaining); err != nil {
-				return err
+			if started && b.Turn() == me {
+				if err := c.moveMove(&b, received, remaining); err != nil {
+					return err
+				}
 			}
 		case "END":
-			// BYE follows, or a new START on a connection that plays on.
+			// BYE follows, or a new game on a connection that plays on.
+			b, started = othello.New(), false
 		case "BYE":
 			return nil
 		}

@@ -29,9 +29,10 @@ function niceStep(max, n) {
 
 /**
  * lineChart draws series [{name, points: [[x, y], ...]}] into svg, with axis
- * labels xLabel and yLabel.
+ * labels xLabel and yLabel, and dashed horizontal lines at marks [{y, name}]
+ * (an SPRT's bounds). y may be negative.
  */
-export function lineChart(svg, series, {xLabel = '', yLabel = ''} = {}) {
+export function lineChart(svg, series, {xLabel = '', yLabel = '', marks = []} = {}) {
   // Drawn at the size it is shown, so that its text is as large on a phone
   // as on a projector.
   const W = Math.round(Math.max(320, Math.min(1200, svg.parentElement?.clientWidth || 1000)));
@@ -41,22 +42,29 @@ export function lineChart(svg, series, {xLabel = '', yLabel = ''} = {}) {
   svg.replaceChildren();
   let xmax = 1;
   let ymax = 1;
+  let ymin = 0;
   for (const sr of series) {
     for (const [x, y] of sr.points) {
       xmax = Math.max(xmax, x);
       ymax = Math.max(ymax, y);
+      ymin = Math.min(ymin, y);
     }
   }
-  const ystep = niceStep(ymax, 5);
+  for (const m of marks) {
+    ymax = Math.max(ymax, m.y);
+    ymin = Math.min(ymin, m.y);
+  }
+  const ystep = niceStep(ymax - ymin, 5);
   ymax = Math.ceil(ymax / ystep) * ystep;
+  ymin = Math.floor(ymin / ystep) * ystep;
   const xstep = Math.max(1, Math.round(niceStep(xmax, 8)));
   xmax = Math.ceil(xmax / xstep) * xstep;
   const px = (x) => pad.l + ((W - pad.l - pad.r) * x) / xmax;
-  const py = (y) => H - pad.b - ((H - pad.t - pad.b) * y) / ymax;
+  const py = (y) => H - pad.b - ((H - pad.t - pad.b) * (y - ymin)) / (ymax - ymin);
 
   const axes = s('g', {class: 'c-axes'});
-  for (let y = 0; y <= ymax + 1e-9; y += ystep) {
-    axes.append(s('line', {x1: pad.l, x2: W - pad.r, y1: py(y), y2: py(y), class: y === 0 ? 'c-base' : 'c-grid'}));
+  for (let y = ymin; y <= ymax + 1e-9; y += ystep) {
+    axes.append(s('line', {x1: pad.l, x2: W - pad.r, y1: py(y), y2: py(y), class: Math.abs(y) < 1e-9 ? 'c-base' : 'c-grid'}));
     axes.append(s('text', {x: pad.l - 10, y: py(y), class: 'c-tick', 'text-anchor': 'end', 'dominant-baseline': 'central'}, String(Math.round(y * 10) / 10)));
   }
   for (let x = 0; x <= xmax; x += xstep) {
@@ -66,6 +74,10 @@ export function lineChart(svg, series, {xLabel = '', yLabel = ''} = {}) {
   axes.append(s('text', {x: (pad.l + W - pad.r) / 2, y: H - 8, class: 'c-label', 'text-anchor': 'middle'}, xLabel));
   axes.append(s('text', {x: 16, y: (pad.t + H - pad.b) / 2, class: 'c-label', 'text-anchor': 'middle',
     transform: `rotate(-90 16 ${(pad.t + H - pad.b) / 2})`}, yLabel));
+  for (const m of marks) {
+    axes.append(s('line', {x1: pad.l, x2: W - pad.r, y1: py(m.y), y2: py(m.y), class: 'c-mark', stroke: '#868e96', 'stroke-width': 2, 'stroke-dasharray': '8 6'}));
+    axes.append(s('text', {x: W - pad.r - 4, y: py(m.y) - 6, class: 'c-tick', 'text-anchor': 'end'}, m.name));
+  }
   svg.append(axes);
 
   const lines = s('g', {class: 'c-lines'});

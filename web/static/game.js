@@ -59,7 +59,7 @@ function onMove(m) {
   const n = state.moves.length;
   if (m.ply <= n) return; // already have it (a resync raced a move)
   const following = state.ply >= n;
-  state.moves.push({ply: m.ply, color: m.color, x: m.x, y: m.y, text: m.text, ms: m.ms, auto: m.auto});
+  state.moves.push({ply: m.ply, color: m.color, x: m.x, y: m.y, text: m.text, ms: m.ms, auto: m.auto, opening: m.opening});
   state.frames.push({board: m.board, flipped: m.flipped || null});
   if (m.remaining) state.remaining = m.remaining;
   state.moveAt = performance.now();
@@ -155,7 +155,7 @@ function render() {
   el.first.disabled = el.prev.disabled = ply === 0;
   el.next.disabled = el.last.disabled = atEnd;
   el.current.textContent = mv
-    ? `${mv.ply}. ${mv.color} ${label(mv)}${mv.auto ? ' (played for it)' : ''} · ${seconds(mv.ms)}`
+    ? `${mv.ply}. ${mv.color} ${label(mv)}${mv.opening ? ' (opening)' : mv.auto ? ' (played for it)' : ''} · ${seconds(mv.ms)}`
     : 'start position';
 
   const c = count(frame.board);
@@ -189,12 +189,13 @@ function renderMoves() {
   if (have > state.moves.length) list.replaceChildren();
   for (let i = list.children.length; i < state.moves.length; i++) {
     const m = state.moves[i];
-    list.append(h('li', null,
-      h('button', {type: 'button', class: 'move', dataset: {ply: m.ply}, title: m.auto ? 'played by the referee' : null},
+    const title = m.opening ? `opening ${state.game.opening ? state.game.opening.suite + ' #' + (state.game.opening.index + 1) : ''}, played by the referee` : m.auto ? 'played by the referee' : null;
+    list.append(h('li', {class: m.opening ? 'opening' : null},
+      h('button', {type: 'button', class: 'move', dataset: m.opening ? {ply: m.ply, opening: '1'} : {ply: m.ply}, title},
         h('span', {class: 'mv-n', text: m.ply}),
         h('span', {class: `disc-icon ${m.color}`, 'aria-label': m.color}),
-        h('span', {class: 'mv-t' + (m.auto ? ' auto' : ''), text: label(m)}),
-        h('span', {class: 'mv-ms', text: seconds(m.ms)}))));
+        h('span', {class: 'mv-t' + (m.auto ? ' auto' : '') + (m.opening ? ' opening' : ''), text: label(m)}),
+        h('span', {class: 'mv-ms', text: m.opening ? 'book' : seconds(m.ms)}))));
   }
   const cur = list.querySelector('[aria-current]');
   if (cur) cur.removeAttribute('aria-current');

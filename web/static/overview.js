@@ -120,7 +120,32 @@ function syncGameFields() {
   for (const el of $$('.size-only', form)) el.hidden = o.dataset.minSize === o.dataset.maxSize;
 }
 
+// The uploaded opening suites of the chosen game, beside the built-in one.
+let suites = [];
+async function loadSuites() {
+  try {
+    suites = (await api('/api/openings')).suites;
+  } catch (err) {
+    console.warn('openings:', err.message);
+  }
+  renderSuites();
+}
+function renderSuites() {
+  const sel = $('#t-openings');
+  const keep = sel.value;
+  const game = $('#t-game').value;
+  sel.replaceChildren(h('option', {value: '', text: 'none: from the start position'}), h('option', {value: 'builtin', text: 'built-in suite'}),
+    ...suites.filter((s) => s.game === game).map((s) => h('option', {value: s.id, text: `${s.name} (${s.openings} openings${s.rule ? ', ' + s.rule : ''})`})));
+  sel.value = [...sel.options].some((o) => o.value === keep) ? keep : '';
+}
+
 $('#t-game').addEventListener('change', renderEngineChoice);
+$('#t-game').addEventListener('change', renderSuites);
+$('#t-format').addEventListener('change', () => {
+  const f = $('#t-format').value;
+  for (const el of $$('.swiss-only', form)) el.hidden = f !== 'swiss';
+  for (const el of $$('.knockout-only', form)) el.hidden = f !== 'knockout';
+});
 $('#t-all').addEventListener('click', () => { for (const i of $$('#t-engines input')) i.checked = true; });
 $('#t-none').addEventListener('click', () => { for (const i of $$('#t-engines input')) i.checked = false; });
 
@@ -140,6 +165,14 @@ form.addEventListener('submit', async (ev) => {
     start: $('#t-start').checked,
   };
   if (!$('#t-rule').closest('.rule-only').hidden) body.rule = $('#t-rule').value;
+  const op = $('#t-openings').value;
+  if (op === 'builtin') body.openings = {suite: 'builtin', order: $('#t-order').value};
+  else if (op) body.openings = {suite_id: Number(op), order: $('#t-order').value};
+  if ($('#t-pairs').checked) body.pairs = true;
+  if ($('#t-sprt').value.trim()) body.sprt = $('#t-sprt').value.trim();
+  body.format = $('#t-format').value;
+  if (body.format === 'swiss') body.rounds = Number($('#t-rounds').value) || 0;
+  if (body.format === 'knockout') body.max_extra = Number($('#t-max-extra').value) || 0;
   if (!$('#t-size').closest('.size-only').hidden) body.size = Number($('#t-size').value) || 0;
   const button = $('button[type=submit]', form);
   button.disabled = true;
@@ -156,3 +189,4 @@ form.addEventListener('submit', async (ev) => {
 document.addEventListener('taikai:admin', (ev) => { if (ev.detail) loadEngines(); });
 if (isAdmin()) loadEngines();
 loadTournaments();
+loadSuites();

@@ -154,6 +154,53 @@ window.addEventListener('resize', throttle(() => {
   if (svg && chartSeries) lineChart(svg, chartSeries, {xLabel: 'games played', yLabel: 'points'});
 }, 250));
 
+// ---- head to head: each pair of engines, with its statistics and SPRT ----
+
+const num = (v, digits = 1) => (v === null || v === undefined ? '–' : v.toFixed(digits));
+const signed = (v) => (v === null || v === undefined ? '–' : (v > 0 ? '+' : v < 0 ? '−' : '') + Math.abs(v).toFixed(1));
+
+async function loadPairs() {
+  let pairs;
+  try {
+    pairs = (await api(`/api/tournaments/${id}/pairs`)).pairs;
+  } catch (err) {
+    console.warn('pairs:', err.message);
+    return;
+  }
+  const paired = !!(t.settings && (t.settings.pairs || t.settings.openings));
+  $('#pairs-section').hidden = pairs.length === 0;
+  $('#pairs-note').textContent = paired
+    ? 'Games are played in pairs from one opening, colours swapped: Elo and its 95% interval come from the pair scores (pentanomial).'
+    : 'Elo and its 95% interval come from the game results (trinomial).';
+  $('#pairs tbody').replaceChildren(...pairs.map((p) => h('tr', null,
+    h('td', {class: 'name', text: `${p.a.name} vs ${p.b.name}`}),
+    h('td', {class: 'num', text: p.games}),
+    h('td', {class: 'num', text: p.wins}),
+    h('td', {class: 'num', text: p.draws}),
+    h('td', {class: 'num', text: p.losses}),
+    h('td', {class: 'num penta', text: p.pentanomial ? p.pentanomial.join(' ') : '–'}),
+    h('td', {class: 'num', text: p.elo === null ? '–' : `${signed(p.elo)} ± ${num(p.elo_error)}`}),
+    h('td', {class: 'num', text: p.nelo === null ? '–' : `${signed(p.nelo)} ± ${num(p.nelo_error)}`}),
+    h('td', {class: 'num', text: p.los === null ? '–' : `${num(p.los)}%`}),
+    h('td', {class: 'num', text: p.draw_ratio === null ? '–' : `${num(p.draw_ratio)}%`}))));
+  const sp = pairs.length === 1 ? pairs[0].sprt : null;
+  $('#sprt').hidden = !sp;
+  if (!sp) return;
+  const verdict = {H1: 'H1 accepted', H0: 'H0 accepted', continue: 'running'}[sp.result] || sp.result;
+  $('#sprt-text').textContent = `· LLR ${sp.llr.toFixed(2)} (${sp.lower.toFixed(2)}, ${sp.upper.toFixed(2)}) · ${verdict}`;
+  let svg = $('#sprt-chart svg');
+  if (!svg) {
+    svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    svg.setAttribute('role', 'img');
+    svg.setAttribute('aria-label', 'log-likelihood ratio over game pairs, with the bounds');
+    $('#sprt-chart').append(svg);
+  }
+  const points = [[0, 0], ...sp.history];
+  lineChart(svg, [{name: 'LLR', points}], {xLabel: paired ? 'game pairs' : 'games', yLabel: 'LLR',
+    marks: [{y: sp.upper, name: `H1 ${sp.upper.toFixed(2)}`}, {y: sp.lower, name: `H0 ${sp.lower.toFixed(2)}`}]});
+}
+const refreshPairs = throttle(loadPairs, 3000);
+
 // ---- games ----
 
 const PAGE = 100;
@@ -240,6 +287,7 @@ live(`/ws/tournaments/${id}`, (msg) => {
       renderStandings(msg.standings);
       renderCrosstable(msg.crosstable);
       refreshChart();
+      refreshPairs();
       break;
     case 'move':
       grid.move(msg);
@@ -301,4 +349,5 @@ $('#cancel').addEventListener('click', async () => {
 renderHead();
 loadTournament();
 loadStandings().then(loadChart);
+loadPairs();
 loadGames();

@@ -125,7 +125,7 @@ func parseSquare(s string) (x, y int, ok bool) {
 	return int(c - 'a'), int(r - '1'), true
 }
 
-// squareName writes a coordinate in upper case: column letter, row digit.
+// appendMove writes a move in upper case (column letter, row digit) or PASS.
 func appendMove(b []byte, m games.Move) []byte {
 	if m.Pass {
 		return append(b, "PASS"...)
@@ -133,13 +133,21 @@ func appendMove(b []byte, m games.Move) []byte {
 	return append(b, byte('A'+m.X), byte('1'+m.Y))
 }
 
-// Begin writes START <BLACK|WHITE> <opponent> <ms>.
+// Begin writes START <BLACK|WHITE> <opponent> <ms>, after the opening's
+// moves as MOVE lines when the game starts from one (PROTOCOLS.md,
+// "Openings").
 func (s *Seat) Begin(ctx context.Context, st engines.Start) error {
 	s.mu.Lock()
 	s.playing = true
 	s.myTurn = st.Turn == s.color
 	s.mu.Unlock()
-	b := append(s.buf[:0], "START "...)
+	b := s.buf[:0]
+	for _, p := range st.Opening {
+		b = append(b, "MOVE "...)
+		b = appendMove(b, p.Move)
+		b = append(b, '\n')
+	}
+	b = append(b, "START "...)
 	b = append(b, colorWord(s.color)...)
 	b = append(b, ' ')
 	b = append(b, token(st.Opponent)...)
