@@ -42,6 +42,8 @@ type Conn struct {
 	stamp [FloodLines]time.Time // times of the last FloodLines lines, a ring
 	next  int
 	full  bool
+	prev  time.Time // the stamp the last line replaced, for Invited
+	pfull bool
 }
 
 // NewConn wraps a connection.
@@ -108,10 +110,19 @@ func trimCR(b []byte) []byte {
 	return b
 }
 
+// Invited takes the line just read off the flood count: the protocol asked
+// for it (gomoku-turn's get and put on the client's turn). Call it at most
+// once for a line, from the reader, before the next ReadLine.
+func (c *Conn) Invited() {
+	c.next = (c.next + FloodLines - 1) % FloodLines
+	c.stamp[c.next], c.full = c.prev, c.pfull
+}
+
 // flooded records a line at now and reports whether it is one too many: the
 // line FloodLines lines ago was read less than FloodWindow ago.
 func (c *Conn) flooded(now time.Time) bool {
 	oldest, had := c.stamp[c.next], c.full
+	c.prev, c.pfull = oldest, had
 	c.stamp[c.next] = now
 	c.next = (c.next + 1) % FloodLines
 	if c.next == 0 {

@@ -116,3 +116,25 @@ func TestUnterminatedLastLine(t *testing.T) {
 		}
 	}
 }
+
+// Lines the protocol asked for (Invited) do not count towards the flood
+// limit; the others still do.
+func TestInvitedLinesAreNotFlood(t *testing.T) {
+	c, s := pair(t)
+	go c.Write([]byte(strings.Repeat("put 1 1\n", 400) + strings.Repeat("SAY x\n", 201)))
+	for i := range 400 {
+		if _, _, err := s.ReadLine(); err != nil {
+			t.Fatalf("invited line %d: %v", i+1, err)
+		}
+		s.Invited()
+	}
+	for i := range 201 {
+		_, _, err := s.ReadLine()
+		if i < 200 && err != nil {
+			t.Fatalf("line %d after the invited ones: %v", i+1, err)
+		}
+		if i == 200 && !errors.Is(err, protocol.ErrFlood) {
+			t.Fatalf("line 201 not invited, in under a second: %v, want ErrFlood", err)
+		}
+	}
+}

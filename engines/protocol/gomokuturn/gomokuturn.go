@@ -67,7 +67,10 @@ type Seat struct {
 	size   int
 	cells  []int8 // y*size+x: 1 player 0 (black), -1 player 1 (white)
 	myTurn bool
-	out    []byte // reader's buffer for board replies
+	// invited: the get and the put the protocol asks for on a turn, which
+	// do not count towards the flood limit (reset when a turn is given).
+	invited [2]bool
+	out     []byte // reader's buffer for board replies
 	buf    []byte // referee's buffer
 }
 
@@ -95,10 +98,17 @@ func (s *Seat) Nick() string { return "" }
 
 // handle acts on one line; false when the reader should stop.
 func (s *Seat) handle(f [][]byte, at time.Time) bool {
+	cmd := string(f[0])
 	s.mu.Lock()
 	mine := s.myTurn
+	// The first get and the first put of a turn are what the protocol asks
+	// for: a client that answers at once (two engines that move in a
+	// millisecond play a 225-point board in under a second) is not flooding.
+	if k := map[string]int{"get": 0, "put": 1}[cmd]; mine && (cmd == "get" || cmd == "put") && !s.invited[k] {
+		s.invited[k] = true
+		s.Invited()
+	}
 	s.mu.Unlock()
-	cmd := string(f[0])
 	switch {
 	case cmd == "end" && len(f) == 1:
 		s.Emit(engines.Event{Kind: engines.Left, Reason: games.ReasonResign, At: at})
@@ -180,6 +190,7 @@ func (s *Seat) Begin(ctx context.Context, st engines.Start) error {
 		}
 	}
 	s.myTurn = st.Turn == s.color
+	s.invited = [2]bool{}
 	s.mu.Unlock()
 	if st.Turn == s.color {
 		return s.SendUnlessGone(ctx, yourTurn)
@@ -200,6 +211,9 @@ func (s *Seat) Update(ctx context.Context, u engines.Update) error {
 		own = own || (m.Color == s.color && !m.Auto)
 	}
 	s.myTurn = u.Turn == s.color
+	if s.myTurn {
+		s.invited = [2]bool{}
+	}
 	s.mu.Unlock()
 	b := s.buf[:0]
 	if own {
