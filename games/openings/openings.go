@@ -13,8 +13,11 @@
 // and a line that is not a legal opening is an error naming its number.
 //
 // The built-in suites (suites/*.txt) are written by the generator in gen/
-// (`go generate ./games/openings`); each file's header says how, and the
-// balance measured with it.
+// (`go generate ./games/openings`); each file's header says how. Their
+// balance, measured with `taikai match --openings builtin --games 200
+// --move-time 50ms`: othello-alphabeta against itself, black 47.0% (an
+// earlier run 50.5%); gomoku-threat against itself on freestyle, black 58.0%
+// (the README's Openings table).
 package openings
 
 //go:generate go run ./gen -out suites
