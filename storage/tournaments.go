@@ -132,9 +132,10 @@ func entrants(ctx context.Context, tx *sql.Tx, id int64) ([]int64, error) {
 	return ids, rows.Err()
 }
 
-// Tournaments lists the round-robin tournaments, newest first, with entrants.
+// Tournaments lists the tournaments of every format (not the records of
+// `taikai match`), newest first, with entrants.
 func (db *DB) Tournaments(ctx context.Context) ([]*tournament.Tournament, error) {
-	return db.listWithEntrants(ctx, `WHERE kind = 'round_robin' ORDER BY id DESC`)
+	return db.listWithEntrants(ctx, `WHERE kind != 'match' ORDER BY id DESC`)
 }
 
 // TournamentsWithStatus lists the tournaments in a status, with entrants.

@@ -51,6 +51,23 @@ func TestBrowser(t *testing.T) {
 		"games_per_pair": 1, "move_time_ms": 200, "start": true,
 	}, &gomoku)
 
+	// A knockout of four from the built-in openings, and an SPRT match.
+	var ko, sprt tournamentAnswer
+	koIDs := []int64{ids["othello-random"], ids["othello-greedy"]}
+	for _, name := range []string{"ko-random", "ko-greedy"} {
+		var e engineAnswer
+		s.mustCall(t, "POST", "/api/engines", map[string]any{"name": name, "game": "othello", "builtin": "othello-" + strings.TrimPrefix(name, "ko-")}, &e)
+		koIDs = append(koIDs, e.ID)
+	}
+	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
+		"name": "Knockout", "game": "othello", "engines": koIDs, "format": "knockout", "games_per_pair": 2, "max_extra": 1,
+		"openings": map[string]any{"suite": "builtin"}, "move_time_ms": 40, "concurrency": 2, "start": true,
+	}, &ko)
+	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
+		"name": "SPRT", "game": "othello", "engines": []int64{ids["othello-alphabeta"], ids["othello-random"]}, "games_per_pair": 200,
+		"openings": map[string]any{"suite": "builtin"}, "sprt": "elo0=0 elo1=50", "move_time_ms": 40, "concurrency": 2, "start": true,
+	}, &sprt)
+
 	var liveID int64
 	t.Run("LiveGame", func(t *testing.T) {
 		// The board follows the moves as they arrive: each view matches the
@@ -126,7 +143,7 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("Overview", func(t *testing.T) {
 		b.open(t, "/")
-		b.waitJS(t, "three tournaments", `document.querySelectorAll('#tournaments tbody tr').length === 3`, 30*time.Second)
+		b.waitJS(t, "five tournaments", `document.querySelectorAll('#tournaments tbody tr').length === 5`, 30*time.Second)
 		b.waitJS(t, "a live board", `[...document.querySelectorAll('#live-games .game-card')].some((c) => c.querySelector('.stone'))`, 60*time.Second)
 		hrefs := evalJS[[]string](t, b, `[...document.querySelectorAll('#live-games .game-card')].map((a) => a.getAttribute('href'))`)
 		for _, h := range hrefs {
@@ -134,15 +151,15 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("a live card links to %q, want /games/{id}", h)
 			}
 		}
-		if got := evalJS[int](t, b, `document.querySelectorAll('#tournaments .progress').length`); got != 3 {
-			t.Errorf("%d progress bars, want 3", got)
+		if got := evalJS[int](t, b, `document.querySelectorAll('#tournaments .progress').length`); got != 5 {
+			t.Errorf("%d progress bars, want 5", got)
 		}
 		b.screenshot(t, "overview")
 		b.noErrors(t, "overview", nil)
 
 		b.run(t, "big screen", 30*time.Second, chromedp.EmulateViewport(1920, 1080))
 		b.open(t, "/?tv=1")
-		b.waitJS(t, "tournaments in tv mode", `document.querySelectorAll('#tournaments tbody tr').length === 3`, 30*time.Second)
+		b.waitJS(t, "tournaments in tv mode", `document.querySelectorAll('#tournaments tbody tr').length === 5`, 30*time.Second)
 		b.waitJS(t, "tv mode", `document.body.classList.contains('tv')`, 15*time.Second)
 		if got := evalJS[string](t, b, `document.querySelector('#tournaments tbody a').getAttribute('href')`); !strings.Contains(got, "tv=1") {
 			t.Errorf("tv mode link %q does not keep tv=1", got)
@@ -290,6 +307,55 @@ func TestBrowser(t *testing.T) {
 			setSelect(t, b, f.sel, "")
 		}
 		b.noErrors(t, "tournament page", nil)
+	})
+
+	t.Run("KnockoutAndSPRT", func(t *testing.T) {
+		for _, id := range []int64{ko.ID, sprt.ID} {
+			waitAPI(t, "the knockout and the SPRT match to finish", 120*time.Second, func() bool {
+				var tj tournamentAnswer
+				s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d", id), nil, &tj)
+				return tj.Status == "finished"
+			})
+		}
+		b.open(t, fmt.Sprintf("/tournaments/%d", ko.ID))
+		b.waitJS(t, "the bracket", `document.querySelectorAll('#bracket .bracket-round').length === 2 && document.querySelectorAll('#bracket .bracket-match').length === 3`, 30*time.Second)
+		if got := evalJS[int](t, b, `document.querySelectorAll('#bracket .bracket-side.winner').length`); got != 3 {
+			t.Errorf("%d winners drawn in the bracket, want 3 (every match decided)", got)
+		}
+		final := evalJS[string](t, b, `document.querySelector('#bracket .bracket-round:last-child .winner .name').textContent`)
+		var names []string
+		for _, id := range koIDs {
+			var e engineAnswer
+			s.mustCall(t, "GET", fmt.Sprintf("/api/engines/%d", id), nil, &e)
+			names = append(names, e.Name)
+		}
+		if !slices.Contains(names, final) {
+			t.Errorf("the final's winner reads %q, not an entrant", final)
+		}
+		b.screenshot(t, "bracket")
+		b.noErrors(t, "knockout page", nil)
+
+		b.open(t, fmt.Sprintf("/tournaments/%d", sprt.ID))
+		b.waitJS(t, "the SPRT chart", `!document.querySelector('#sprt').hidden && document.querySelectorAll('#sprt-chart polyline').length === 1 && document.querySelectorAll('#sprt-chart .c-mark').length === 2`, 30*time.Second)
+		if txt := evalJS[string](t, b, `document.querySelector('#sprt-text').textContent`); !strings.Contains(txt, "H1 accepted") {
+			t.Errorf("SPRT reads %q, want H1 accepted", txt)
+		}
+		if txt := evalJS[string](t, b, `document.querySelector('#pairs tbody tr .penta').textContent`); len(strings.Fields(txt)) != 5 {
+			t.Errorf("pentanomial cell %q", txt)
+		}
+		b.screenshot(t, "sprt")
+		b.noErrors(t, "SPRT page", nil)
+
+		// A game from an opening marks the opening's plies in its move list.
+		var gl struct{ Games []gameAnswer }
+		s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d/games?status=finished&limit=1", sprt.ID), nil, &gl)
+		var g struct {
+			Opening struct{ Plies int }
+		}
+		s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", gl.Games[0].ID), nil, &g)
+		b.open(t, fmt.Sprintf("/games/%d", gl.Games[0].ID))
+		b.waitJS(t, "the opening's plies marked", fmt.Sprintf(`document.querySelectorAll('#moves li.opening').length === %d && %d > 0`, g.Opening.Plies, g.Opening.Plies), 30*time.Second)
+		b.noErrors(t, "game page", nil)
 	})
 
 	t.Run("Replay", func(t *testing.T) {
@@ -469,7 +535,7 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("Engines", func(t *testing.T) {
 		b.open(t, "/engines")
-		b.waitJS(t, "the engine list", `document.querySelectorAll('#engines tbody tr').length === 5`, 30*time.Second)
+		b.waitJS(t, "the engine list", `document.querySelectorAll('#engines tbody tr').length === 7`, 30*time.Second)
 		if evalJS[bool](t, b, `document.body.classList.contains('admin') || document.querySelector('#engine-form').offsetParent !== null`) {
 			t.Fatal("the form shows before signing in")
 		}
@@ -573,7 +639,7 @@ func TestBrowser(t *testing.T) {
 		setSelect(t, b, "#e-builtin", "othello-greedy")
 		b.run(t, "submit", 30*time.Second, chromedp.Click(chromedp.CSS("#e-submit")))
 		b.waitJS(t, "the built-in confirmation", `document.querySelector('#engine-ok').textContent.includes('my-greedy')`, 30*time.Second)
-		b.waitJS(t, "eight engines listed", `document.querySelectorAll('#engines tbody tr').length === 8`, 30*time.Second)
+		b.waitJS(t, "ten engines listed", `document.querySelectorAll('#engines tbody tr').length === 10`, 30*time.Second)
 
 		var list struct{ Engines []engineAnswer }
 		s.mustCall(t, "GET", "/api/engines", nil, &list)

@@ -143,6 +143,29 @@ func TestFormatsEndToEnd(t *testing.T) {
 			t.Errorf("standings: %v points in all with %d byes, want 50 with 5", total, withBye)
 		}
 	})
+	t.Run("listed", func(t *testing.T) {
+		// Every format is listed with the others (and its format named).
+		t.Parallel()
+		id := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"listed","game":"othello","engines":[%s],"format":"gauntlet"}`,
+			idList(registerBuiltins(t, s, "gl", 3))))
+		var list struct {
+			Tournaments []struct {
+				ID     int64
+				Format string
+				Total  int64 `json:"total_games"`
+			}
+		}
+		s.call(t, "GET", "/api/tournaments", nil, "", &list)
+		for _, tj := range list.Tournaments {
+			if tj.ID == id {
+				if tj.Format != "gauntlet" || tj.Total != 4 {
+					t.Errorf("gauntlet of 3 listed as %+v, want format gauntlet and 4 games (2 opponents, 2 games each)", tj)
+				}
+				return
+			}
+		}
+		t.Errorf("the gauntlet %d is not listed: %+v", id, list.Tournaments)
+	})
 	t.Run("sprt", func(t *testing.T) {
 		// A two-engine tournament with an SPRT finishes as soon as it decides,
 		// and its pairs say so, with the LLR after each game pair.

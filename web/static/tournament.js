@@ -201,6 +201,34 @@ async function loadPairs() {
 }
 const refreshPairs = throttle(loadPairs, 3000);
 
+// ---- knockout: the bracket, a column per round ----
+
+async function loadBracket() {
+  if (t.format !== 'knockout') return;
+  let b;
+  try {
+    b = await api(`/api/tournaments/${id}/bracket`);
+  } catch (err) {
+    console.warn('bracket:', err.message);
+    return;
+  }
+  const name = (i) => (i >= 0 && b.engines[i] ? b.engines[i].name : i === -1 ? '—' : '?');
+  const n = b.rounds.length;
+  const title = (r) => (r === n - 1 ? 'Final' : r === n - 2 ? 'Semi-finals' : r === n - 3 ? 'Quarter-finals' : `Round ${r + 1}`);
+  $('#bracket-section').hidden = false;
+  $('#bracket').replaceChildren(...b.rounds.map((rd, r) => h('div', {class: 'bracket-round'},
+    h('h3', {text: title(r)}),
+    ...rd.matches.map((m) => {
+      const side = (i, score) => h('div', {class: 'bracket-side' + (m.winner >= 0 && m.winner === i ? ' winner' : '')},
+        h('span', {class: 'name', text: m.decided === 'bye' && i < 0 ? 'bye' : name(i)}),
+        h('span', {class: 'num', text: m.games ? points(score) : ''}));
+      const how = m.decided === 'seed' ? 'tied: the higher seed goes on' : m.decided === 'bye' ? 'bye' : m.games ? `${m.games} games` : '';
+      return h('div', {class: 'bracket-match', dataset: {decided: m.decided || 'open'}},
+        side(m.a, m.score_a), side(m.b, m.score_b), h('small', {class: 'muted', text: how}));
+    }))));
+}
+const refreshBracket = throttle(loadBracket, 3000);
+
 // ---- games ----
 
 const PAGE = 100;
@@ -288,6 +316,7 @@ live(`/ws/tournaments/${id}`, (msg) => {
       renderCrosstable(msg.crosstable);
       refreshChart();
       refreshPairs();
+      refreshBracket();
       break;
     case 'move':
       grid.move(msg);
@@ -350,4 +379,5 @@ renderHead();
 loadTournament();
 loadStandings().then(loadChart);
 loadPairs();
+loadBracket();
 loadGames();
