@@ -341,7 +341,6 @@ func (m *match) play(ctx context.Context) error {
 		}
 	}
 	runner := &tournament.Runner{Launcher: launcher, Affinity: m.cfg.affinity}
-	parent := ctx
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	m.stop = stop
@@ -372,10 +371,6 @@ feed:
 	}
 	close(next)
 	wg.Wait()
-	if m.decided != "" && parent.Err() == nil {
-		// The SPRT stopped the match: it was not interrupted.
-		ctx = parent
-	}
 	if firstErr == nil {
 		select {
 		case firstErr = <-errc:
@@ -398,6 +393,9 @@ feed:
 
 // game plays game i: even games give the first engine black.
 func (m *match) game(ctx context.Context, runner *tournament.Runner, i int) error {
+	if ctx.Err() != nil {
+		return nil // the match stopped (an interrupt, or the SPRT decided) before this game
+	}
 	a, b := 0, 1
 	if i%2 == 1 {
 		a, b = 1, 0
