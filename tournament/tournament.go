@@ -89,6 +89,7 @@ func (t *Tournament) Plan() (Plan, error) {
 const (
 	MaxEntrants     = 5000
 	MaxGamesPerPair = 1000
+	MaxMatchGames   = 1000000 // the games of one `taikai match`
 	MaxConcurrency  = 64
 )
 
@@ -121,8 +122,12 @@ func (t *Tournament) Validate() error {
 	if t.GamesPerPair == 0 {
 		t.GamesPerPair = 2
 	}
-	if t.GamesPerPair < 1 || t.GamesPerPair > MaxGamesPerPair {
-		errs = errs.Add(games.Invalid("games_per_pair", "%d out of range 1-%d", t.GamesPerPair, MaxGamesPerPair))
+	maxGames := MaxGamesPerPair
+	if t.Kind == KindMatch {
+		maxGames = MaxMatchGames // `taikai match --sprt` plays up to 20000 by default
+	}
+	if t.GamesPerPair < 1 || t.GamesPerPair > maxGames {
+		errs = errs.Add(games.Invalid("games_per_pair", "%d out of range 1-%d", t.GamesPerPair, maxGames))
 	}
 	if t.Settings.Paired() && t.GamesPerPair%2 == 1 {
 		errs = errs.Add(games.Invalid("games_per_pair", "%d: games come in pairs (openings), so want an even number", t.GamesPerPair))

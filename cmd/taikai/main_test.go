@@ -493,8 +493,9 @@ func TestMatchOpeningsGreedySelfPlay(t *testing.T) {
 func TestMatchSPRTStopsWithH1(t *testing.T) {
 	t.Parallel()
 	var stdout, stderr bytes.Buffer
+	dbPath := filepath.Join(t.TempDir(), "sprt.db")
 	code := run([]string{"match", "--sprt", "elo0=0 elo1=50 alpha=0.05 beta=0.05", "--openings", "builtin", "--move-time", "100ms", "--json",
-		"othello-alphabeta", "othello-random"}, &stdout, &stderr)
+		"--concurrency", "2", "--db", dbPath, "othello-alphabeta", "othello-random"}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
@@ -517,6 +518,19 @@ func TestMatchSPRTStopsWithH1(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "LLR") || !strings.Contains(stderr.String(), "H1 accepted") {
 		t.Errorf("no LLR in the progress, or no decision:\n%s", stderr.String())
+	}
+	// The stored match has the games the output counts, finished.
+	db, err := storage.Open(context.Background(), dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ts, err := db.TournamentsWithStatus(context.Background(), "finished")
+	if err != nil || len(ts) != 1 {
+		t.Fatalf("finished matches %v, %v; want the match, stopped by the SPRT", ts, err)
+	}
+	if counts, _ := db.CountGames(context.Background(), ts[0].ID); counts["finished"] != int64(len(out.Games)) {
+		t.Errorf("stored %v, the output has %d games", counts, len(out.Games))
 	}
 	t.Logf("H1 after %d games, pentanomial %v, LLR %.2f (%.2f, %.2f)", len(out.Games), out.Pentanomial, out.SPRT.LLR, out.SPRT.Lower, out.SPRT.Upper)
 }

@@ -381,6 +381,15 @@ feed:
 		fmt.Fprintln(m.stderr)
 	}
 	fmt.Fprintf(m.stderr, "%d games in %v\n", m.done, time.Since(start).Round(time.Millisecond))
+	if m.decided != "" && m.db != nil {
+		// Stopped early: the stored match is over all the same.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		err := m.db.SetTournamentStatus(sctx, m.t.ID, tournament.StatusFinished)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("store the match as finished: %w", err)
+		}
+	}
 	if m.decided != "" {
 		fmt.Fprintf(m.stderr, "SPRT: %s accepted (LLR %.2f, bounds %.2f, %.2f) after %d game pairs", m.decided, m.llr, lowerBound(m.cfg.sprt), upperBound(m.cfg.sprt), m.pairs())
 		if m.stopped > 0 {
