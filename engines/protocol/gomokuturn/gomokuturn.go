@@ -71,7 +71,7 @@ type Seat struct {
 	// do not count towards the flood limit (reset when a turn is given).
 	invited [2]bool
 	out     []byte // reader's buffer for board replies
-	buf    []byte // referee's buffer
+	buf     []byte // referee's buffer
 }
 
 // New wraps the connection of the client playing color and starts reading it.
