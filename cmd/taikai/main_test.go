@@ -415,7 +415,7 @@ func TestMatchShowsWhyGamesDidNotStart(t *testing.T) {
 func TestMatchOpeningsGreedySelfPlay(t *testing.T) {
 	t.Parallel()
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"match", "--openings", "builtin", "--games", "40", "--move-time", "50ms", "--concurrency", "2", "--json",
+	code := run([]string{"match", "--openings", "builtin", "--games", "40", "--move-time", "1s", "--concurrency", "2", "--json",
 		"othello-greedy", "othello-greedy"}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())

@@ -525,7 +525,7 @@ func (m *match) progress(i int, p *tournament.Played) {
 	draws := m.done - a.Wins - a.Losses
 	line := fmt.Sprintf("%d/%d  %s %d - %d %s  draws %d", m.done, m.cfg.games, a.Name, a.Wins, b.Wins, b.Name, draws)
 	if est := m.estimate(); est.Games > 0 {
-		line += fmt.Sprintf("  Elo %.1f +/- %.1f", est.Elo, est.EloError)
+		line += fmt.Sprintf("  Elo %.1f +/- %s", est.Elo, eloText(est.EloError))
 	}
 	if m.cfg.sprt != nil {
 		line += fmt.Sprintf("  LLR %.2f (%.2f, %.2f)", m.llr, lowerBound(m.cfg.sprt), upperBound(m.cfg.sprt))
@@ -615,8 +615,8 @@ func (m *match) report(w io.Writer) {
 	}
 	tw.Flush()
 	if est.Games > 0 {
-		fmt.Fprintf(w, "Elo difference (%s - %s): %.1f +/- %.1f, nElo %.1f +/- %.1f, LOS %.1f%%, draw ratio %.1f%%\n",
-			a.Name, b.Name, est.Elo, est.EloError, est.NElo, est.NEloError, 100*est.LOS, 100*est.DrawRatio)
+		fmt.Fprintf(w, "Elo difference (%s - %s): %.1f +/- %s, nElo %s +/- %.1f, LOS %.1f%%, draw ratio %.1f%%\n",
+			a.Name, b.Name, est.Elo, eloText(est.EloError), eloText(est.NElo), est.NEloError, 100*est.LOS, 100*est.DrawRatio)
 	}
 	if m.cfg.set.Paired() {
 		fmt.Fprintf(w, "Game pairs (pentanomial, %s's points 0, 0.5, 1, 1.5, 2): %v\n", a.Name, m.penta)
@@ -688,6 +688,9 @@ func finite(f float64) *float64 {
 }
 
 func eloText(f float64) string {
+	if math.IsNaN(f) {
+		return "n/a" // every game (pair) scored the same: no spread to measure
+	}
 	if math.IsInf(f, 0) {
 		if f > 0 {
 			return "inf"

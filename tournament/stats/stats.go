@@ -37,10 +37,12 @@ type Penta [5]int64
 // WDL counts single games from the first engine's view.
 type WDL struct{ W, D, L int64 }
 
-// Estimate is what the tables show. Every field is finite (JSON has no
-// infinity): a score of 0% or 100%, or an interval that leaves (0, 1), is
-// taken at the nearest score a match of that size could tell apart from it
-// (half a point from the end), as the chess tools print a large finite Elo.
+// Estimate is what the tables show. Elo is finite (JSON has no infinity): a
+// score of 0% or 100%, or an interval that leaves (0, 1), is taken at the
+// nearest score a match of that size could tell apart from it (half a point
+// from the end), as the chess tools print a large finite Elo. Where every
+// game (pair) scored the same and that is not even, the spread is unknown:
+// EloError and NElo are NaN (callers show them as unknown, JSON as null).
 type Estimate struct {
 	Games     int64   // games counted (2 per pair for Penta)
 	Score     float64 // mean score per game, 0..1
@@ -74,9 +76,7 @@ func FromPenta(p Penta) Estimate {
 	mu, variance := moments(p[:], pairScores)
 	nf := float64(n)
 	e := estimate(mu, math.Sqrt(variance/nf), 2*nf)
-	if variance > 0 {
-		e.NElo = (mu - 0.5) / (math.Sqrt2 * math.Sqrt(variance)) * nEloScale
-	}
+	e.NElo = nelo(mu, math.Sqrt2*math.Sqrt(variance))
 	e.NEloError = z95 * nEloScale / math.Sqrt(2*nf)
 	e.Games = 2 * n
 	e.DrawRatio = float64(p[2]) / nf
@@ -93,13 +93,23 @@ func FromWDL(w WDL) Estimate {
 	mu, variance := moments(c, gameScores)
 	nf := float64(n)
 	e := estimate(mu, math.Sqrt(variance/nf), nf)
-	if variance > 0 {
-		e.NElo = (mu - 0.5) / math.Sqrt(variance) * nEloScale
-	}
+	e.NElo = nelo(mu, math.Sqrt(variance))
 	e.NEloError = z95 * nEloScale / math.Sqrt(nf)
 	e.Games = n
 	e.DrawRatio = float64(w.D) / nf
 	return e
+}
+
+// nelo is the normalized Elo of a mean score with standard deviation sd;
+// NaN when sd is 0 and the score is not even.
+func nelo(mu, sd float64) float64 {
+	switch {
+	case sd > 0:
+		return (mu - 0.5) / sd * nEloScale
+	case mu == 0.5:
+		return 0
+	}
+	return math.NaN()
 }
 
 // estimate fills in Elo, its error and LOS from a mean score, its standard
@@ -108,6 +118,9 @@ func estimate(mu, se, games float64) Estimate {
 	lo, hi := mu-z95*se, mu+z95*se
 	e := Estimate{Score: mu, Elo: elo(mu, games)}
 	e.EloError = (elo(hi, games) - elo(lo, games)) / 2
+	if se == 0 && mu != 0.5 {
+		e.EloError = math.NaN()
+	}
 	switch {
 	case se > 0:
 		e.LOS = phi((mu - 0.5) / se)

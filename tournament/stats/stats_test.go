@@ -138,12 +138,17 @@ func TestEdges(t *testing.T) {
 	if e := FromPenta(Penta{}); e != (Estimate{}) {
 		t.Errorf("no pairs: %+v", e)
 	}
-	for _, p := range []Penta{{0, 0, 0, 0, 5}, {5, 0, 0, 0, 0}, {0, 0, 7, 0, 0}} {
+	for _, p := range []Penta{{0, 0, 0, 0, 5}, {5, 0, 0, 0, 0}, {0, 0, 7, 0, 0}, {1, 0, 0, 0, 5}} {
 		e := FromPenta(p)
-		for _, v := range []float64{e.Elo, e.EloError, e.NElo, e.NEloError, e.LOS} {
+		for _, v := range []float64{e.Elo, e.NEloError, e.LOS} {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				t.Errorf("%v: %+v is not finite", p, e)
 			}
+		}
+		// The spread of one kind of pair that is not even is unknown.
+		unknown := p[0]+p[4] > 0 && p[1]+p[2]+p[3] == 0 && (p[0] == 0 || p[4] == 0)
+		if math.IsNaN(e.EloError) != unknown || math.IsNaN(e.NElo) != unknown {
+			t.Errorf("%v: error %v, nElo %v; unknown is %v", p, e.EloError, e.NElo, unknown)
 		}
 		for _, m := range []string{Logistic, Normalized} {
 			if l := (SPRT{Elo0: 0, Elo1: 10, Alpha: .05, Beta: .05, Model: m}).LLR(p); math.IsNaN(l) || math.IsInf(l, 0) {
