@@ -106,11 +106,13 @@ func matchSlots(round, match, a, b, from, to int) []Slot {
 // (then by their index, the seed), each paired with the next one it has not
 // met, backtracking until nobody meets an opponent twice. With an odd field
 // the lowest ranked entrant that has had no bye sits out and scores a won
-// match (the match's games, as points). In each match the entrant that has
-// had black first less often has it; on a tie, the one that had white first
-// in its last match; then the higher ranked. Pairing comes before colours, so
-// an entrant's black-first and white-first matches can differ by 2 (FIDE's
-// absolute colour criterion); within a match colours alternate anyway.
+// match (the match's games, as points). In each match the entrant whose
+// black-first matches exceed its white-first ones by less has black first; on a tie, the one that had white first
+// in its last match; then the higher ranked. Pairing avoids putting together
+// two entrants that both had black first (or white first) two more times
+// than the other colour, so that no entrant's black-first and white-first
+// matches differ by more than 2 (FIDE's absolute colour criterion) unless
+// only such a pairing avoids a repeat; within a match colours alternate.
 type swiss struct{ n, games, rounds int }
 
 // round is one swiss round's pairing: matches [black-first, other] and the bye.
@@ -134,9 +136,10 @@ func (s *swiss) pairings(finished []SlotResult, upto int) ([]round, bool) {
 	}
 	byes := make([]bool, s.n)
 	blackFirst := make([]int, s.n)
+	played := make([]int, s.n)     // matches
 	lastWhite := make([]bool, s.n) // had white first in its last match
 	for r := range upto {
-		rd := s.pair(points, met, byes, blackFirst, lastWhite)
+		rd := s.pair(points, met, byes, blackFirst, played, lastWhite)
 		rounds = append(rounds, rd)
 		for m, p := range rd.matches {
 			for _, sl := range matchSlots(r, m, p[0], p[1], 0, s.games) {
@@ -149,6 +152,8 @@ func (s *swiss) pairings(finished []SlotResult, upto int) ([]round, bool) {
 			}
 			met[p[0]][p[1]], met[p[1]][p[0]] = true, true
 			blackFirst[p[0]]++
+			played[p[0]]++
+			played[p[1]]++
 			lastWhite[p[0]], lastWhite[p[1]] = false, true
 		}
 		if rd.bye >= 0 {
@@ -160,7 +165,7 @@ func (s *swiss) pairings(finished []SlotResult, upto int) ([]round, bool) {
 }
 
 // pair makes one round's pairing from the standing before it.
-func (s *swiss) pair(points []float64, met []map[int]bool, byes []bool, blackFirst []int, lastWhite []bool) round {
+func (s *swiss) pair(points []float64, met []map[int]bool, byes []bool, blackFirst, played []int, lastWhite []bool) round {
 	order := make([]int, s.n)
 	for i := range order {
 		order[i] = i
@@ -190,16 +195,26 @@ func (s *swiss) pair(points []float64, met []map[int]bool, byes []bool, blackFir
 		}
 		order = slices.DeleteFunc(order, func(e int) bool { return e == rd.bye })
 	}
-	pairs, ok := pairUp(order, met, true)
+	// Colour surplus: black-first matches minus white-first ones. Two
+	// entrants both at +2 (or both at -2) would push one of them to 3.
+	clash := func(a, b int) bool {
+		da, db := 2*blackFirst[a]-played[a], 2*blackFirst[b]-played[b]
+		return (da >= 2 && db >= 2) || (da <= -2 && db <= -2)
+	}
+	pairs, ok := pairUp(order, func(a, b int) bool { return !met[a][b] && !clash(a, b) })
 	if !ok {
-		// Every pairing repeats a match: repeats are allowed, fewest first.
-		pairs, _ = pairUp(order, met, false)
+		pairs, ok = pairUp(order, func(a, b int) bool { return !met[a][b] })
+	}
+	if !ok {
+		// Every pairing repeats a match: repeats are allowed.
+		pairs, _ = pairUp(order, func(int, int) bool { return true })
 	}
 	for _, p := range pairs {
 		a, b := p[0], p[1]
+		da, db := 2*blackFirst[a]-played[a], 2*blackFirst[b]-played[b]
 		switch {
-		case blackFirst[a] != blackFirst[b]:
-			if blackFirst[b] < blackFirst[a] {
+		case da != db:
+			if db < da {
 				a, b = b, a
 			}
 		case lastWhite[a] != lastWhite[b]:
@@ -215,23 +230,20 @@ func (s *swiss) pair(points []float64, met []map[int]bool, byes []bool, blackFir
 }
 
 // pairUp pairs the entrants in order, each with the first one after it that
-// it has not met (strict) or with the next one (not strict), backtracking.
-func pairUp(order []int, met []map[int]bool, strict bool) ([][2]int, bool) {
+// it may meet, backtracking until everyone is paired.
+func pairUp(order []int, may func(a, b int) bool) ([][2]int, bool) {
 	if len(order) == 0 {
 		return nil, true
 	}
 	a := order[0]
 	for i := 1; i < len(order); i++ {
 		b := order[i]
-		if strict && met[a][b] {
+		if !may(a, b) {
 			continue
 		}
 		rest := slices.Concat(order[1:i], order[i+1:])
-		if pairs, ok := pairUp(rest, met, strict); ok {
+		if pairs, ok := pairUp(rest, may); ok {
 			return append([][2]int{{a, b}}, pairs...), true
-		}
-		if !strict {
-			break
 		}
 	}
 	return nil, false
