@@ -57,20 +57,16 @@ func (s *Service) scheduleDynamic(ctx context.Context, t *Tournament, suite *ope
 		started, finished, err := s.Store.Slots(ctx, t)
 		if err != nil {
 			<-slots
-			if ctx.Err() != nil {
+			if !s.failedNext(ctx, log, "next game", err, "tournament", t.ID) {
 				return
 			}
-			if transient(err) {
-				s.storeFailed("next game", err, "tournament", t.ID)
-			} else {
-				log.Error("next game", "err", err)
-			}
-			sleepCtx(ctx, time.Second)
 			continue
 		}
 		ready, done := plan.Next(started, finished)
 		if n := plan.Total(finished); n != total {
-			if err := s.Store.SetTotal(ctx, t.ID, n); err == nil {
+			if err := s.Store.SetTotal(ctx, t.ID, n); err != nil {
+				log.Error("games expected not stored (tried again with the next game)", "total", n, "err", err)
+			} else {
 				total = n
 			}
 		}
@@ -81,6 +77,17 @@ func (s *Service) scheduleDynamic(ctx context.Context, t *Tournament, suite *ope
 		if len(ready) == 0 {
 			// Waiting for a game of this round (or of this match) to end.
 			<-slots
+			select {
+			case <-ended:
+				continue // a game ended since: the plan may have more now
+			default:
+			}
+			if len(slots) == 0 {
+				// No game running to wait for: the plan is stuck (a bug), and
+				// waiting would hang the tournament without a word.
+				log.Error("tournament stuck: its plan has no game to start and none is running", "finished_games", len(finished))
+				return
+			}
 			select {
 			case <-ended:
 			case <-ctx.Done():
@@ -96,11 +103,9 @@ func (s *Service) scheduleDynamic(ctx context.Context, t *Tournament, suite *ope
 		spec, err := s.prepare(ctx, t, p, cache, suite)
 		if err != nil {
 			<-slots
-			if ctx.Err() != nil {
+			if !s.failedNext(ctx, log, "start game", err, "tournament", t.ID, "slot", p.Slot) {
 				return
 			}
-			log.Error("start game", "slot", p.Slot, "err", err)
-			sleepCtx(ctx, time.Second)
 			continue
 		}
 		s.storeOK()

@@ -255,7 +255,6 @@ type run struct {
 func (s *Service) schedule(ctx context.Context, t *Tournament) {
 	log := s.log().With("tournament", t.ID)
 	log.Info("tournament running", "games", t.TotalGames, "done", t.FinishedGames, "concurrency", t.Concurrency)
-	sched := t.Schedule()
 	suite, err := LoadSuite(ctx, s.suites(), &t.Settings)
 	if err != nil {
 		log.Error("tournament cannot run: its opening suite did not load", "err", err)
@@ -265,6 +264,7 @@ func (s *Service) schedule(ctx context.Context, t *Tournament) {
 		s.scheduleDynamic(ctx, t, suite)
 		return
 	}
+	sched := t.Schedule()
 	slots := make(chan struct{}, t.Concurrency)
 	ended := make(chan struct{}, t.Concurrency) // a game ended: an aborted one is to be played again
 	var games sync.WaitGroup
@@ -279,15 +279,9 @@ func (s *Service) schedule(ctx context.Context, t *Tournament) {
 		idx, ok, err := s.Store.NextIndex(ctx, t)
 		if err != nil {
 			<-slots
-			if ctx.Err() != nil {
+			if !s.failedNext(ctx, log, "next game", err, "tournament", t.ID) {
 				return
 			}
-			if transient(err) {
-				s.storeFailed("next game", err, "tournament", t.ID)
-			} else {
-				log.Error("next game", "err", err)
-			}
-			sleepCtx(ctx, time.Second)
 			continue
 		}
 		if !ok {
@@ -311,15 +305,9 @@ func (s *Service) schedule(ctx context.Context, t *Tournament) {
 		spec, err := s.prepare(ctx, t, sched.Game(idx), cache, suite)
 		if err != nil {
 			<-slots
-			if ctx.Err() != nil {
+			if !s.failedNext(ctx, log, "start game", err, "tournament", t.ID, "index", idx) {
 				return
 			}
-			if transient(err) {
-				s.storeFailed("start game", err, "tournament", t.ID, "index", idx)
-			} else {
-				log.Error("start game", "index", idx, "err", err)
-			}
-			sleepCtx(ctx, time.Second)
 			continue
 		}
 		s.storeOK()
@@ -444,7 +432,11 @@ func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) bool {
 // are stopped (stored as aborted, and not played again).
 func (s *Service) checkSPRT(ctx context.Context, t *Tournament) {
 	_, pairs, err := s.Store.Standings(ctx, t.ID)
-	if err != nil || len(pairs) != 1 {
+	if err != nil {
+		s.log().Error("SPRT not checked: the pair's results did not read (the next game checks again)", "tournament", t.ID, "err", err)
+		return
+	}
+	if len(pairs) != 1 {
 		return
 	}
 	llr := PairLLR(t.Settings.SPRT, t.Settings.Paired(), pairs[0].From(t.Engines[0]))
@@ -537,6 +529,23 @@ func hashString(s string) uint64 {
 		h *= 1099511628211
 	}
 	return h
+}
+
+// failedNext handles a store error while a scheduler looks for or starts its
+// next game: it logs it (a failure that may pass as the store's health), and
+// waits a second before the next try. It reports false when the tournament
+// stopped meanwhile.
+func (s *Service) failedNext(ctx context.Context, log *slog.Logger, what string, err error, args ...any) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	if transient(err) {
+		s.storeFailed(what, err, args...)
+	} else {
+		log.Error(what, append(args, "err", err)...)
+	}
+	sleepCtx(ctx, time.Second)
+	return ctx.Err() == nil
 }
 
 // suites is the store of uploaded opening suites, nil if the store keeps none.

@@ -218,9 +218,7 @@ func (s *Server) llrHistory(r *http.Request, t *tournament.Tournament, a int64) 
 		return x.EndedAt.Compare(*y.EndedAt)
 	})
 	var (
-		penta  stats.Penta
-		wdl    stats.WDL
-		first  = map[int64]int{}
+		count  stats.Counter
 		n      float64
 		out    = [][2]float64{}
 		paired = t.Settings.Paired()
@@ -233,26 +231,15 @@ func (s *Server) llrHistory(r *http.Request, t *tournament.Tournament, a int64) 
 				half = 2
 			}
 		}
-		switch half {
-		case 2:
-			wdl.W++
-		case 1:
-			wdl.D++
-		default:
-			wdl.L++
-		}
 		llr := 0.0
 		if paired {
-			h, ok := first[g.Pair]
-			if !ok {
-				first[g.Pair] = half
+			if !count.Add(g.Pair, half) {
 				continue
 			}
-			delete(first, g.Pair)
-			penta[h+half]++
-			llr = t.Settings.SPRT.LLR(penta)
+			llr = t.Settings.SPRT.LLR(count.Penta)
 		} else {
-			llr = t.Settings.SPRT.LLRWDL(wdl)
+			count.Add(0, half)
+			llr = t.Settings.SPRT.LLRWDL(count.WDL)
 		}
 		n++
 		out = append(out, [2]float64{n, round2(llr)})

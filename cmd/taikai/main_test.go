@@ -20,6 +20,7 @@ import (
 
 	"github.com/taikai-dev/taikai/engines/builtin"
 	"github.com/taikai-dev/taikai/storage"
+	"github.com/taikai-dev/taikai/tournament"
 )
 
 // The test binary stands in for taikai when the match command launches
@@ -97,15 +98,8 @@ func TestMatchStores200Games(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
 	}
-	db, err := storage.Open(context.Background(), dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ts, err := db.TournamentsWithStatus(context.Background(), "finished")
-	if err != nil || len(ts) != 1 {
-		t.Fatalf("finished tournaments %v, %v; want the match", ts, err)
-	}
+	db, match := storedMatch(t, dbPath)
+	ts := []*tournament.Tournament{match}
 	counts, _ := db.CountGames(context.Background(), ts[0].ID)
 	if counts["finished"] != 200 || ts[0].FinishedGames != 200 {
 		t.Errorf("stored %v, finished_games %d; want 200 finished", counts, ts[0].FinishedGames)
@@ -120,6 +114,22 @@ func TestMatchStores200Games(t *testing.T) {
 		t.Errorf("no result table or progress:\n%s\n%s", stdout.String(), stderr.String())
 	}
 	t.Logf("%s", stdout.String())
+}
+
+// storedMatch opens the database of a `taikai match --db` (closed at the
+// test's end) and returns its one match, which must be finished.
+func storedMatch(t *testing.T, path string) (*storage.DB, *tournament.Tournament) {
+	t.Helper()
+	db, err := storage.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	ts, err := db.TournamentsWithStatus(context.Background(), "finished")
+	if err != nil || len(ts) != 1 {
+		t.Fatalf("finished matches %v, %v; want the match", ts, err)
+	}
+	return db, ts[0]
 }
 
 // Also with --affinity: each game's engines started on one CPU.
@@ -520,16 +530,8 @@ func TestMatchSPRTStopsWithH1(t *testing.T) {
 		t.Errorf("no LLR in the progress, or no decision:\n%s", stderr.String())
 	}
 	// The stored match has the games the output counts, finished.
-	db, err := storage.Open(context.Background(), dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ts, err := db.TournamentsWithStatus(context.Background(), "finished")
-	if err != nil || len(ts) != 1 {
-		t.Fatalf("finished matches %v, %v; want the match, stopped by the SPRT", ts, err)
-	}
-	if counts, _ := db.CountGames(context.Background(), ts[0].ID); counts["finished"] != int64(len(out.Games)) {
+	db, match := storedMatch(t, dbPath)
+	if counts, _ := db.CountGames(context.Background(), match.ID); counts["finished"] != int64(len(out.Games)) {
 		t.Errorf("stored %v, the output has %d games", counts, len(out.Games))
 	}
 	t.Logf("H1 after %d games, pentanomial %v, LLR %.2f (%.2f, %.2f)", len(out.Games), out.Pentanomial, out.SPRT.LLR, out.SPRT.Lower, out.SPRT.Upper)

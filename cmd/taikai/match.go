@@ -278,13 +278,11 @@ type match struct {
 	records [2]engines.Tally     // per engine of pair
 	done    int
 	tty     bool
-	wdl     stats.WDL   // the first engine's games
-	penta   stats.Penta // the first engine's complete game pairs, by its points
-	half    map[int]int // pair number → the first engine's half points in its first finished game
-	decided string      // H0 or H1 once the SPRT decided; "" before
-	llr     float64     // the SPRT's log-likelihood ratio at the last pair
-	stop    func()      // stops the match (the SPRT decided)
-	stopped int         // games stopped unfinished when the SPRT decided
+	count   stats.Counter // the first engine's games and complete game pairs
+	decided string        // H0 or H1 once the SPRT decided; "" before
+	llr     float64       // the SPRT's log-likelihood ratio at the last pair
+	stop    func()        // stops the match (the SPRT decided)
+	stopped int           // games stopped unfinished when the SPRT decided
 }
 
 func (m *match) open(ctx context.Context) error {
@@ -292,7 +290,6 @@ func (m *match) open(ctx context.Context) error {
 		m.tty = true
 	}
 	m.played = make([]*tournament.Played, m.cfg.games)
-	m.half = map[int]int{}
 	for i := range m.records {
 		m.records[i].Name = m.pair[i].Name
 	}
@@ -468,29 +465,19 @@ func (m *match) tally(i, black, white int, p *tournament.Played) {
 		m.records[black].Losses++
 		half = 2 * (1 - white)
 	}
-	switch half {
-	case 2:
-		m.wdl.W++
-	case 1:
-		m.wdl.D++
-	default:
-		m.wdl.L++
-	}
 	paired := m.cfg.set.Paired()
+	var pair int64
 	if paired {
-		first, ok := m.half[i/2]
-		if !ok {
-			m.half[i/2] = half
-			return
-		}
-		delete(m.half, i/2)
-		m.penta[first+half]++
+		pair = int64(i/2 + 1)
+	}
+	if !m.count.Add(pair, half) && paired {
+		return // the SPRT runs after each complete pair
 	}
 	if t := m.cfg.sprt; t != nil && m.decided == "" {
 		if paired {
-			m.llr = t.LLR(m.penta)
+			m.llr = t.LLR(m.count.Penta)
 		} else {
-			m.llr = t.LLRWDL(m.wdl)
+			m.llr = t.LLRWDL(m.count.WDL)
 		}
 		if r := t.Result(m.llr); r != "continue" {
 			m.decided = r
@@ -502,7 +489,7 @@ func (m *match) tally(i, black, white int, p *tournament.Played) {
 // pairs is the number of complete game pairs.
 func (m *match) pairs() int64 {
 	var n int64
-	for _, c := range m.penta {
+	for _, c := range m.count.Penta {
 		n += c
 	}
 	return n
@@ -512,9 +499,9 @@ func (m *match) pairs() int64 {
 // pairs (pentanomial), else by games.
 func (m *match) estimate() stats.Estimate {
 	if m.cfg.set.Paired() {
-		return stats.FromPenta(m.penta)
+		return stats.FromPenta(m.count.Penta)
 	}
-	return stats.FromWDL(m.wdl)
+	return stats.FromWDL(m.count.WDL)
 }
 
 func lowerBound(t *stats.SPRT) float64 { l, _ := t.Bounds(); return l }
@@ -586,7 +573,7 @@ func (m *match) report(w io.Writer) {
 			out.EloDiff, out.EloError, out.Elo, out.NElo, out.NEloError, out.LOS, out.DrawRatio = nil, nil, nil, nil, nil, nil, nil
 		}
 		if m.cfg.set.Paired() {
-			out.Pentanomial = m.penta[:]
+			out.Pentanomial = m.count.Penta[:]
 		}
 		if t := m.cfg.sprt; t != nil {
 			lo, hi := t.Bounds()
@@ -619,7 +606,7 @@ func (m *match) report(w io.Writer) {
 			a.Name, b.Name, est.Elo, eloText(est.EloError), eloText(est.NElo), est.NEloError, 100*est.LOS, 100*est.DrawRatio)
 	}
 	if m.cfg.set.Paired() {
-		fmt.Fprintf(w, "Game pairs (pentanomial, %s's points 0, 0.5, 1, 1.5, 2): %v\n", a.Name, m.penta)
+		fmt.Fprintf(w, "Game pairs (pentanomial, %s's points 0, 0.5, 1, 1.5, 2): %v\n", a.Name, m.count.Penta)
 	}
 	if t := m.cfg.sprt; t != nil {
 		lo, hi := t.Bounds()

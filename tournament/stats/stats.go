@@ -398,3 +398,40 @@ func momentsF(freq, scores []float64) (mu, variance float64) {
 	}
 	return mu, variance
 }
+
+// Counter counts a match's games as they finish, from the first engine's
+// view: every game (WDL) and, for games played in pairs, each pair once its
+// second game is in (Penta).
+type Counter struct {
+	WDL   WDL
+	Penta Penta
+	open  map[int64]int // pair → the first engine's half points in its first game
+}
+
+// Add counts a game in which the first engine scored half half-points (2 a
+// win, 1 a draw, 0 a loss); pair is its game pair (0: not in a pair). It
+// reports whether the game completed its pair.
+func (c *Counter) Add(pair int64, half int) bool {
+	switch half {
+	case 2:
+		c.WDL.W++
+	case 1:
+		c.WDL.D++
+	default:
+		c.WDL.L++
+	}
+	if pair == 0 {
+		return false
+	}
+	first, ok := c.open[pair]
+	if !ok {
+		if c.open == nil {
+			c.open = map[int64]int{}
+		}
+		c.open[pair] = half
+		return false
+	}
+	delete(c.open, pair)
+	c.Penta[first+half]++
+	return true
+}

@@ -253,3 +253,21 @@ func TestSPRTDecides(t *testing.T) {
 		}
 	}
 }
+
+// Counter counts every game and each pair once both its games are in,
+// whatever order the games of different pairs finish in.
+func TestCounter(t *testing.T) {
+	var c Counter
+	for _, g := range []struct {
+		pair     int64
+		half     int
+		complete bool
+	}{{1, 2, false}, {2, 0, false}, {1, 1, true}, {0, 2, false}, {2, 0, true}, {3, 2, false}} {
+		if got := c.Add(g.pair, g.half); got != g.complete {
+			t.Errorf("Add(%d, %d) = %v, want %v", g.pair, g.half, got, g.complete)
+		}
+	}
+	if c.WDL != (WDL{W: 3, D: 1, L: 2}) || c.Penta != (Penta{1, 0, 0, 1, 0}) {
+		t.Errorf("WDL %+v, Penta %v", c.WDL, c.Penta)
+	}
+}
