@@ -97,6 +97,8 @@ const (
 	Forbidden                      // Gomoku: forbidden by the rule (three-three, ...)
 	PassRefused                    // a pass while a move exists
 	NotYourTurn                    // the move came when it was not the side's turn
+	IllegalMove                    // checkers: not a move of the side's pieces (wrong piece, direction, path)
+	MustCapture                    // checkers: a capture was due (or its sequence went on) and the move is not it
 )
 
 // String names the refusal as stored in violation counts.
@@ -114,6 +116,10 @@ func (r Refusal) String() string {
 		return "pass_refused"
 	case NotYourTurn:
 		return "out_of_turn"
+	case IllegalMove:
+		return "illegal_move"
+	case MustCapture:
+		return "must_capture"
 	}
 	return "refused"
 }
@@ -198,7 +204,8 @@ type Record struct {
 // passed to: whoever needs it later copies what it needs.
 type Board interface {
 	Size() int
-	// At returns 1 for a black piece, -1 for white, 0 for empty.
+	// At returns 1 for a black piece, -1 for white, 0 for empty; 2 and -2
+	// for a promoted piece (a checkers king).
 	At(x, y int) int8
 }
 
@@ -225,6 +232,12 @@ type Rules interface {
 	Random(r Rand) Move
 	// Highlight returns the points to mark at the end (a five in a row), or nil.
 	Highlight() []Point
+}
+
+// Scorer is implemented by Rules whose score at the end is not the piece
+// count (checkers under the seed rules): the referee sends it in END.
+type Scorer interface {
+	Score() (black, white int)
 }
 
 // Rand is the source of random moves (math/rand/v2's *Rand).

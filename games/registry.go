@@ -44,6 +44,9 @@ type View struct {
 	// Style is "cells" (pieces inside squares, Othello) or "points" (stones
 	// on the intersections of lines, Gomoku).
 	Style string `json:"style"`
+	// Dark: only the cells with x+y odd are played on, drawn dark
+	// (checkers); a piece written X or O in a board row is a king.
+	Dark bool `json:"dark,omitempty"`
 	// Stars are the dots drawn on the board: in cells style at the corner
 	// below and right of the named cell, in points style on the point.
 	Stars []Point `json:"stars,omitempty"`
@@ -53,8 +56,9 @@ type View struct {
 	Score bool `json:"score,omitempty"`
 	// Coords: "algebraic" (columns a, b, ... and rows from 1 at the top,
 	// Othello), "renju" (columns a, b, ... and rows from 1 at the bottom,
-	// Gomoku: h8 is the centre of 15x15), or "index" (columns and rows from
-	// 0, as a protocol counts them).
+	// Gomoku: h8 is the centre of 15x15), "index" (columns and rows from
+	// 0, as a protocol counts them), or "squares" (the dark squares numbered
+	// 1-32 row by row from the top, checkers).
 	Coords string `json:"coords"`
 	// Pieces is what the pieces are called: "discs", "stones".
 	Pieces string `json:"pieces"`
@@ -131,6 +135,9 @@ type MoveView struct {
 	Auto  bool   `json:"auto,omitempty"`
 	// Opening: one of the moves of the opening the game started from.
 	Opening bool `json:"opening,omitempty"`
+	// Path: where a piece that moves went from (x, y), in order, as [x, y]
+	// pairs (checkers); absent for games that place pieces.
+	Path [][2]int `json:"path,omitempty"`
 }
 
 // View renders move number ply (from 1) of a game of the given kind.
@@ -139,6 +146,9 @@ func (p Ply) View(game string, ply int) MoveView {
 	if !p.Pass {
 		x, y := p.X, p.Y
 		v.X, v.Y = &x, &y
+	}
+	for _, q := range p.Path {
+		v.Path = append(v.Path, [2]int{q.X, q.Y})
 	}
 	return v
 }

@@ -13,6 +13,9 @@ import (
 // as unsigned varints; a 60-move Othello game at a few seconds a move takes
 // about 180 bytes. Colours alternate from black (a pass is a move), so they are
 // not stored. The few moves the server made are listed apart, as ply numbers.
+// A move along a path (checkers) is written as size*size + 1 + the number of
+// landings, then the start cell and each landing's cell, then the
+// milliseconds: a value no placing move uses, so older lists read the same.
 
 // encodeMoves returns the move and auto-move blobs; auto is nil if there is none.
 func encodeMoves(moves []games.Ply, size int) (blob, auto []byte) {
@@ -22,7 +25,15 @@ func encodeMoves(moves []games.Ply, size int) (blob, auto []byte) {
 		if !m.Pass {
 			cell = m.Y*size + m.X
 		}
-		blob = binary.AppendUvarint(blob, uint64(cell))
+		if len(m.Path) > 0 && !m.Pass {
+			blob = binary.AppendUvarint(blob, uint64(size*size+1+len(m.Path)))
+			blob = binary.AppendUvarint(blob, uint64(cell))
+			for _, p := range m.Path {
+				blob = binary.AppendUvarint(blob, uint64(p.Y*size+p.X))
+			}
+		} else {
+			blob = binary.AppendUvarint(blob, uint64(cell))
+		}
 		blob = binary.AppendUvarint(blob, uint64(max(m.MS, 0)))
 		if m.Auto {
 			auto = binary.AppendUvarint(auto, uint64(i))
@@ -41,12 +52,30 @@ func decodeMoves(blob, auto []byte, size int) ([]games.Ply, error) {
 			return nil, errors.New("corrupt move list")
 		}
 		blob = blob[n:]
+		var path []games.Point
+		if cell > uint64(size*size) {
+			k := cell - uint64(size*size) - 1
+			if k > uint64(len(blob)) {
+				return nil, errors.New("corrupt move list: path too long")
+			}
+			pts := make([]uint64, k+1)
+			for i := range pts {
+				if pts[i], n = binary.Uvarint(blob); n <= 0 || pts[i] >= uint64(size*size) {
+					return nil, errors.New("corrupt move list: bad path")
+				}
+				blob = blob[n:]
+			}
+			cell = pts[0]
+			for _, c := range pts[1:] {
+				path = append(path, games.Point{X: int(c) % size, Y: int(c) / size})
+			}
+		}
 		ms, n := binary.Uvarint(blob)
 		if n <= 0 {
 			return nil, errors.New("corrupt move list")
 		}
 		blob = blob[n:]
-		m := games.Ply{Color: color, MS: int64(ms)}
+		m := games.Ply{Color: color, MS: int64(ms), Move: games.Move{Path: path}}
 		switch {
 		case cell == uint64(size*size):
 			m.Pass, m.X, m.Y = true, -1, -1

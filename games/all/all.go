@@ -3,6 +3,7 @@
 package all
 
 import (
-	_ "github.com/taikai-dev/taikai/games/gomoku"  // registers gomoku
-	_ "github.com/taikai-dev/taikai/games/othello" // registers othello
+	_ "github.com/taikai-dev/taikai/games/checkers" // registers checkers
+	_ "github.com/taikai-dev/taikai/games/gomoku"   // registers gomoku
+	_ "github.com/taikai-dev/taikai/games/othello"  // registers othello
 )
