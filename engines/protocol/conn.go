@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/games"
@@ -261,6 +263,41 @@ func (b *Base) SendUnlessGone(ctx context.Context, p []byte) error {
 		return nil
 	}
 	return b.Send(ctx, p)
+}
+
+// SendLast writes the seat's last message (END) to a client that is still
+// there; nothing is written after it, not even the answer to a line the
+// client sent meanwhile ("the server closes the connection right after").
+func (b *Base) SendLast(ctx context.Context, p []byte) error {
+	if b.gone.Swap(true) {
+		return nil
+	}
+	return b.Send(ctx, p)
+}
+
+// Refused answers a line the adapter refused with reply and reports it to
+// the referee as a violation of kind what; false when the seat is done.
+func (b *Base) Refused(reply, what string, at time.Time) bool {
+	if err := b.SendUnlessGone(context.Background(), []byte(reply)); err != nil {
+		b.ReadError(err)
+		return false
+	}
+	return b.Emit(engines.Event{Kind: engines.Violation, What: what, At: at})
+}
+
+// ValidNick reports whether name is a nickname the board protocols accept:
+// 1-32 printable characters of valid UTF-8.
+func ValidNick(name string) bool {
+	n := utf8.RuneCountInString(name)
+	if n < 1 || n > 32 || !utf8.ValidString(name) {
+		return false
+	}
+	for _, r := range name {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // ReadError turns a fatal read error into the Left event it means.

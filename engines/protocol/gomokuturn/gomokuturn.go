@@ -257,5 +257,5 @@ func (s *Seat) End(ctx context.Context, r engines.Ending) error {
 		return nil
 	}
 	word := r.Verdict.Word("win", "lose", "draw")
-	return s.SendUnlessGone(ctx, []byte("end "+word+" "+r.Reason+"\n"))
+	return s.SendLast(ctx, []byte("end "+word+" "+r.Reason+"\n"))
 }

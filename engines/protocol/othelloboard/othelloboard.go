@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/protocol"
@@ -74,7 +72,7 @@ func New(c engines.Stream, color games.Color, opt Options) *Seat {
 		s.nick = "WHITE"
 	}
 	s.Reader(func() {
-		s.ReadLoop(func(at time.Time) bool { return s.violation(errMalformed, "line_too_long", at) }, s.handle)
+		s.ReadLoop(func(at time.Time) bool { return s.Refused(errMalformed, "line_too_long", at) }, s.handle)
 	})
 	return s
 }
@@ -104,19 +102,19 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 	case bytes.HasPrefix(line, []byte("PUT")):
 		x, y, ok := parsePut(line[3:])
 		if !ok {
-			return s.violation(errMalformed, "malformed", at)
+			return s.Refused(errMalformed, "malformed", at)
 		}
 		s.mu.Lock()
 		mine := s.myTurn
 		s.mu.Unlock()
 		if !mine {
-			return s.violation(errNotTurn, games.NotYourTurn.String(), at)
+			return s.Refused(errNotTurn, games.NotYourTurn.String(), at)
 		}
 		return s.Emit(engines.Event{Kind: engines.Attempt, Move: games.Move{X: x, Y: y}, At: at})
 	case bytes.HasPrefix(line, []byte("NICK")):
 		name := string(bytes.TrimSpace(line[4:]))
-		if !validNick(name) {
-			return s.violation(errMalformed, "malformed", at)
+		if !protocol.ValidNick(name) {
+			return s.Refused(errMalformed, "malformed", at)
 		}
 		s.mu.Lock()
 		s.nick = name
@@ -129,17 +127,8 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		s.Leave(games.ReasonClose, "")
 		return false
 	default:
-		return s.violation(errUnknown, "unknown_command", at)
+		return s.Refused(errUnknown, "unknown_command", at)
 	}
-}
-
-// violation answers a refused command and reports it to the referee.
-func (s *Seat) violation(reply, what string, at time.Time) bool {
-	if err := s.SendUnlessGone(context.Background(), []byte(reply)); err != nil {
-		s.ReadError(err)
-		return false
-	}
-	return s.Emit(engines.Event{Kind: engines.Violation, What: what, At: at})
 }
 
 // parsePut reads the arguments of PUT: " x y" with spaces, or the handout's
@@ -161,19 +150,6 @@ func parsePut(arg []byte) (x, y int, ok bool) {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-func validNick(name string) bool {
-	n := utf8.RuneCountInString(name)
-	if n < 1 || n > 32 || !utf8.ValidString(name) {
-		return false
-	}
-	for _, r := range name {
-		if !unicode.IsPrint(r) {
-			return false
-		}
-	}
-	return true
-}
 
 // Begin writes START, the first BOARD and TURN.
 func (s *Seat) Begin(ctx context.Context, st engines.Start) error {
@@ -258,5 +234,5 @@ func (s *Seat) End(ctx context.Context, r engines.Ending) error {
 	}
 	b := protocol.AppendEnd(s.buf[:0], r.Verdict.Word("WIN", "LOSE", "DRAW"), r, r.Reason)
 	s.buf = b
-	return s.SendUnlessGone(ctx, b)
+	return s.SendLast(ctx, b)
 }

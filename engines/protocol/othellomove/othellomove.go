@@ -247,7 +247,7 @@ func (s *Seat) End(ctx context.Context, r engines.Ending) error {
 	}
 	b = append(b, '\n')
 	s.buf = b
-	return s.SendUnlessGone(ctx, b)
+	return s.SendLast(ctx, b)
 }
 
 // byeTallies returns the records BYE reports, this game included: this
