@@ -78,6 +78,7 @@ type Option struct {
 // SeatConfig is what an adapter is told about its seat.
 type SeatConfig struct {
 	Color   games.Color
+	Rule    string            // the game's rule set, as stored ("" for the default of a one-rule game)
 	Options map[string]string // the protocol's options, checked; absent ones take their defaults
 	// Tallies are this seat's engine's record in the current tournament and
 	// its opponent's, before this game (othello-move's BYE reports them).

@@ -468,6 +468,9 @@ func (r *Referee) finish(ctx context.Context, out games.Outcome) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
 	black, white := r.rules.Stones()
+	if sc, ok := r.rules.(games.Scorer); ok {
+		black, white = sc.Score()
+	}
 	stones := [2]int{black, white}
 	left := out.Reason == games.ReasonDisconnect || out.Reason == games.ReasonClose
 	for i := range 2 {

@@ -184,6 +184,7 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 	for i := range 2 {
 		seats[i] = newSeat(players[i].Protocol, conns[i], engines.SeatConfig{
 			Color:   games.ColorAt(i),
+			Rule:    set.Rule,
 			Options: set.Options,
 			Tallies: tallies(spec.Tallies, players, i),
 		})

@@ -3,7 +3,8 @@
 package all
 
 import (
-	_ "github.com/taikai-dev/taikai/engines/protocol/gomokuturn"   // registers gomoku-turn
-	_ "github.com/taikai-dev/taikai/engines/protocol/othelloboard" // registers othello-board
-	_ "github.com/taikai-dev/taikai/engines/protocol/othellomove"  // registers othello-move
+	_ "github.com/taikai-dev/taikai/engines/protocol/checkersboard" // registers checkers-board
+	_ "github.com/taikai-dev/taikai/engines/protocol/gomokuturn"    // registers gomoku-turn
+	_ "github.com/taikai-dev/taikai/engines/protocol/othelloboard"  // registers othello-board
+	_ "github.com/taikai-dev/taikai/engines/protocol/othellomove"   // registers othello-move
 )
