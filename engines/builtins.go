@@ -20,6 +20,9 @@ var builtins = []Builtin{
 	{"othello-alphabeta", "othello", []string{"othello-board", "othello-move"}, "iterative-deepening alpha-beta, exact endgame"},
 	{"gomoku-random", "gomoku", []string{"gomoku-turn"}, "seed 001's sample: a random point next to a stone"},
 	{"gomoku-threat", "gomoku", []string{"gomoku-turn"}, "seed 003's threat scoring: win, block fours, build threes"},
+	{"checkers-random", "checkers", []string{"checkers-board"}, "a uniformly random legal move"},
+	{"checkers-minimax", "checkers", []string{"checkers-board"}, "seed 004's plain minimax, 4 plies, the seed's evaluation"},
+	{"checkers-alphabeta", "checkers", []string{"checkers-board"}, "iterative-deepening alpha-beta under its move time"},
 }
 
 // LookupBuiltin finds a built-in engine by name.

@@ -284,6 +284,8 @@ func TestAPIRejectsBadRequests(t *testing.T) {
 		{"move_time_ms wrong type", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,2],"move_time_ms":"10s"}`)}, 400, "move_time_ms"},
 		{"othello with a rule", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,2],"rule":"renju"}`)}, 400, "rule"},
 		{"gomoku unknown rule", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(fmt.Sprintf(`{"name":"t","game":"gomoku","engines":[%v,3],"rule":"pente"}`, gomokuID))}, 400, "rule"},
+		{"checkers unknown rule", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"checkers","engines":[1,2],"rule":"international"}`)}, 400, "rule"},
+		{"checkers engine of another game", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"checkers","engines":[1,2]}`)}, 400, "engines"},
 		{"gomoku size", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(fmt.Sprintf(`{"name":"t","game":"gomoku","engines":[%v,3],"size":30}`, gomokuID))}, 400, "size"},
 		{"on_timeout unknown", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,2],"on_timeout":"cry"}`)}, 400, "on_timeout"},
 		{"board_order unknown", apiRequest{method: "POST", path: "/api/tournaments", body: strings.NewReader(`{"name":"t","game":"othello","engines":[1,2],"board_order":"diagonal"}`)}, 400, "board_order"},

@@ -18,6 +18,7 @@ var demoFields = []struct {
 }{
 	{"othello", []string{"othello-random", "othello-greedy", "othello-alphabeta"}},
 	{"gomoku", []string{"gomoku-random", "gomoku-threat"}},
+	{"checkers", []string{"checkers-random", "checkers-minimax", "checkers-alphabeta"}},
 }
 
 // startDemo registers the built-in engines (once) and starts a round robin per

@@ -40,7 +40,7 @@ func TestDemoMetricsAndGracefulRestart(t *testing.T) {
 		for _, tr := range list.Tournaments {
 			done += tr.FinishedGames
 		}
-		if len(list.Tournaments) == 2 && done >= 2 {
+		if len(list.Tournaments) == len(demoFields) && done >= 2 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -53,7 +53,7 @@ func TestDemoMetricsAndGracefulRestart(t *testing.T) {
 		names[tr.Name] = tr.Status == "running"
 		s.call(t, "GET", fmt.Sprintf("/api/tournaments/%d", tr.ID), nil, "", &struct{}{})
 	}
-	if !names["Demo: othello"] || !names["Demo: gomoku"] {
+	if !names["Demo: othello"] || !names["Demo: gomoku"] || !names["Demo: checkers"] {
 		t.Fatalf("demo tournaments %v, want one running per game", names)
 	}
 	res, err := http.Get(s.url + "/metrics")
@@ -87,8 +87,8 @@ func TestDemoMetricsAndGracefulRestart(t *testing.T) {
 	s = startServer(t, bin, db, data, "--demo")
 	waitLog(t, s, "demo tournament not started", 2)
 	s.call(t, "GET", "/api/tournaments", nil, "", &list)
-	if len(list.Tournaments) != 2 {
-		t.Errorf("%d tournaments after a restart with --demo, want still 2", len(list.Tournaments))
+	if len(list.Tournaments) != len(demoFields) {
+		t.Errorf("%d tournaments after a restart with --demo, want still %d", len(list.Tournaments), len(demoFields))
 	}
 	aborted := 0
 	for _, tr := range list.Tournaments {
@@ -131,8 +131,8 @@ func TestDemoMetricsAndGracefulRestart(t *testing.T) {
 	s = startServer(t, bin, db, data, "--demo")
 	waitLog(t, s, "demo tournament not started", 2)
 	s.call(t, "GET", "/api/tournaments", nil, "", &list)
-	if len(list.Tournaments) != 2 {
-		t.Errorf("%d tournaments after the demos were cancelled and the server restarted with --demo, want still 2: %+v", len(list.Tournaments), list.Tournaments)
+	if len(list.Tournaments) != len(demoFields) {
+		t.Errorf("%d tournaments after the demos were cancelled and the server restarted with --demo, want still %d: %+v", len(list.Tournaments), len(demoFields), list.Tournaments)
 	}
 }
 

@@ -1,7 +1,7 @@
 // Package builtin holds taikai's built-in engines: real TCP clients of the
 // classroom protocols, run as `taikai engine NAME --host H --port P`. The move
-// choice lives in the pure packages othelloai and gomokuai; this package speaks
-// the wire.
+// choice lives in the pure packages othelloai, gomokuai and checkersai; this
+// package speaks the wire.
 package builtin
 
 import (
@@ -176,6 +176,8 @@ func (c *client) play() error {
 		return c.othelloMove()
 	case c.opt.Protocol == "gomoku-turn":
 		return c.gomokuTurn()
+	case c.opt.Protocol == "checkers-board":
+		return c.checkersBoard()
 	}
 	return fmt.Errorf("protocol %q not supported", c.opt.Protocol)
 }
