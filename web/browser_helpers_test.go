@@ -25,6 +25,7 @@ import (
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/builtin"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
@@ -306,17 +307,19 @@ type (
 		Name     string `json:"name"`
 	}
 	moveAnswer struct {
-		Ply   int    `json:"ply"`
-		Color string `json:"color"`
-		X     *int   `json:"x"`
-		Y     *int   `json:"y"`
-		Text  string `json:"text"`
-		MS    int64  `json:"ms"`
+		Ply   int      `json:"ply"`
+		Color string   `json:"color"`
+		X     *int     `json:"x"`
+		Y     *int     `json:"y"`
+		Text  string   `json:"text"`
+		MS    int64    `json:"ms"`
+		Path  [][2]int `json:"path"`
 	}
 	gameAnswer struct {
 		ID           int64        `json:"id"`
 		TournamentID int64        `json:"tournament_id"`
 		Game         string       `json:"game"`
+		Rule         string       `json:"rule"`
 		Size         int          `json:"size"`
 		Black        playerAnswer `json:"black"`
 		White        playerAnswer `json:"white"`
@@ -372,6 +375,42 @@ func othelloFrames(tb testing.TB, moves []moveAnswer) [][]string {
 		if _, err := b.Play(sq); err != nil {
 			tb.Fatalf("ply %d %s: %v", m.Ply, m.Text, err)
 		}
+		frames = append(frames, rows())
+	}
+	return frames
+}
+
+// checkersFrames replays a checkers game's moves with the rules package:
+// frames[k] is the board after ply k, as rows of '.', 'x', 'o' and 'X', 'O'
+// for kings.
+func checkersFrames(tb testing.TB, rule string, moves []moveAnswer) [][]string {
+	tb.Helper()
+	g, _ := games.Lookup("checkers")
+	r, err := g.New(rule, 8)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rows := func() []string {
+		out := make([]string, 8)
+		for y := range 8 {
+			var sb strings.Builder
+			for x := range 8 {
+				sb.WriteByte(".xXoO"[map[int8]int{0: 0, 1: 1, 2: 2, -1: 3, -2: 4}[r.At(x, y)]])
+			}
+			out[y] = sb.String()
+		}
+		return out
+	}
+	frames := [][]string{rows()}
+	for _, m := range moves {
+		mv := games.Move{X: *m.X, Y: *m.Y}
+		for _, p := range m.Path {
+			mv.Path = append(mv.Path, games.Point{X: p[0], Y: p[1]})
+		}
+		if ref, ok := r.Check(mv); !ok {
+			tb.Fatalf("ply %d %s: refused (%v)", m.Ply, m.Text, ref)
+		}
+		r.Play(mv)
 		frames = append(frames, rows())
 	}
 	return frames
@@ -618,14 +657,16 @@ func (b *browser) screenshot(tb testing.TB, name string) {
 }
 
 // boardRows reads the game page's SVG board back into rows of '.', 'x', 'o',
-// from the data-x, data-y and data-color of its stones.
+// from the data-x, data-y and data-color of its stones ('X', 'O' for a
+// piece with data-king).
 func (b *browser) boardRows(tb testing.TB, size int) []string {
 	tb.Helper()
 	return evalJS[[]string](tb, b, fmt.Sprintf(`(() => {
 		const n = %d;
 		const rows = Array.from({length: n}, () => Array(n).fill('.'));
 		for (const s of document.querySelectorAll('#board .stone')) {
-			rows[+s.dataset.y][+s.dataset.x] = s.dataset.color === 'black' ? 'x' : 'o';
+			const c = s.dataset.color === 'black' ? 'x' : 'o';
+			rows[+s.dataset.y][+s.dataset.x] = s.dataset.king ? c.toUpperCase() : c;
 		}
 		return rows.map((r) => r.join(''));
 	})()`, size))
@@ -646,7 +687,8 @@ func (b *browser) view(tb testing.TB, size int) gameView {
 		const n = %d;
 		const rows = Array.from({length: n}, () => Array(n).fill('.'));
 		for (const s of document.querySelectorAll('#board .stone')) {
-			rows[+s.dataset.y][+s.dataset.x] = s.dataset.color === 'black' ? 'x' : 'o';
+			const c = s.dataset.color === 'black' ? 'x' : 'o';
+			rows[+s.dataset.y][+s.dataset.x] = s.dataset.king ? c.toUpperCase() : c;
 		}
 		return {
 			ply: +document.querySelector('#ply').textContent,

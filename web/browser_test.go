@@ -26,12 +26,12 @@ func TestBrowser(t *testing.T) {
 	b := startBrowser(t, s)
 
 	ids := map[string]int64{}
-	for _, name := range []string{"othello-random", "othello-greedy", "othello-alphabeta", "gomoku-random", "gomoku-threat"} {
+	for _, name := range []string{"othello-random", "othello-greedy", "othello-alphabeta", "gomoku-random", "gomoku-threat", "checkers-random", "checkers-alphabeta"} {
 		var e engineAnswer
 		s.mustCall(t, "POST", "/api/engines", map[string]any{"name": name, "game": strings.SplitN(name, "-", 2)[0], "builtin": name}, &e)
 		ids[name] = e.ID
 	}
-	var final, rr, gomoku tournamentAnswer
+	var final, rr, gomoku, draughts tournamentAnswer
 	// Games of several seconds each, paced (150 ms a move, outside the
 	// clocks) so that the game page sees moves arrive while the engines use
 	// next to no CPU. Forty of them, more than the whole test lasts even on a
@@ -50,6 +50,13 @@ func TestBrowser(t *testing.T) {
 		"name": "Gomoku cup", "game": "gomoku", "engines": []int64{ids["gomoku-threat"], ids["gomoku-random"]},
 		"games_per_pair": 1, "move_time_ms": 200, "start": true,
 	}, &gomoku)
+	// English rules (kings), paced so that the page sees moves arrive; more
+	// games than the test lasts, so that one is being played when the
+	// Checkers step comes.
+	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
+		"name": "Checkers", "game": "checkers", "rule": "english", "engines": []int64{ids["checkers-alphabeta"], ids["checkers-random"]},
+		"games_per_pair": 20, "move_time_ms": 100, "pace_ms": 100, "concurrency": 1, "start": true,
+	}, &draughts)
 
 	// A knockout of four from the built-in openings, and an SPRT match.
 	var ko, sprt tournamentAnswer
@@ -143,7 +150,7 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("Overview", func(t *testing.T) {
 		b.open(t, "/")
-		b.waitJS(t, "five tournaments", `document.querySelectorAll('#tournaments tbody tr').length === 5`, 30*time.Second)
+		b.waitJS(t, "six tournaments", `document.querySelectorAll('#tournaments tbody tr').length === 6`, 30*time.Second)
 		b.waitJS(t, "a live board", `[...document.querySelectorAll('#live-games .game-card')].some((c) => c.querySelector('.stone'))`, 60*time.Second)
 		hrefs := evalJS[[]string](t, b, `[...document.querySelectorAll('#live-games .game-card')].map((a) => a.getAttribute('href'))`)
 		for _, h := range hrefs {
@@ -151,15 +158,15 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("a live card links to %q, want /games/{id}", h)
 			}
 		}
-		if got := evalJS[int](t, b, `document.querySelectorAll('#tournaments .progress').length`); got != 5 {
-			t.Errorf("%d progress bars, want 5", got)
+		if got := evalJS[int](t, b, `document.querySelectorAll('#tournaments .progress').length`); got != 6 {
+			t.Errorf("%d progress bars, want 6", got)
 		}
 		b.screenshot(t, "overview")
 		b.noErrors(t, "overview", nil)
 
 		b.run(t, "big screen", 30*time.Second, chromedp.EmulateViewport(1920, 1080))
 		b.open(t, "/?tv=1")
-		b.waitJS(t, "tournaments in tv mode", `document.querySelectorAll('#tournaments tbody tr').length === 5`, 30*time.Second)
+		b.waitJS(t, "tournaments in tv mode", `document.querySelectorAll('#tournaments tbody tr').length === 6`, 30*time.Second)
 		b.waitJS(t, "tv mode", `document.body.classList.contains('tv')`, 15*time.Second)
 		if got := evalJS[string](t, b, `document.querySelector('#tournaments tbody a').getAttribute('href')`); !strings.Contains(got, "tv=1") {
 			t.Errorf("tv mode link %q does not keep tv=1", got)
@@ -533,9 +540,71 @@ func TestBrowser(t *testing.T) {
 		b.noErrors(t, "gomoku game page", nil)
 	})
 
+	t.Run("Checkers", func(t *testing.T) {
+		// Live: the board as the rules replay the moves so far, men and
+		// kings, and the last move's path.
+		id := liveGameOf(t, s, b, draughts.ID)
+		b.waitJS(t, "a few checkers moves", `+document.querySelector('#ply').textContent >= 6 || document.querySelector('#result').textContent !== ''`, 60*time.Second)
+		v := b.view(t, 8)
+		var g gameAnswer
+		s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", id), nil, &g)
+		if g.Rule != "english" || len(g.Moves) < v.Ply {
+			t.Fatalf("game %d: rule %q, %d moves, page at ply %d", id, g.Rule, len(g.Moves), v.Ply)
+		}
+		frames := checkersFrames(t, g.Rule, g.Moves)
+		if !slices.Equal(v.Rows, frames[v.Ply]) {
+			t.Errorf("live checkers board at ply %d\n%s\nwant\n%s", v.Ply, strings.Join(v.Rows, "\n"), strings.Join(frames[v.Ply], "\n"))
+		}
+		if n := evalJS[int](t, b, `document.querySelectorAll('#board .b-dark').length`); n != 32 {
+			t.Errorf("%d dark squares drawn, want 32", n)
+		}
+		// The replay, once the game is over: first, then forward ply by ply,
+		// every board as the rules have it, the path of every move drawn.
+		waitAPI(t, "the checkers game's end", 3*time.Minute, func() bool {
+			s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", id), nil, &g)
+			return g.Status == "finished"
+		})
+		frames = checkersFrames(t, g.Rule, g.Moves)
+		kings := 0
+		for _, f := range frames {
+			kings += strings.Count(strings.Join(f, ""), "X") + strings.Count(strings.Join(f, ""), "O")
+		}
+		b.open(t, fmt.Sprintf("/games/%d", id))
+		b.waitJS(t, "the checkers replay", fmt.Sprintf(`document.querySelector('#result').textContent !== '' && +document.querySelector('#ply').textContent === %d`, len(g.Moves)), 30*time.Second)
+		b.run(t, "the first position", 15*time.Second, chromedp.Click(chromedp.CSS("#first")))
+		for ply := 0; ply <= len(g.Moves); ply++ {
+			if ply > 0 {
+				b.run(t, "the next ply", 15*time.Second, chromedp.Click(chromedp.CSS("#next")))
+			}
+			b.waitJS(t, fmt.Sprintf("ply %d", ply), fmt.Sprintf(`+document.querySelector('#ply').textContent === %d`, ply), 15*time.Second)
+			if got := b.boardRows(t, 8); !slices.Equal(got, frames[ply]) {
+				t.Fatalf("replay ply %d: board\n%s\nwant\n%s", ply, strings.Join(got, "\n"), strings.Join(frames[ply], "\n"))
+			}
+			path := evalJS[string](t, b, `(document.querySelector('#board .move-path') || {dataset: {path: ''}}).dataset.path`)
+			want := ""
+			if ply > 0 {
+				m := g.Moves[ply-1]
+				parts := []string{fmt.Sprintf("%d,%d", *m.X, *m.Y)}
+				for _, p := range m.Path {
+					parts = append(parts, fmt.Sprintf("%d,%d", p[0], p[1]))
+				}
+				want = strings.Join(parts, " ")
+				if text := evalJS[string](t, b, fmt.Sprintf(`document.querySelector('#moves [data-ply="%d"] .mv-t').textContent`, ply)); text != m.Text || !regexp.MustCompile(`^\d+([-x]\d+)+$`).MatchString(text) {
+					t.Errorf("ply %d listed as %q, want %q", ply, text, m.Text)
+				}
+			}
+			if path != want {
+				t.Errorf("ply %d: path drawn %q, want %q", ply, path, want)
+			}
+		}
+		t.Logf("checkers game %d: %d plies, %d king-positions drawn, %s by %s", id, len(g.Moves), kings, strOr(g.Result), strOr(g.Reason))
+		b.screenshot(t, "game-checkers")
+		b.noErrors(t, "checkers game page", nil)
+	})
+
 	t.Run("Engines", func(t *testing.T) {
 		b.open(t, "/engines")
-		b.waitJS(t, "the engine list", `document.querySelectorAll('#engines tbody tr').length === 7`, 30*time.Second)
+		b.waitJS(t, "the engine list", `document.querySelectorAll('#engines tbody tr').length === 9`, 30*time.Second)
 		if evalJS[bool](t, b, `document.body.classList.contains('admin') || document.querySelector('#engine-form').offsetParent !== null`) {
 			t.Fatal("the form shows before signing in")
 		}
@@ -639,7 +708,7 @@ func TestBrowser(t *testing.T) {
 		setSelect(t, b, "#e-builtin", "othello-greedy")
 		b.run(t, "submit", 30*time.Second, chromedp.Click(chromedp.CSS("#e-submit")))
 		b.waitJS(t, "the built-in confirmation", `document.querySelector('#engine-ok').textContent.includes('my-greedy')`, 30*time.Second)
-		b.waitJS(t, "ten engines listed", `document.querySelectorAll('#engines tbody tr').length === 10`, 30*time.Second)
+		b.waitJS(t, "twelve engines listed", `document.querySelectorAll('#engines tbody tr').length === 12`, 30*time.Second)
 
 		var list struct{ Engines []engineAnswer }
 		s.mustCall(t, "GET", "/api/engines", nil, &list)

@@ -8,7 +8,8 @@ import (
 )
 
 // frame is the board after a ply, as the dashboard draws it: rows of '.', 'x'
-// (black) and 'o' (white), and the stones the ply turned over (Othello).
+// (black) and 'o' (white), 'X' and 'O' for a promoted piece (a checkers
+// king), and the stones the ply turned over (Othello).
 type frame struct {
 	Board   []string `json:"board"`
 	Flipped [][2]int `json:"flipped,omitempty"`
@@ -58,7 +59,7 @@ func (r *replay) apply(m games.Ply) frame {
 	}
 	for y := range r.size {
 		for x := range r.size {
-			if was, now := r.cells[y*r.size+x], r.rules.At(x, y); was != 0 && now != 0 && was != now {
+			if was, now := r.cells[y*r.size+x], r.rules.At(x, y); was*now < 0 {
 				f.Flipped = append(f.Flipped, [2]int{x, y})
 			}
 		}
@@ -80,11 +81,15 @@ func (r *replay) rows() []string {
 	for y := range r.size {
 		sb.Reset()
 		for x := range r.size {
-			switch games.Color(r.at(x, y)) {
-			case games.Black:
+			switch r.at(x, y) {
+			case 1:
 				sb.WriteByte('x')
-			case games.White:
+			case -1:
 				sb.WriteByte('o')
+			case 2:
+				sb.WriteByte('X')
+			case -2:
+				sb.WriteByte('O')
 			default:
 				sb.WriteByte('.')
 			}

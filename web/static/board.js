@@ -1,7 +1,9 @@
 // board.js: SVG boards, drawn from the view the server sends with a game:
 // 'cells' style is squares on green with discs in them (Othello); 'points'
-// style is N x N intersections on wood with stones on the points (Gomoku).
-// Every stone is a <circle class="stone" data-x data-y data-color>.
+// style is N x N intersections on wood with stones on the points (Gomoku);
+// with view.dark only the dark squares are played on (checkers), and a piece
+// written X or O is a king. Every piece is a <circle class="stone" data-x
+// data-y data-color> (data-king="1" for a king).
 
 const NS = 'http://www.w3.org/2000/svg';
 const CELL = 100;
@@ -28,20 +30,24 @@ export function emptyBoard(view) {
  * name: the server's view says how to draw it.
  *   view: {style: 'cells' (pieces in squares) | 'points' (stones on the
  *     intersections), stars: [[x, y]], coords: 'algebraic' | 'index'}
- *   board: rows of '.', 'x' (black), 'o' (white)
- *   last: [x, y] of the last move or null; flipped: [[x, y]] turned over;
+ *   board: rows of '.', 'x' (black), 'o' (white), 'X' / 'O' (kings)
+ *   last: [x, y] of the last move or null; path: [[x, y]] the squares a
+ *     moving piece went through, start first (checkers), or null;
+ *   flipped: [[x, y]] turned over;
  *   five: [[x, y]] winning line; coords: draw coordinates.
  */
-export function drawBoard(svg, {view, board, last = null, flipped = null, five = null, coords = true}) {
+export function drawBoard(svg, {view, board, last = null, path = null, flipped = null, five = null, coords = true}) {
   const n = board.length;
   const cells = !view || view.style === 'cells';
-  const lead = coords ? 64 : 10; // room for coordinates on the top and left
-  const tail = coords ? 24 : 10;
+  const squares = view && view.coords === 'squares'; // numbers on the squares, not the edges
+  const lead = coords && !squares ? 64 : 10; // room for coordinates on the top and left
+  const tail = coords && !squares ? 24 : 10;
   const span = n * CELL;
   const total = lead + span + tail;
   svg.setAttribute('viewBox', `0 0 ${total} ${total}`);
   svg.classList.toggle('cells', cells);
   svg.classList.toggle('points', !cells);
+  svg.classList.toggle('dark', !!(view && view.dark));
   svg.replaceChildren();
 
   // Centre of cell or point (x, y).
@@ -52,7 +58,13 @@ export function drawBoard(svg, {view, board, last = null, flipped = null, five =
   svg.append(s('rect', {x: lead, y: lead, width: span, height: span, class: 'b-surface'}));
   const grid = s('g', {class: 'b-grid'});
   const stars = (view && view.stars) || [];
-  if (cells) {
+  if (cells && view && view.dark) {
+    for (let y = 0; y < n; y++) {
+      for (let x = 0; x < n; x++) {
+        if ((x + y) % 2 === 1) grid.append(s('rect', {x: lead + x * CELL, y: lead + y * CELL, width: CELL, height: CELL, class: 'b-dark'}));
+      }
+    }
+  } else if (cells) {
     for (let i = 1; i < n; i++) {
       grid.append(s('line', {x1: lead + i * CELL, y1: lead, x2: lead + i * CELL, y2: lead + span}));
       grid.append(s('line', {x1: lead, y1: lead + i * CELL, x2: lead + span, y2: lead + i * CELL}));
@@ -69,7 +81,16 @@ export function drawBoard(svg, {view, board, last = null, flipped = null, five =
   }
   svg.append(grid);
 
-  if (coords) {
+  if (coords && squares) {
+    const g = s('g', {class: 'b-coords b-squares'});
+    let k = 0;
+    for (let y = 0; y < n; y++) {
+      for (let x = 0; x < n; x++) {
+        if ((x + y) % 2 === 1) g.append(text(lead + x * CELL + 16, lead + y * CELL + 16, String(++k), 'b-sq'));
+      }
+    }
+    svg.append(g);
+  } else if (coords) {
     const g = s('g', {class: 'b-coords'});
     for (let i = 0; i < n; i++) {
       const [col, row] = coordLabels(view, n, i, i);
@@ -85,9 +106,13 @@ export function drawBoard(svg, {view, board, last = null, flipped = null, five =
     const row = board[y];
     for (let x = 0; x < n; x++) {
       const c = row[x];
-      if (c !== 'x' && c !== 'o') continue;
-      const color = c === 'x' ? 'black' : 'white';
-      stones.append(s('circle', {cx: cx(x), cy: cy(y), r, class: `stone ${color}`, 'data-x': x, 'data-y': y, 'data-color': color}));
+      if (!'xoXO'.includes(c)) continue;
+      const color = c.toLowerCase() === 'x' ? 'black' : 'white';
+      const king = c === 'X' || c === 'O';
+      const attrs = {cx: cx(x), cy: cy(y), r, class: `stone ${color}${king ? ' king' : ''}`, 'data-x': x, 'data-y': y, 'data-color': color};
+      if (king) attrs['data-king'] = '1';
+      stones.append(s('circle', attrs));
+      if (king) stones.append(s('circle', {cx: cx(x), cy: cy(y), r: r / 2, class: `crown ${color}`}));
     }
   }
   svg.append(stones);
@@ -101,9 +126,13 @@ export function drawBoard(svg, {view, board, last = null, flipped = null, five =
     marks.append(s('line', {x1: cx(a[0]), y1: cy(a[1]), x2: cx(b[0]), y2: cy(b[1]), class: 'five-line'}));
     for (const [x, y] of five) marks.append(s('circle', {cx: cx(x), cy: cy(y), r: r + 3, class: 'five', 'data-x': x, 'data-y': y}));
   }
+  if (path && path.length > 1) {
+    const points = path.map(([x, y]) => `${cx(x)},${cy(y)}`).join(' ');
+    marks.append(s('polyline', {points, class: 'move-path', 'data-path': path.map((p) => p.join(',')).join(' ')}));
+  }
   if (last) {
     const [x, y] = last;
-    const on = board[y] && board[y][x] === 'o' ? 'on-white' : 'on-black';
+    const on = board[y] && (board[y][x] === 'o' || board[y][x] === 'O') ? 'on-white' : 'on-black';
     marks.append(s('circle', {cx: cx(x), cy: cy(y), r: cells ? 14 : 15, class: `last-move ${on}`, 'data-x': x, 'data-y': y}));
   }
   svg.append(marks);
@@ -140,11 +169,23 @@ export function count(board) {
   let white = 0;
   for (const row of board) {
     for (const c of row) {
-      if (c === 'x') black++;
-      else if (c === 'o') white++;
+      if (c === 'x' || c === 'X') black++;
+      else if (c === 'o' || c === 'O') white++;
     }
   }
   return {black, white};
+}
+
+/**
+ * lastMove is where a move leaves its mark: the point it placed, or for a
+ * move along a path (checkers) the square it ended on and the whole path.
+ */
+export function lastMove(m) {
+  if (!m || m.x === null || m.x === undefined) return {last: null, path: null};
+  if (m.path && m.path.length) {
+    return {last: m.path[m.path.length - 1], path: [[m.x, m.y], ...m.path]};
+  }
+  return {last: [m.x, m.y], path: null};
 }
 
 /** miniBoard makes a small board element for the live grids. */

@@ -1,7 +1,7 @@
 // game.js: one game, live or replayed: the board at any ply, the move list,
 // step and seek controls, clocks while it is played, and the result.
 import {$, h, live, api, seconds, clock, resultText, reasonLabels, pageData} from 'taikai/app.js';
-import {drawBoard, count, emptyBoard, moveLabel} from 'taikai/board.js';
+import {drawBoard, count, emptyBoard, lastMove, moveLabel} from 'taikai/board.js';
 
 const data = pageData();
 const settings = data.settings || {};
@@ -142,7 +142,7 @@ function render() {
   drawBoard(el.board, {
     view: state.game.view,
     board: frame.board,
-    last: mv && mv.x !== null ? [mv.x, mv.y] : null,
+    ...lastMove(mv),
     flipped: frame.flipped,
     five: atEnd && state.ended ? state.five : null,
   });

@@ -1,7 +1,7 @@
 // livegrid.js: a grid of small live boards, one card per running game, each a
 // link to its game page. Fed by /ws/live (and /ws/tournaments) messages.
 import {h, href, resultText} from 'taikai/app.js';
-import {drawBoard, count, miniBoard} from 'taikai/board.js';
+import {drawBoard, count, lastMove, miniBoard} from 'taikai/board.js';
 
 export class LiveGrid {
   /**
@@ -26,7 +26,7 @@ export class LiveGrid {
       seen.add(r.game.id);
       const c = this.card(r.game);
       c.board = r.board;
-      c.last = r.last && r.last.x !== null ? [r.last.x, r.last.y] : null;
+      c.last = r.last || null;
       c.ply = r.game.plies || (r.last ? r.last.ply : 0);
       c.ended = false;
       this.touch(c);
@@ -52,7 +52,7 @@ export class LiveGrid {
     if (!c) return;
     c.board = m.board;
     c.ply = m.ply;
-    c.last = m.x !== null && m.x !== undefined ? [m.x, m.y] : null;
+    c.last = m;
     this.touch(c);
   }
 
@@ -113,7 +113,7 @@ export class LiveGrid {
     this.frame = 0;
     for (const c of this.dirty) {
       if (!c.board) continue;
-      drawBoard(c.svg, {view: c.game.view, board: c.board, last: c.last, coords: false});
+      drawBoard(c.svg, {view: c.game.view, board: c.board, ...lastMove(c.last), coords: false});
       const n = count(c.board);
       c.countB.textContent = n.black;
       c.countW.textContent = n.white;
