@@ -447,8 +447,9 @@ func bwrapsOf(ppid int) []int {
 }
 
 // The Python and C test clients and the gomoku built-ins play normally
-// inside the sandbox (the Java client and the othello built-ins do in
-// TestEndToEnd, which runs sandboxed wherever the sandbox is available).
+// inside the sandbox, and so do the checkers test client and the checkers
+// built-ins (the Java client and the othello built-ins do in TestEndToEnd,
+// which runs sandboxed wherever the sandbox is available).
 func TestSandboxClients(t *testing.T) {
 	requireSandbox(t)
 	ciRequires(t, "python3")
@@ -475,6 +476,12 @@ func TestSandboxClients(t *testing.T) {
 		map[string][]byte{"gomoku_bin": mustRead(t, cbin)})
 	pyMove := upload(t, s, `{"name":"py-move","game":"othello","protocol":"othello-move","command":["python3","othello_move.py","-H","{host}","-p","{port}","-n","{name}"]}`,
 		map[string][]byte{"othello_move.py": read("othello_move.py")})
+	pyCheckers := upload(t, s, `{"name":"py-checkers","game":"checkers","protocol":"checkers-board","command":["python3","checkers_board.py","{host}","{port}"]}`,
+		map[string][]byte{"checkers_board.py": read("checkers_board.py")})
+	var checkers []int64
+	for _, b := range []string{"checkers-random", "checkers-minimax", "checkers-alphabeta"} {
+		checkers = append(checkers, s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":%q,"game":"checkers","builtin":%q}`, b, b)))
+	}
 	threat := s.postJSON(t, "/api/engines", `{"name":"threat","game":"gomoku","builtin":"gomoku-threat"}`)
 	grandom := s.postJSON(t, "/api/engines", `{"name":"g-random","game":"gomoku","builtin":"gomoku-random"}`)
 	orandom := s.postJSON(t, "/api/engines", `{"name":"o-random","game":"othello","builtin":"othello-random","protocol":"othello-move"}`)
@@ -482,7 +489,9 @@ func TestSandboxClients(t *testing.T) {
 		pyText, cBin, threat, grandom))
 	ot := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"othello","game":"othello","engines":[%d,%d],"games_per_pair":2,"total_time_ms":20000,"concurrency":2,"start":true}`,
 		pyMove, orandom))
-	for _, tid := range []int64{gt, ot} {
+	ct := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"checkers","game":"checkers","engines":[%d,%d,%d,%d],"games_per_pair":1,"move_time_ms":300,"concurrency":2,"start":true}`,
+		pyCheckers, checkers[0], checkers[1], checkers[2]))
+	for _, tid := range []int64{gt, ot, ct} {
 		s.waitFinished(t, tid, 2*time.Minute)
 		list := finishedGames(t, s, tid)
 		for _, g := range list {
