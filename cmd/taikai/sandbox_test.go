@@ -489,10 +489,13 @@ func TestSandboxClients(t *testing.T) {
 		pyText, cBin, threat, grandom))
 	ot := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"othello","game":"othello","engines":[%d,%d],"games_per_pair":2,"total_time_ms":20000,"concurrency":2,"start":true}`,
 		pyMove, orandom))
-	ct := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"checkers","game":"checkers","engines":[%d,%d,%d,%d],"games_per_pair":1,"move_time_ms":300,"concurrency":2,"start":true}`,
+	// 2 s a move: checkers-alphabeta thinks half its time, and a loaded CI
+	// machine (race-built engines, every package's tests at once) made it
+	// miss 300 ms by up to 40 ms.
+	ct := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"checkers","game":"checkers","engines":[%d,%d,%d,%d],"games_per_pair":1,"move_time_ms":2000,"concurrency":2,"start":true}`,
 		pyCheckers, checkers[0], checkers[1], checkers[2]))
 	for _, tid := range []int64{gt, ot, ct} {
-		s.waitFinished(t, tid, 2*time.Minute)
+		s.waitFinished(t, tid, 4*time.Minute)
 		list := finishedGames(t, s, tid)
 		for _, g := range list {
 			var d gameDetail
