@@ -37,6 +37,9 @@ type Game struct {
 	MaxErrors int
 	// View tells the dashboard how to draw a board of the given size.
 	View func(size int) View
+	// Records are the file formats its games export to (and suites import
+	// from), the community's usual one first; nil if none.
+	Records []RecordFormat
 }
 
 // View is how the dashboard draws a game's board; it knows no game by name.

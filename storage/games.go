@@ -261,6 +261,33 @@ func (db *DB) Game(ctx context.Context, id int64) (*tournament.Game, error) {
 	return g, nil
 }
 
+// EachFinishedGame calls fn for every finished game of a tournament, with its
+// moves (not its violations or usage), in schedule order, reading them as it
+// goes: an export of a big tournament does not hold it in memory. fn's error
+// stops the walk and is returned.
+func (db *DB) EachFinishedGame(ctx context.Context, tournamentID int64, fn func(*tournament.Game) error) error {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+gameColumns+`, g.moves, g.auto`+gameFrom+
+		` WHERE g.tournament_id = ? AND g.status = 'finished' ORDER BY g.idx, g.id`, tournamentID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var moves, auto []byte
+		g, err := scanGame(rows, &moves, &auto)
+		if err != nil {
+			return err
+		}
+		if g.Moves, err = decodeMoves(moves, auto, g.Size); err != nil {
+			return fmt.Errorf("game %d: %w", g.ID, err)
+		}
+		if err := fn(g); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
 // GameFilter selects games of a tournament.
 type GameFilter struct {
 	Engine int64  // either side

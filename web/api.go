@@ -197,26 +197,29 @@ type playerJSON struct {
 }
 
 type tournamentJSON struct {
-	ID            int64               `json:"id"`
-	Name          string              `json:"name"`
-	Game          string              `json:"game"`
-	Rule          string              `json:"rule,omitempty"`
-	Size          int                 `json:"size"`
-	Status        string              `json:"status"`
-	TotalGames    int64               `json:"total_games"`
-	FinishedGames int64               `json:"finished_games"`
-	RunningGames  int                 `json:"running_games"`
-	GamesPerPair  int                 `json:"games_per_pair"`
-	Concurrency   int                 `json:"concurrency"`
-	Format        string              `json:"format"`              // round_robin, gauntlet, swiss, knockout, or match
-	Rounds        int                 `json:"rounds,omitempty"`    // swiss
-	MaxExtra      int                 `json:"max_extra,omitempty"` // knockout
-	Engines       []playerJSON        `json:"engines"`
-	Settings      tournament.Settings `json:"settings"`
-	CreatedAt     *string             `json:"created_at"`
-	StartedAt     *string             `json:"started_at"`
-	FinishedAt    *string             `json:"finished_at"`
-	ETASeconds    *float64            `json:"eta_seconds"`
+	ID            int64  `json:"id"`
+	Name          string `json:"name"`
+	Game          string `json:"game"`
+	Rule          string `json:"rule,omitempty"`
+	Size          int    `json:"size"`
+	Status        string `json:"status"`
+	TotalGames    int64  `json:"total_games"`
+	FinishedGames int64  `json:"finished_games"`
+	// Records are the record formats its games export to ("ggf"): GET
+	// .../games.<ext>.
+	Records      []string            `json:"records,omitempty"`
+	RunningGames int                 `json:"running_games"`
+	GamesPerPair int                 `json:"games_per_pair"`
+	Concurrency  int                 `json:"concurrency"`
+	Format       string              `json:"format"`              // round_robin, gauntlet, swiss, knockout, or match
+	Rounds       int                 `json:"rounds,omitempty"`    // swiss
+	MaxExtra     int                 `json:"max_extra,omitempty"` // knockout
+	Engines      []playerJSON        `json:"engines"`
+	Settings     tournament.Settings `json:"settings"`
+	CreatedAt    *string             `json:"created_at"`
+	StartedAt    *string             `json:"started_at"`
+	FinishedAt   *string             `json:"finished_at"`
+	ETASeconds   *float64            `json:"eta_seconds"`
 }
 
 func (s *Server) tournamentJSON(t *tournament.Tournament, names map[int64]string) tournamentJSON {
@@ -227,6 +230,7 @@ func (s *Server) tournamentJSON(t *tournament.Tournament, names map[int64]string
 		Settings: t.Settings, Engines: []playerJSON{},
 		CreatedAt: timeOrNil(&t.CreatedAt), StartedAt: timeOrNil(t.StartedAt), FinishedAt: timeOrNil(t.FinishedAt),
 	}
+	j.Records = recordExts(t.Settings.Game)
 	if s.Live != nil {
 		j.RunningGames = s.Live.RunningIn(t.ID)
 	}
@@ -570,8 +574,20 @@ type gameJSON struct {
 // start position: the browser knows no game by name.
 type boardView struct {
 	games.View
-	Stars [][2]int `json:"stars,omitempty"` // as [x, y] pairs: shadows View.Stars
-	Start []string `json:"start"`
+	Stars   [][2]int `json:"stars,omitempty"` // as [x, y] pairs: shadows View.Stars
+	Start   []string `json:"start"`
+	Records []string `json:"records,omitempty"` // record formats a finished game exports to: GET /api/games/{id}.<ext>
+}
+
+// recordExts lists the extensions of a game's record formats.
+func recordExts(game string) []string {
+	var out []string
+	if g, ok := games.Lookup(game); ok {
+		for _, f := range g.Records {
+			out = append(out, f.Ext)
+		}
+	}
+	return out
 }
 
 // withView adds the board view to a game for the dashboard.
@@ -585,7 +601,7 @@ func withView(g gameJSON) gameJSON {
 		size = gm.Size
 	}
 	v := gm.View(size)
-	bv := &boardView{View: v, Start: newReplay(g.Game, g.Rule, size).rows()}
+	bv := &boardView{View: v, Start: newReplay(g.Game, g.Rule, size).rows(), Records: recordExts(g.Game)}
 	for _, p := range v.Stars {
 		bv.Stars = append(bv.Stars, [2]int{p.X, p.Y})
 	}
@@ -721,6 +737,10 @@ type gameDetailJSON struct {
 }
 
 func (s *Server) getGame(w http.ResponseWriter, r *http.Request) {
+	if idText, ext, ok := strings.Cut(chi.URLParam(r, "id"), "."); ok {
+		s.getGameFile(w, r, idText, ext)
+		return
+	}
 	id, err := idParam(r, "id")
 	if err != nil {
 		s.writeError(w, r, err)

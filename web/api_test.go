@@ -568,3 +568,40 @@ func TestUploadedSuite(t *testing.T) {
 		t.Fatalf("settings %v: no openings or sprt", set)
 	}
 }
+
+// A suite may be uploaded as a GGF or PSQ file: its games become the
+// openings (cut to plies moves when asked), checked like any suite.
+func TestSuiteFromRecords(t *testing.T) {
+	s := newAPIServer(t)
+	ggf := "(;GM[Othello]PC[x]BO[8 -------- -------- -------- ---O*--- ---*O--- -------- -------- -------- *]B[f5//1.2]W[d6]B[c3/0.5/2]W[d3];)\n(;GM[Othello]B[D3]W[c5];)\n"
+	suite := s.post(t, "/api/openings", fmt.Sprintf(`{"name":"from-ggf","game":"othello","format":"ggf","text":%q}`, ggf))
+	if suite["openings"] != 2.0 {
+		t.Fatalf("GGF suite %v", suite)
+	}
+	code, body := s.do(t, apiRequest{method: "GET", path: fmt.Sprintf("/api/openings/%v", suite["id"])})
+	if code != 200 || !strings.Contains(string(body), `f5d6c3d3\nd3c5`) {
+		t.Fatalf("GET GGF suite: %d %s", code, body)
+	}
+	psq := "Piskvorky 15x15, 11:11, 0\n8,8,120\n9,9,40\n7,9,0\n10,10,0\nblack\nwhite\n0\n"
+	suite = s.post(t, "/api/openings", fmt.Sprintf(`{"name":"from-psq","game":"gomoku","rule":"freestyle","format":"psq","plies":3,"text":%q}`, psq))
+	if suite["openings"] != 1.0 {
+		t.Fatalf("PSQ suite %v", suite)
+	}
+	code, body = s.do(t, apiRequest{method: "GET", path: fmt.Sprintf("/api/openings/%v", suite["id"])})
+	if code != 200 || !strings.Contains(string(body), `h8 i7 g7\n`) {
+		t.Fatalf("GET PSQ suite: %d %s", code, body)
+	}
+	for _, c := range []struct{ body, field, want string }{
+		{`{"name":"x","game":"othello","format":"sgf","text":"(;;)"}`, "format", `othello games have no \"sgf\" record format`},
+		{`{"name":"x","game":"gomoku","format":"ggf","text":"(;;)"}`, "format", `gomoku games have no \"ggf\"`},
+		{fmt.Sprintf(`{"name":"x","game":"othello","format":"ggf","text":%q}`, "(;GM[Othello]BO[8 -------- -------- -------- ---OO--- ---*O--- -------- -------- -------- *]B[f5];)"), "text", "game 1: BO["},
+		{fmt.Sprintf(`{"name":"x","game":"othello","format":"ggf","text":%q}`, "(;GM[Othello]B[f5]W[a1];)"), "", "line 1"},
+		{fmt.Sprintf(`{"name":"x","game":"gomoku","format":"psq","text":%q}`, "Piskvorky 15x15, 11:11, 0\n16,1,0\n"), "text", "off the 15x15 board"},
+		{`{"name":"x","game":"othello","format":"ggf","plies":-1,"text":"(;;)"}`, "plies", "plies -1"},
+	} {
+		code, body := s.do(t, apiRequest{method: "POST", path: "/api/openings", contentType: "application/json", body: strings.NewReader(c.body)})
+		if code != 400 || !strings.Contains(string(body), c.want) || (c.field != "" && !strings.Contains(string(body), `"field":"`+c.field+`"`)) {
+			t.Errorf("%s: %d %s, want 400 on %q with %q", c.body, code, body, c.field, c.want)
+		}
+	}
+}

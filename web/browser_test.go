@@ -291,6 +291,11 @@ func TestBrowser(t *testing.T) {
 		if got := evalJS[string](t, b, `document.querySelector('#progress-text').textContent`); got != "6 / 6 games" {
 			t.Errorf("progress %q, want 6 / 6 games", got)
 		}
+		links := evalJS[[]string](t, b, `[...document.querySelectorAll('#downloads a')].map((a) => a.getAttribute('href'))`)
+		wantLinks := []string{fmt.Sprintf("/api/tournaments/%d/standings.csv", rr.ID), fmt.Sprintf("/api/tournaments/%d/games.csv", rr.ID), fmt.Sprintf("/api/tournaments/%d/games.ggf", rr.ID)}
+		if !slices.Equal(links, wantLinks) {
+			t.Errorf("download links %v, want %v", links, wantLinks)
+		}
 		b.screenshot(t, "tournament")
 
 		// Filters ask the games API; the table shows what it answers.
@@ -452,6 +457,17 @@ func TestBrowser(t *testing.T) {
 		}
 		b.run(t, "a move in the list", 15*time.Second, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#moves button[data-ply="%d"]`, n-8))))
 		check("a move in the list", n-8)
+		// The record: a link to the game's GGF, which downloads the game.
+		href := evalJS[string](t, b, `(document.querySelector('#downloads a.record-link') || {}).getAttribute ? document.querySelector('#downloads a.record-link').getAttribute('href') : ''`)
+		if want := fmt.Sprintf("/api/games/%d.ggf", liveID); href != want {
+			t.Errorf("record link %q, want %q", href, want)
+		} else {
+			b.waitJS(t, "the GGF download", `(async () => { const r = await fetch('`+href+`'); window.__ggf = r.ok ? await r.text() : 'HTTP ' + r.status; })() && true`, 5*time.Second)
+			b.waitJS(t, "the GGF text", `typeof window.__ggf === 'string'`, 15*time.Second)
+			if got := evalJS[string](t, b, `window.__ggf`); !strings.HasPrefix(got, "(;GM[Othello]") || strings.Count(got, "//") != n {
+				t.Errorf("GGF from the page: %q", got)
+			}
+		}
 		b.screenshot(t, "game-replay")
 		b.noErrors(t, "replay", nil)
 
@@ -816,10 +832,12 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
-	// Stop the final (it may still have games to play) and check that nothing
+	// Stop the final and the checkers (they may still have games to play) and check that nothing
 	// is left playing; the cleanup then stops the server and reaps every engine.
-	if code := s.call(t, "POST", fmt.Sprintf("/api/tournaments/%d/cancel", final.ID), nil, nil); code != 200 && code != 409 {
-		t.Errorf("cancel the final: status %d", code) // 409: it is over already
+	for _, tid := range []int64{final.ID, draughts.ID} {
+		if code := s.call(t, "POST", fmt.Sprintf("/api/tournaments/%d/cancel", tid), nil, nil); code != 200 && code != 409 {
+			t.Errorf("cancel tournament %d: status %d", tid, code) // 409: it is over already
+		}
 	}
 	waitAPI(t, "no game left running", 60*time.Second, func() bool {
 		var r struct{ Games []gameAnswer }

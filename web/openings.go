@@ -24,6 +24,11 @@ type suiteRequest struct {
 	Rule string `json:"rule"`
 	Size int    `json:"size"`
 	Text string `json:"text"` // one opening a line, in the game's notation
+	// Format: "" for that text, or a record format of the game ("ggf",
+	// "psq") whose games become the openings, each cut to Plies moves (0:
+	// whole).
+	Format string `json:"format"`
+	Plies  int    `json:"plies"`
 }
 
 // createSuite checks an opening suite line by line against its game, rule and
@@ -49,6 +54,14 @@ func (s *Server) createSuite(w http.ResponseWriter, r *http.Request) {
 	if err := errs.Err(); err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	if req.Format != "" {
+		text, err := openings.FromRecords(set.Game, set.Size, req.Format, strings.NewReader(req.Text), req.Plies)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		req.Text = text // stored as taikai's text: the suite is what was checked
 	}
 	suite, err := openings.Parse(req.Name, set.Game, set.Rule, set.Size, strings.NewReader(req.Text))
 	if err != nil {

@@ -170,6 +170,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		r.Get("/openings/{id}", s.getSuite)
 		r.Get("/tournaments/{id}/pairs", s.getPairs)
 		r.Get("/tournaments/{id}/bracket", s.getBracket)
+		r.Get("/tournaments/{id}/{file}", s.getTournamentFile)
 		r.Get("/games", s.listRunningGames)
 		r.Get("/games/{id}", s.getGame)
 		r.Get("/games/{id}/log/{color}", s.getGameLog)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -61,6 +62,7 @@ type matchConfig struct {
 	sandbox     bool
 	sprt        *stats.SPRT
 	suite       *openings.Suite
+	out         string // --out: where to write the games' records
 }
 
 func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine, error) {
@@ -69,8 +71,9 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, matchUsage); fs.PrintDefaults() }
 	fs.StringVar(&c.set.Game, "game", "othello", "`game`: "+strings.Join(games.Names(), ", "))
-	fs.StringVar(&c.set.Rule, "rule", "", "gomoku `rule`: seed (default), freestyle, standard, renju")
+	fs.StringVar(&c.set.Rule, "rule", "", "the game's `rule`: gomoku seed (default), freestyle, standard, renju; checkers seed (default), english")
 	fs.IntVar(&c.set.Size, "size", 0, "gomoku board `size`, 5-25 (default 15)")
+	fs.StringVar(&c.out, "out", "", "write the finished games to `file`, in the format its extension names: .csv (one row per game), or the game's record format (.ggf Othello, .psq Gomoku)")
 	fs.IntVar(&c.games, "games", 0, "`number` of games (default 2; with --sprt, the most it may play: default 20000)")
 	fs.Func("openings", "start game pairs from a suite's openings: `builtin` or file=FILE (one opening a line), then order=random|sequential start=N", func(v string) error {
 		o, err := parseOpenings(v)
@@ -158,6 +161,22 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 	if pair[0].Name == pair[1].Name {
 		pair[1].Name += " (2)"
 	}
+	if c.out != "" {
+		ext := strings.TrimPrefix(filepath.Ext(c.out), ".")
+		if _, ok := games.RecordFormatOf(c.set.Game, ext); !ok && ext != "csv" {
+			var have []string
+			if g, ok := games.Lookup(c.set.Game); ok {
+				for _, f := range g.Records {
+					have = append(have, "."+f.Ext)
+				}
+			}
+			formats := "it has none"
+			if len(have) > 0 {
+				formats = strings.Join(have, ", ")
+			}
+			return nil, nil, fmt.Errorf("--out %s: want a .csv file or a %s record file (%s)", c.out, c.set.Game, formats)
+		}
+	}
 	if c.seed == 0 {
 		c.seed = rand.Uint64()
 	}
@@ -242,6 +261,12 @@ func runMatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 1
 	}
 	m.report(stdout)
+	if cfg.out != "" {
+		if err := m.writeOut(cfg.out); err != nil {
+			fmt.Fprintln(stderr, "taikai match: --out:", err)
+			return 1
+		}
+	}
 	if ctx.Err() != nil {
 		return 130
 	}
@@ -702,6 +727,60 @@ func gameJSON(p *tournament.Played) matchGameJSON {
 	for i, mv := range p.Moves {
 		g.Moves[i] = mv.View(p.Spec.Settings.Game, i+1)
 		g.Moves[i].Opening = g.Opening != nil && i < g.Opening.Plies
+	}
+	return g
+}
+
+// writeOut writes the finished games to file, in the format of its
+// extension: CSV, or the game's record format.
+func (m *match) writeOut(file string) error {
+	var finished []*tournament.Played
+	var numbers []int
+	for i, p := range m.played {
+		if p != nil && p.Outcome.Reason != games.ReasonAborted {
+			finished = append(finished, p)
+			numbers = append(numbers, i+1)
+		}
+	}
+	var buf bytes.Buffer
+	ext := strings.TrimPrefix(filepath.Ext(file), ".")
+	if ext == "csv" {
+		list := make([]*tournament.Game, len(finished))
+		for i, p := range finished {
+			g := gameOf(p)
+			g.ID, g.Index = int64(numbers[i]), int64(numbers[i]-1)
+			list[i] = g
+		}
+		if err := tournament.WriteGamesCSV(&buf, list); err != nil {
+			return err
+		}
+	} else {
+		f, _ := games.RecordFormatOf(m.cfg.set.Game, ext)
+		recs := make([]games.RecordGame, len(finished))
+		for i, p := range finished {
+			recs[i] = p.RecordGame("taikai match", numbers[i])
+		}
+		if err := f.Write(&buf, recs); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(file, buf.Bytes(), 0o644)
+}
+
+// gameOf is a played game as the store lists it (for the CSV).
+func gameOf(p *tournament.Played) *tournament.Game {
+	g := &tournament.Game{
+		Game: p.Spec.Settings.Game, Rule: p.Spec.Settings.Rule, Size: p.Spec.Settings.Size,
+		Black: tournament.Player{Name: p.Spec.Black.Name}, White: tournament.Player{Name: p.Spec.White.Name},
+		Status: tournament.GameFinished, Result: p.Result(), Reason: p.Outcome.Reason, Cause: p.Outcome.Cause,
+		Plies: len(p.Moves), Pair: p.Spec.Pair, Stones: p.Stones,
+	}
+	if o := p.Spec.Opening; o != nil {
+		g.Opening = &tournament.Opening{Suite: o.Suite, Index: o.Index, Plies: min(len(o.Moves), len(p.Moves)), Text: o.Text}
+	}
+	if !p.StartedAt.IsZero() {
+		st, en := p.StartedAt, p.EndedAt
+		g.StartedAt, g.EndedAt = &st, &en
 	}
 	return g
 }

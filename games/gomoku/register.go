@@ -39,6 +39,7 @@ var Info = games.Game{
 	// The gomoku server let a client retry until its clock ran out.
 	MaxErrors: -1,
 	View:      view,
+	Records:   []games.RecordFormat{PSQ},
 }
 
 func init() { games.Register(Info) }

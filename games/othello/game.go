@@ -24,6 +24,7 @@ var Info = games.Game{
 	ParseMove: parseMove,
 	OnTimeout: "forfeit",
 	MaxErrors: 10,
+	Records:   []games.RecordFormat{GGF},
 	View: func(int) games.View {
 		return games.View{Style: "cells", Stars: []games.Point{{X: 1, Y: 1}, {X: 5, Y: 1}, {X: 1, Y: 5}, {X: 5, Y: 5}}, Flips: true, Score: true, Coords: "algebraic", Pieces: "discs"}
 	},

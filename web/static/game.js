@@ -272,6 +272,14 @@ function renderFacts() {
   } else if (d) {
     $('#logs').textContent = 'not kept';
   }
+  // The game's record files, once it is finished.
+  const exts = (state.game.view && state.game.view.records) || [];
+  if (state.game.status === 'finished' && exts.length) {
+    $('#downloads').replaceChildren(...exts.map((x, i) => h('span', null, i ? ' · ' : '',
+      h('a', {href: `/api/games/${state.game.id}.${x}`, download: '', class: 'record-link'}, `.${x}`))));
+  } else {
+    $('#downloads').textContent = state.game.status === 'finished' ? 'no record format for this game' : 'when it is finished';
+  }
   // How each engine ran: in the sandbox or not, its peak memory, CPU time and end.
   if (d && d.sandbox) {
     const mib = (b) => `${Math.round(b / (1 << 20))} MiB`;

@@ -1,0 +1,105 @@
+package tournament
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/taikai-dev/taikai/games"
+)
+
+// Record is a stored game of t as a record format writes it.
+func Record(t *Tournament, g *Game) games.RecordGame {
+	r := games.RecordGame{
+		Event: t.Name, Round: g.Slot, Black: g.Black.Name, White: g.White.Name,
+		Rule: g.Rule, Size: g.Size, Moves: g.Moves, Reason: g.Reason, Stones: g.Stones,
+		MoveTimeMS: t.Settings.MoveTimeMS, TotalTimeMS: t.Settings.TotalTimeMS,
+	}
+	if r.Round == "" {
+		r.Round = strconv.FormatInt(g.Index+1, 10)
+	}
+	switch g.Result {
+	case "black":
+		r.Winner = games.Black
+	case "white":
+		r.Winner = games.White
+	}
+	if g.StartedAt != nil {
+		r.Date = *g.StartedAt
+	}
+	return r
+}
+
+// RecordGame is a played game as a record format writes it; event names
+// what it was played in.
+func (p *Played) RecordGame(event string, number int) games.RecordGame {
+	return games.RecordGame{
+		Event: event, Round: strconv.Itoa(number), Black: p.Spec.Black.Name, White: p.Spec.White.Name,
+		Rule: p.Spec.Settings.Rule, Size: p.Spec.Settings.Size, Moves: p.Moves,
+		Winner: p.Outcome.Winner, Reason: p.Outcome.Reason, Stones: p.Stones, Date: p.StartedAt,
+		MoveTimeMS: p.Spec.Settings.MoveTimeMS, TotalTimeMS: p.Spec.Settings.TotalTimeMS,
+	}
+}
+
+// GamesCSVHeader are the columns of WriteGamesCSV.
+var GamesCSVHeader = []string{"id", "round", "pair", "black", "white", "result", "reason", "cause", "plies",
+	"black_pieces", "white_pieces", "opening", "started_at", "ended_at"}
+
+// WriteGamesCSV writes one row per game (RFC 4180, a header row first).
+func WriteGamesCSV(w io.Writer, gs []*Game) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write(GamesCSVHeader)
+	for _, g := range gs {
+		round := g.Slot
+		if round == "" {
+			round = strconv.FormatInt(g.Index+1, 10)
+		}
+		opening := ""
+		if g.Opening != nil {
+			opening = g.Opening.Text
+		}
+		pair := ""
+		if g.Pair != 0 {
+			pair = strconv.FormatInt(g.Pair, 10)
+		}
+		_ = cw.Write([]string{strconv.FormatInt(g.ID, 10), round, pair, csvText(g.Black.Name), csvText(g.White.Name), g.Result, g.Reason, g.Cause,
+			strconv.Itoa(g.Plies), strconv.Itoa(g.Stones[0]), strconv.Itoa(g.Stones[1]), csvText(opening), csvTime(g.StartedAt), csvTime(g.EndedAt)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// StandingsCSVHeader are the columns of WriteStandingsCSV.
+var StandingsCSVHeader = []string{"rank", "engine", "games", "wins", "draws", "losses", "points", "score_pct", "elo", "elo_error", "buchholz"}
+
+// WriteStandingsCSV writes the table in its order, one row per engine.
+func WriteStandingsCSV(w io.Writer, rows []Standing) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write(StandingsCSVHeader)
+	for i, s := range rows {
+		_ = cw.Write([]string{strconv.Itoa(i + 1), csvText(s.Name), strconv.FormatInt(s.Games, 10), strconv.FormatInt(s.Wins, 10),
+			strconv.FormatInt(s.Draws, 10), strconv.FormatInt(s.Losses, 10), strconv.FormatFloat(s.Points, 'f', -1, 64),
+			strconv.FormatFloat(s.ScorePct, 'f', 1, 64), strconv.FormatFloat(s.Elo, 'f', 1, 64), strconv.FormatFloat(s.EloError, 'f', 1, 64),
+			strconv.FormatFloat(s.Buchholz, 'f', -1, 64)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// csvText keeps a name a spreadsheet would read as a formula ("=...",
+// "+...", "-...", "@...") a text: it gets a leading apostrophe.
+func csvText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+func csvTime(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
