@@ -49,7 +49,7 @@ func LoadSuite(ctx context.Context, st SuiteStore, set *Settings) (*openings.Sui
 			return nil, games.Invalid("openings.file", "%s", err.Error())
 		}
 		defer f.Close()
-		return openings.ParseFile(filepath.Base(o.File), set.Game, set.Rule, set.Size, f)
+		return openings.ParseFile(filepath.Base(o.File), set.Game, set.Rule, set.Size, f, o.Plies)
 	case st == nil:
 		return nil, games.Invalid("openings.suite_id", "no store of uploaded suites here")
 	}

@@ -60,6 +60,9 @@ type Openings struct {
 	File    string `json:"file,omitempty"`  // `taikai match --openings file=F` only
 	Order   string `json:"order,omitempty"` // random (default) or sequential
 	Start   int    `json:"start,omitempty"` // first opening (0-based) for order sequential
+	// Plies cuts the games of a record File (.ggf, .psq) to their first
+	// plies moves; 0 takes them whole.
+	Plies int `json:"plies,omitempty"`
 }
 
 // Opening orders.

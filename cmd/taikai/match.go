@@ -75,7 +75,7 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 	fs.IntVar(&c.set.Size, "size", 0, "gomoku board `size`, 5-25 (default 15)")
 	fs.StringVar(&c.out, "out", "", "write the finished games to `file`, in the format its extension names: .csv (one row per game), or the game's record format (.ggf Othello, .psq Gomoku)")
 	fs.IntVar(&c.games, "games", 0, "`number` of games (default 2; with --sprt, the most it may play: default 20000)")
-	fs.Func("openings", "start game pairs from a suite's openings: `builtin` or file=FILE (one opening a line), then order=random|sequential start=N", func(v string) error {
+	fs.Func("openings", "start game pairs from a suite's openings: `builtin` or file=FILE (one opening a line, or a .ggf/.psq record file), then order=random|sequential start=N plies=N (a record file's games cut to N moves)", func(v string) error {
 		o, err := parseOpenings(v)
 		c.set.Openings = o
 		return err
@@ -186,8 +186,8 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 	return c, pair, nil
 }
 
-// parseOpenings reads --openings: "builtin" or "file=F", then order=... and
-// start=N.
+// parseOpenings reads --openings: "builtin" or "file=F", then order=...,
+// start=N and plies=N (a record file's games cut to N moves).
 func parseOpenings(v string) (*tournament.Openings, error) {
 	o := &tournament.Openings{}
 	for _, w := range strings.Fields(v) {
@@ -208,8 +208,14 @@ func parseOpenings(v string) (*tournament.Openings, error) {
 				return nil, fmt.Errorf("start=%s: want a number from 0", val)
 			}
 			o.Start = n
+		case "plies":
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("plies=%s: want a number from 1", val)
+			}
+			o.Plies = n
 		default:
-			return nil, fmt.Errorf("%q: want builtin or file=FILE, then order=random|sequential and start=N", w)
+			return nil, fmt.Errorf("%q: want builtin or file=FILE, then order=random|sequential, start=N and (a .ggf or .psq file) plies=N", w)
 		}
 	}
 	if o.Suite == "" && o.File == "" {

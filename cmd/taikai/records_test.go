@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	gamespkg "github.com/taikai-dev/taikai/games"
 )
 
 // readRecords runs the independent reader (testdata/records.py) on a file.
@@ -182,6 +184,35 @@ func TestRecordsExport(t *testing.T) {
 		data, _ := os.ReadFile(out)
 		if got := readRecords(t, c.format, data); len(got) != 2 {
 			t.Errorf("match --out %s: %d games", out, len(got))
+		}
+		// The file read back as an opening suite, its games cut to 4 plies.
+		cmd = exec.Command(bin, "match", "--game", c.game, "--games", "2", "--move-time", "200ms", "--json",
+			"--openings", "file="+out+" order=sequential plies=4", c.a, c.b)
+		b, err := cmd.Output()
+		var res struct {
+			Games []struct {
+				Opening struct{ Plies int }
+				Moves   []struct{ Text string }
+			}
+		}
+		if err != nil || json.Unmarshal(b, &res) != nil || len(res.Games) != 2 || res.Games[0].Opening.Plies != 4 {
+			t.Fatalf("match --openings file=%s plies=4: %v\n%s", out, err, b)
+		}
+		var first []string
+		for _, m := range res.Games[0].Moves[:4] {
+			first = append(first, m.Text)
+		}
+		f, _ := gamespkg.RecordFormatOf(c.game, c.format)
+		recs, err := f.Read(bytes.NewReader(data))
+		if err != nil || len(recs) != 2 {
+			t.Fatalf("read %s: %v", out, err)
+		}
+		var want []string
+		for _, m := range recs[0][:4] {
+			want = append(want, gamespkg.Text(c.game, m))
+		}
+		if strings.Join(first, " ") != strings.Join(want, " ") {
+			t.Errorf("%s: the first opening is %v, the record's first game begins %v", c.format, first, want)
 		}
 	}
 }

@@ -40,8 +40,8 @@ func FromRecords(game string, size int, ext string, r io.Reader, plies int) (str
 
 // ParseFile reads a suite file: taikai's text, or a record file of the game
 // named by its extension (".ggf" for Othello, ".psq" for Gomoku), whose
-// games become openings whole.
-func ParseFile(name, game, rule string, size int, r io.Reader) (*Suite, error) {
+// games become openings, cut to plies moves (0: whole).
+func ParseFile(name, game, rule string, size int, r io.Reader, plies int) (*Suite, error) {
 	ext := ""
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {
 		ext = name[i+1:]
@@ -49,7 +49,7 @@ func ParseFile(name, game, rule string, size int, r io.Reader) (*Suite, error) {
 	if _, ok := games.RecordFormatOf(game, ext); !ok {
 		return Parse(name, game, rule, size, r)
 	}
-	text, err := FromRecords(game, size, ext, r, 0)
+	text, err := FromRecords(game, size, ext, r, plies)
 	if err != nil {
 		return nil, err
 	}
