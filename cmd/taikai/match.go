@@ -73,9 +73,9 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 	fs.StringVar(&c.set.Game, "game", "othello", "`game`: "+strings.Join(games.Names(), ", "))
 	fs.StringVar(&c.set.Rule, "rule", "", "the game's `rule`: gomoku seed (default), freestyle, standard, renju; checkers seed (default), english")
 	fs.IntVar(&c.set.Size, "size", 0, "gomoku board `size`, 5-25 (default 15)")
-	fs.StringVar(&c.out, "out", "", "write the finished games to `file`, in the format its extension names: .csv (one row per game), or the game's record format (.ggf Othello, .psq Gomoku)")
+	fs.StringVar(&c.out, "out", "", "write the finished games to `file`, in the format its extension names: .csv (one row per game), or the game's record format (.ggf Othello, .psq Gomoku, .pdn checkers)")
 	fs.IntVar(&c.games, "games", 0, "`number` of games (default 2; with --sprt, the most it may play: default 20000)")
-	fs.Func("openings", "start game pairs from a suite's openings: `builtin` or file=FILE (one opening a line, or a .ggf/.psq record file), then order=random|sequential start=N plies=N (a record file's games cut to N moves)", func(v string) error {
+	fs.Func("openings", "start game pairs from a suite's openings: `builtin` or file=FILE (one opening a line, or a .ggf/.psq/.pdn record file), then order=random|sequential start=N plies=N (a record file's games cut to N moves)", func(v string) error {
 		o, err := parseOpenings(v)
 		c.set.Openings = o
 		return err

@@ -1,8 +1,11 @@
 package checkers
 
 import (
+	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/taikai-dev/taikai/games"
@@ -303,5 +306,48 @@ func TestRefusals(t *testing.T) {
 		if ref != want || ok != (want == 0) {
 			t.Errorf("%s: %v %v, want %v", text, ref, ok, want)
 		}
+	}
+}
+
+// PDN: games written read back to the same moves (captures with every
+// landing); the result and the rule's tag are written.
+func TestPDNRoundTrip(t *testing.T) {
+	g, _ := games.Lookup("checkers")
+	rng := rand.New(rand.NewPCG(5, 6))
+	var recs []games.RecordGame
+	for i, rule := range []string{"english", "seed", "english"} {
+		r, _ := g.New(rule, 8)
+		var plies []games.Ply
+		for !r.Finished() {
+			m := r.Random(rng)
+			plies = append(plies, games.Ply{Color: r.Turn(), Move: m})
+			r.Play(m)
+		}
+		recs = append(recs, games.RecordGame{Event: "e", Round: fmt.Sprint(i + 1), Black: `b"1`, White: "w", Rule: rule, Moves: plies, Winner: r.Winner(), Reason: games.ReasonNormal})
+	}
+	var buf bytes.Buffer
+	if err := PDN.Write(&buf, recs); err != nil {
+		t.Fatal(err)
+	}
+	text := buf.String()
+	got, err := PDN.Read(strings.NewReader(text))
+	if err != nil || len(got) != len(recs) {
+		t.Fatalf("read %d games, %v\n%s", len(got), err, text)
+	}
+	for i, moves := range got {
+		if len(moves) != len(recs[i].Moves) {
+			t.Fatalf("game %d: %d moves read, %d written", i+1, len(moves), len(recs[i].Moves))
+		}
+		for j, m := range moves {
+			if !m.Equal(recs[i].Moves[j].Move) {
+				t.Fatalf("game %d move %d: %s read, %s written", i+1, j+1, Notation(m), Notation(recs[i].Moves[j].Move))
+			}
+		}
+	}
+	if strings.Count(text, `[GameType "21"]`) != 2 || !strings.Contains(text, `[Black "b'1"]`) || !strings.Contains(text, "1. ") {
+		t.Errorf("PDN:\n%s", text)
+	}
+	if _, err := PDN.Read(strings.NewReader("[Event \"x\"]\n1. 11-15 24-20 2. 8-33 1-0\n")); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("bad square read: %v", err)
 	}
 }

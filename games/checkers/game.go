@@ -29,6 +29,7 @@ var Info = games.Game{
 	ParseMove: parseMove,
 	OnTimeout: "forfeit",
 	MaxErrors: 10,
+	Records:   []games.RecordFormat{PDN},
 	View: func(int) games.View {
 		return games.View{Style: "cells", Dark: true, Coords: "squares", Pieces: "pieces",
 			Win: "no move left", Draw: "equal score"}

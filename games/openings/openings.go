@@ -8,7 +8,8 @@
 // `f5d6c3` (squares a1-h8, rows from the top; spaces or commas between moves
 // allowed), Gomoku `h8 i9 h10` (renju coordinates: a column letter from a, a
 // row number from 1 at the bottom, so h8 is the centre of 15x15; moves may
-// also run together, `h8i9h10`). Blank lines and lines starting with '#' are
+// also run together, `h8i9h10`), checkers `11-15 23-19 8-11` (square
+// numbers, spaces between moves). Blank lines and lines starting with '#' are
 // skipped. Every opening is played on the game's rules when the suite is read,
 // and a line that is not a legal opening is an error naming its number.
 //
@@ -146,10 +147,15 @@ func parseLine(g games.Game, rule string, size int, text string) ([]games.Move, 
 }
 
 // tokens splits a line into moves: at spaces and commas, and where a letter
-// follows a digit ("f5d6" is f5 d6, "h8i9" is h8 i9).
+// follows a digit in a word that begins with a letter ("f5d6" is f5 d6,
+// "h8i9" is h8 i9; checkers' "22x15x8" is one move).
 func tokens(text string) []string {
 	var out []string
 	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || r == ',' || r == ';' }) {
+		if unicode.IsDigit(rune(f[0])) {
+			out = append(out, f)
+			continue
+		}
 		start := 0
 		for i := 1; i < len(f); i++ {
 			if unicode.IsLetter(rune(f[i])) && unicode.IsDigit(rune(f[i-1])) {
@@ -183,7 +189,8 @@ func parseMove(game string, size int, w string) (games.Move, error) {
 	return games.Move{X: x, Y: size - row}, nil
 }
 
-// Format writes moves in the suite notation: "f5d6c3" or "h8 i9 h10".
+// Format writes moves in the suite notation: "f5d6c3", "h8 i9 h10" or
+// "11-15 23-19".
 func Format(game string, size int, moves []games.Move) string {
 	var b strings.Builder
 	for i, m := range moves {
@@ -195,7 +202,11 @@ func Format(game string, size int, moves []games.Move) string {
 			b.WriteString(strconv.Itoa(size - m.Y))
 			continue
 		}
-		b.WriteString(games.Text(game, m))
+		t := games.Text(game, m)
+		if i > 0 && t != "" && unicode.IsDigit(rune(t[0])) {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t)
 	}
 	return b.String()
 }

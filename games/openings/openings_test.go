@@ -152,3 +152,18 @@ func TestGeneratorReproducible(t *testing.T) {
 		}
 	}
 }
+
+// Checkers openings: square numbers, captures with every landing, spaces
+// between moves; Format writes them back the same way.
+func TestCheckersSuite(t *testing.T) {
+	s, err := openings.Parse("c", "checkers", "english", 8, strings.NewReader("11-15 22-18 15x22 25x18\n9-13\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Openings) != 2 || len(s.Openings[0].Moves) != 4 || openings.Format("checkers", 8, s.Openings[0].Moves) != "11-15 22-18 15x22 25x18" {
+		t.Fatalf("suite %+v", s.Openings)
+	}
+	if _, err := openings.Parse("c", "checkers", "english", 8, strings.NewReader("11-15 22-18 12-16\n")); err == nil || !strings.Contains(err.Error(), "line 1: move 3") {
+		t.Errorf("a capture due, a plain move: %v", err)
+	}
+}

@@ -39,7 +39,7 @@ func FromRecords(game string, size int, ext string, r io.Reader, plies int) (str
 }
 
 // ParseFile reads a suite file: taikai's text, or a record file of the game
-// named by its extension (".ggf" for Othello, ".psq" for Gomoku), whose
+// named by its extension (".ggf" Othello, ".psq" Gomoku, ".pdn" checkers), whose
 // games become openings, cut to plies moves (0: whole).
 func ParseFile(name, game, rule string, size int, r io.Reader, plies int) (*Suite, error) {
 	ext := ""
