@@ -77,9 +77,14 @@ type Option struct {
 
 // SeatConfig is what an adapter is told about its seat.
 type SeatConfig struct {
-	Color   games.Color
-	Rule    string            // the game's rule set, as stored ("" for the default of a one-rule game)
-	Options map[string]string // the protocol's options, checked; absent ones take their defaults
+	Color games.Color
+	Rule  string // the game's rule set, as stored ("" for the default of a one-rule game)
+	// The seat's clock (MoveTime per move, Total per side; 0: none) and its
+	// engine's memory limit in bytes (0: none known), for protocols that
+	// tell an engine its limits (pbrain's INFO).
+	MoveTime, Total time.Duration
+	MemoryBytes     int64
+	Options         map[string]string // the protocol's options, checked; absent ones take their defaults
 	// Tallies are this seat's engine's record in the current tournament and
 	// its opponent's, before this game (othello-move's BYE reports them).
 	Tallies [2]Tally

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/games"
 )
 
@@ -182,9 +183,11 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 
 	var seats [2]engines.Seat
 	for i := range 2 {
+		clock := set.clockFor(players[i].Protocol)
 		seats[i] = newSeat(players[i].Protocol, conns[i], engines.SeatConfig{
-			Color:   games.ColorAt(i),
-			Rule:    set.Rule,
+			Color:    games.ColorAt(i),
+			Rule:     set.Rule,
+			MoveTime: clock.perMove, Total: clock.total, MemoryBytes: r.memoryOf(players[i]),
 			Options: set.Options,
 			Tallies: tallies(spec.Tallies, players, i),
 		})
@@ -228,6 +231,18 @@ func (r *Runner) stop(procs [2]*engines.Process) {
 		}
 	}
 	wg.Wait()
+}
+
+// memoryOf is an engine's memory limit in bytes, 0 if it runs unbounded
+// (unsandboxed).
+func (r *Runner) memoryOf(e engines.Engine) int64 {
+	if !r.Launcher.Sandboxed(e) {
+		return 0
+	}
+	if e.MemoryMB > 0 {
+		return int64(e.MemoryMB) << 20
+	}
+	return sandbox.DefaultMemory
 }
 
 // launchOutcome scores a game whose engines did not both connect: the seat that

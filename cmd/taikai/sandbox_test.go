@@ -446,8 +446,9 @@ func bwrapsOf(ppid int) []int {
 	return out
 }
 
-// The Python and C test clients and the gomoku built-ins play normally
-// inside the sandbox, and so do the checkers test client and the checkers
+// The Python and C test clients (a pbrain brain on pipes among them) and the
+// gomoku built-ins play normally inside the sandbox, and so do the checkers
+// test client and the checkers
 // built-ins (the Java client and the othello built-ins do in TestEndToEnd,
 // which runs sandboxed wherever the sandbox is available).
 func TestSandboxClients(t *testing.T) {
@@ -482,11 +483,13 @@ func TestSandboxClients(t *testing.T) {
 	for _, b := range []string{"checkers-random", "checkers-minimax", "checkers-alphabeta"} {
 		checkers = append(checkers, s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":%q,"game":"checkers","builtin":%q}`, b, b)))
 	}
+	pyBrain := upload(t, s, `{"name":"py-brain","game":"gomoku","protocol":"pbrain","command":["python3","pbrain_brain.py"]}`,
+		map[string][]byte{"pbrain_brain.py": read("pbrain_brain.py")})
 	threat := s.postJSON(t, "/api/engines", `{"name":"threat","game":"gomoku","builtin":"gomoku-threat"}`)
 	grandom := s.postJSON(t, "/api/engines", `{"name":"g-random","game":"gomoku","builtin":"gomoku-random"}`)
 	orandom := s.postJSON(t, "/api/engines", `{"name":"o-random","game":"othello","builtin":"othello-random","protocol":"othello-move"}`)
-	gt := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"gomoku","game":"gomoku","size":11,"engines":[%d,%d,%d,%d],"games_per_pair":1,"move_time_ms":2000,"concurrency":2,"start":true}`,
-		pyText, cBin, threat, grandom))
+	gt := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"gomoku","game":"gomoku","size":11,"engines":[%d,%d,%d,%d,%d],"games_per_pair":1,"move_time_ms":2000,"concurrency":2,"start":true}`,
+		pyText, cBin, pyBrain, threat, grandom))
 	ot := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"othello","game":"othello","engines":[%d,%d],"games_per_pair":2,"total_time_ms":20000,"concurrency":2,"start":true}`,
 		pyMove, orandom))
 	// 2 s a move: checkers-alphabeta thinks half its time, and a loaded CI

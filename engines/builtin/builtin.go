@@ -86,6 +86,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.IntVar(&opt.Port, "port", 0, "server `port`")
 	fs.IntVar(&opt.Port, "p", 0, "server `port` (othello-move style)")
 	fs.StringVar(&opt.Protocol, "protocol", "", "wire `protocol` (default: the engine's first)")
+	pbrainFlag := fs.Bool("pbrain", false, "be a Gomocup brain on standard input and output (same as --protocol pbrain)")
 	fs.StringVar(&opt.Color, "color", os.Getenv("TAIKAI_COLOR"), "`black|white`; gomoku-turn needs it (also -b / -w)")
 	black := fs.Bool("b", false, "play black (gomoku-turn)")
 	white := fs.Bool("w", false, "play white (gomoku-turn)")
@@ -120,13 +121,16 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	case !ok:
 		return opt, fmt.Errorf("unknown built-in %q, want one of %s", opt.Engine, strings.Join(engines.BuiltinNames(), ", "))
 	}
+	if *pbrainFlag {
+		opt.Protocol = "pbrain"
+	}
 	if opt.Protocol == "" {
 		opt.Protocol = b.Protocols[0]
 	}
 	if !slices.Contains(b.Protocols, opt.Protocol) {
 		return opt, fmt.Errorf("%s does not speak %q (it speaks %s)", opt.Engine, opt.Protocol, strings.Join(b.Protocols, ", "))
 	}
-	if opt.Port <= 0 || opt.Port > 65535 {
+	if p, _ := engines.LookupProtocol(opt.Protocol); p.Transport != engines.Stdio && (opt.Port <= 0 || opt.Port > 65535) {
 		return opt, fmt.Errorf("--port: want 1-65535, got %d", opt.Port)
 	}
 	switch {
@@ -148,8 +152,13 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	return opt, nil
 }
 
-// Run connects and plays until the server ends the game.
+// Run connects and plays until the server ends the game; a pipe protocol's
+// engine plays on standard input and output.
 func Run(opt Options) error {
+	if opt.Protocol == "pbrain" {
+		c := &client{opt: opt, rng: rand.New(rand.NewPCG(opt.Seed, 0x7a1ca1))}
+		return c.pbrainBrain(os.Stdin, os.Stdout)
+	}
 	nc, err := dial(opt)
 	if err != nil {
 		return err

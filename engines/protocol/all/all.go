@@ -7,4 +7,5 @@ import (
 	_ "github.com/taikai-dev/taikai/engines/protocol/gomokuturn"    // registers gomoku-turn
 	_ "github.com/taikai-dev/taikai/engines/protocol/othelloboard"  // registers othello-board
 	_ "github.com/taikai-dev/taikai/engines/protocol/othellomove"   // registers othello-move
+	_ "github.com/taikai-dev/taikai/engines/protocol/pbrain"        // registers pbrain
 )

@@ -1,0 +1,251 @@
+// Package pbrain is the manager side of the Gomocup "pbrain" protocol
+// (PROTOCOLS.md §5): a Gomoku engine (a "brain") is a child process that
+// reads commands on its standard input and answers on its standard output.
+package pbrain
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/games"
+)
+
+// Protocol is this protocol's id.
+const Protocol = "pbrain"
+
+// Info is the protocol as taikai registers it.
+var Info = engines.Protocol{
+	Name: Protocol, Game: "gomoku", Transport: engines.Stdio,
+	New: func(c engines.Stream, cfg engines.SeatConfig) engines.Seat {
+		return New(c, cfg)
+	},
+	// Gomocup's freestyle turn limit.
+	Clock: engines.Clock{MoveTime: 5 * time.Second},
+}
+
+func init() { engines.RegisterProtocol(Info) }
+
+// RuleMask is the INFO rule value for a taikai rule set: 0 five or more wins
+// (freestyle, and seed, whose double-three ban has no bit: taikai refuses
+// the move, and the brain loses by it), 1 exactly five (standard), 4 renju.
+func RuleMask(rule string) int {
+	switch rule {
+	case "standard":
+		return 1
+	case "renju":
+		return 4
+	}
+	return 0
+}
+
+// Seat is one brain's pipes.
+type Seat struct {
+	*protocol.Base
+	color games.Color
+	cfg   engines.SeatConfig
+
+	mu      sync.Mutex
+	nick    string
+	myTurn  bool
+	history []games.Ply // every move of the game so far
+	unseen  []games.Ply // moves the brain has not been told
+	synced  bool        // the brain's board is the game's, but for unseen
+	buf     []byte
+}
+
+// New wraps a brain's stream and starts reading it.
+func New(c engines.Stream, cfg engines.SeatConfig) *Seat {
+	s := &Seat{Base: protocol.NewBase(crAsLF{c}), color: cfg.Color, cfg: cfg}
+	s.Reader(func() {
+		s.ReadLoop(func(at time.Time) bool {
+			return s.Emit(engines.Event{Kind: engines.Violation, What: "line_too_long", At: at})
+		}, s.handle)
+	})
+	return s
+}
+
+// crAsLF lets a brain end its lines with CR alone, as the protocol allows:
+// every CR reads as LF (a CR LF is then an empty line, which is skipped).
+type crAsLF struct{ engines.Stream }
+
+func (c crAsLF) Read(b []byte) (int, error) {
+	n, err := c.Stream.Read(b)
+	for i := range b[:n] {
+		if b[i] == '\r' {
+			b[i] = '\n'
+		}
+	}
+	return n, err
+}
+
+// Traits: a refused move or a timeout loses (the protocol has no way to say
+// a move was refused, or that the manager moved for the brain).
+func (s *Seat) Traits() engines.Traits {
+	return engines.Traits{IllegalLoses: true, ForfeitOnTimeout: true}
+}
+
+// Nick is the name the brain gave in its ABOUT answer, "" if none.
+func (s *Seat) Nick() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.nick
+}
+
+var (
+	moveLine  = regexp.MustCompile(`^\s*(-?\d+)\s*,\s*(-?\d+)\s*$`)
+	aboutName = regexp.MustCompile(`(?i)\bname\s*=\s*"([^"]*)"`)
+)
+
+// handle acts on one line of the brain's.
+func (s *Seat) handle(line []byte, at time.Time) bool {
+	text := string(bytes.TrimSpace(line))
+	word, rest, _ := strings.Cut(text, " ")
+	switch {
+	case moveLine.MatchString(text):
+		m := moveLine.FindStringSubmatch(text)
+		x, _ := strconv.Atoi(m[1])
+		y, _ := strconv.Atoi(m[2])
+		s.mu.Lock()
+		mine := s.myTurn
+		s.mu.Unlock()
+		if !mine {
+			return s.Emit(engines.Event{Kind: engines.Violation, What: games.NotYourTurn.String(), At: at})
+		}
+		return s.Emit(engines.Event{Kind: engines.Attempt, Move: games.Move{X: x, Y: y}, At: at})
+	case strings.EqualFold(word, "MESSAGE"):
+		return s.Emit(engines.Event{Kind: engines.Chat, What: rest, Nick: s.Nick(), At: at})
+	case strings.EqualFold(word, "OK"), strings.EqualFold(word, "DEBUG"), strings.EqualFold(word, "SUGGEST"),
+		strings.EqualFold(word, "UNKNOWN"), strings.EqualFold(word, "ERROR"):
+		// Answers to commands, and lines the protocol lets a brain print
+		// before its move: the brain's business (its stderr is the log).
+		return true
+	case aboutName.MatchString(text):
+		name := aboutName.FindStringSubmatch(text)[1]
+		if protocol.ValidNick(name) {
+			s.mu.Lock()
+			s.nick = name
+			s.mu.Unlock()
+		}
+		return true
+	}
+	// Anything else is ignored, as GomocupJudge does, and counted.
+	return s.Emit(engines.Event{Kind: engines.Violation, What: "unknown_command", At: at})
+}
+
+// Begin starts the brain (START, INFO, ABOUT) and gives it the move if it is
+// its turn.
+func (s *Seat) Begin(ctx context.Context, st engines.Start) error {
+	b := s.buf[:0]
+	b = append(b, "START "...)
+	b = strconv.AppendInt(b, int64(st.Board.Size()), 10)
+	b = append(b, '\n')
+	info := func(key string, v int64) {
+		b = append(b, "INFO "...)
+		b = append(b, key...)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, v, 10)
+		b = append(b, '\n')
+	}
+	info("timeout_turn", s.cfg.MoveTime.Milliseconds())
+	info("timeout_match", s.cfg.Total.Milliseconds())
+	info("max_memory", s.cfg.MemoryBytes)
+	info("game_type", 1)
+	info("rule", int64(RuleMask(s.cfg.Rule)))
+	b = append(b, "ABOUT\n"...)
+	s.mu.Lock()
+	s.history = append(s.history[:0], st.Opening...)
+	s.unseen = append(s.unseen[:0], st.Opening...)
+	s.synced = true
+	s.myTurn = st.Turn == s.color
+	if s.myTurn {
+		b = s.appendGive(b, st.Remaining)
+	}
+	s.mu.Unlock()
+	s.buf = b
+	return s.SendUnlessGone(ctx, b)
+}
+
+// appendGive appends what gives the brain the move: BEGIN on an empty
+// board, TURN with the opponent's move when that is all the brain has not
+// seen, else BOARD with every stone. Called with s.mu held.
+func (s *Seat) appendGive(b []byte, remaining time.Duration) []byte {
+	if s.cfg.Total > 0 {
+		b = append(b, "INFO time_left "...)
+		b = strconv.AppendInt(b, remaining.Milliseconds(), 10)
+		b = append(b, '\n')
+	}
+	switch {
+	case len(s.history) == 0:
+		b = append(b, "BEGIN\n"...)
+	case s.synced && len(s.unseen) == 1 && !s.unseen[0].Pass:
+		m := s.unseen[0]
+		b = append(b, "TURN "...)
+		b = appendPoint(b, m.X, m.Y)
+		b = append(b, '\n')
+	default:
+		// In the order the moves were made, as renju requires.
+		b = append(b, "BOARD\n"...)
+		for _, m := range s.history {
+			if m.Pass {
+				continue
+			}
+			b = appendPoint(b, m.X, m.Y)
+			if m.Color == s.color {
+				b = append(b, ",1\n"...)
+			} else {
+				b = append(b, ",2\n"...)
+			}
+		}
+		b = append(b, "DONE\n"...)
+	}
+	s.unseen, s.synced = s.unseen[:0], true
+	return b
+}
+
+func appendPoint(b []byte, x, y int) []byte {
+	b = strconv.AppendInt(b, int64(x), 10)
+	b = append(b, ',')
+	return strconv.AppendInt(b, int64(y), 10)
+}
+
+// Update records the moves and gives the brain the move when it is its turn.
+func (s *Seat) Update(ctx context.Context, u engines.Update) error {
+	s.mu.Lock()
+	for _, m := range u.Moves {
+		s.history = append(s.history, m)
+		if m.Color == s.color && !m.Auto && !m.Pass {
+			continue // its own move, which it has played on its board
+		}
+		s.unseen = append(s.unseen, m)
+	}
+	s.myTurn = u.Turn == s.color
+	if !s.myTurn {
+		s.mu.Unlock()
+		return nil
+	}
+	b := s.appendGive(s.buf[:0], u.Remaining)
+	s.mu.Unlock()
+	s.buf = b
+	return s.SendUnlessGone(ctx, b)
+}
+
+// Refuse: never called (a refused move loses), nothing to say.
+func (s *Seat) Refuse(context.Context, games.Move, games.Refusal) error { return nil }
+
+// Relay: a brain has no chat.
+func (s *Seat) Relay(context.Context, games.Color, string, string) error { return nil }
+
+// OpponentLeft: nothing to tell; END follows.
+func (s *Seat) OpponentLeft(context.Context) error { return nil }
+
+// End sends END: the brain is to exit.
+func (s *Seat) End(ctx context.Context, _ engines.Ending) error {
+	return s.SendLast(ctx, []byte("END\n"))
+}
