@@ -15,9 +15,9 @@ type Builtin struct {
 }
 
 var builtins = []Builtin{
-	{"othello-random", "othello", []string{"othello-board", "othello-move"}, "a uniformly random legal move"},
-	{"othello-greedy", "othello", []string{"othello-board", "othello-move"}, "seed 000's weighted-square table, without its threshold bug"},
-	{"othello-alphabeta", "othello", []string{"othello-board", "othello-move"}, "iterative-deepening alpha-beta, exact endgame"},
+	{"othello-random", "othello", []string{"othello-board", "othello-move", "nboard"}, "a uniformly random legal move"},
+	{"othello-greedy", "othello", []string{"othello-board", "othello-move", "nboard"}, "seed 000's weighted-square table, without its threshold bug"},
+	{"othello-alphabeta", "othello", []string{"othello-board", "othello-move", "nboard"}, "iterative-deepening alpha-beta, exact endgame"},
 	{"gomoku-random", "gomoku", []string{"gomoku-turn", "pbrain"}, "seed 001's sample: a random point next to a stone"},
 	{"gomoku-threat", "gomoku", []string{"gomoku-turn", "pbrain"}, "seed 003's threat scoring: win, block fours, build threes"},
 	{"checkers-random", "checkers", []string{"checkers-board"}, "a uniformly random legal move"},

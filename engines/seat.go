@@ -95,6 +95,10 @@ type Event struct {
 	Nick   string     // Chat: the sender's nickname
 	Reason string     // Left: disconnect, close or resign
 	Cause  string     // Left: a finer cause, e.g. games.CauseFlood
+	// Ignored: a Violation the protocol lets pass (a pipe engine's line the
+	// manager skips): stored with the game's violations, not counted
+	// towards max_errors.
+	Ignored bool
 }
 
 // Traits are the rules of a protocol that the referee must follow.

@@ -310,7 +310,7 @@ func (r *Referee) event(ctx context.Context, from games.Color, ev engines.Event,
 		return r.advance(ctx)
 	case engines.Violation:
 		r.violations[fi][ev.What]++
-		if r.tooMany(fi) {
+		if !ev.Ignored && r.tooMany(fi) {
 			return time.Time{}, r.lost(from, games.ReasonIllegal, games.CauseMaxErrors), true
 		}
 	case engines.Chat:

@@ -446,7 +446,8 @@ func bwrapsOf(ppid int) []int {
 	return out
 }
 
-// The Python and C test clients (a pbrain brain on pipes among them) and the
+// The Python and C test clients (a pbrain brain and an NBoard engine on pipes
+// among them) and the
 // gomoku built-ins play normally inside the sandbox, and so do the checkers
 // test client and the checkers
 // built-ins (the Java client and the othello built-ins do in TestEndToEnd,
@@ -488,10 +489,12 @@ func TestSandboxClients(t *testing.T) {
 	threat := s.postJSON(t, "/api/engines", `{"name":"threat","game":"gomoku","builtin":"gomoku-threat"}`)
 	grandom := s.postJSON(t, "/api/engines", `{"name":"g-random","game":"gomoku","builtin":"gomoku-random"}`)
 	orandom := s.postJSON(t, "/api/engines", `{"name":"o-random","game":"othello","builtin":"othello-random","protocol":"othello-move"}`)
+	pyNBoard := upload(t, s, `{"name":"py-nboard","game":"othello","protocol":"nboard","command":["python3","nboard_engine.py"]}`,
+		map[string][]byte{"nboard_engine.py": read("nboard_engine.py")})
 	gt := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"gomoku","game":"gomoku","size":11,"engines":[%d,%d,%d,%d,%d],"games_per_pair":1,"move_time_ms":2000,"concurrency":2,"start":true}`,
 		pyText, cBin, pyBrain, threat, grandom))
-	ot := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"othello","game":"othello","engines":[%d,%d],"games_per_pair":2,"total_time_ms":20000,"concurrency":2,"start":true}`,
-		pyMove, orandom))
+	ot := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"othello","game":"othello","engines":[%d,%d,%d],"games_per_pair":2,"total_time_ms":20000,"concurrency":2,"start":true}`,
+		pyMove, orandom, pyNBoard))
 	// 2 s a move: checkers-alphabeta thinks half its time, and a loaded CI
 	// machine (race-built engines, every package's tests at once) made it
 	// miss 300 ms by up to 40 ms.

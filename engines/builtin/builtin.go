@@ -87,6 +87,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.IntVar(&opt.Port, "p", 0, "server `port` (othello-move style)")
 	fs.StringVar(&opt.Protocol, "protocol", "", "wire `protocol` (default: the engine's first)")
 	pbrainFlag := fs.Bool("pbrain", false, "be a Gomocup brain on standard input and output (same as --protocol pbrain)")
+	nboardFlag := fs.Bool("nboard", false, "be an NBoard engine on standard input and output (same as --protocol nboard)")
 	fs.StringVar(&opt.Color, "color", os.Getenv("TAIKAI_COLOR"), "`black|white`; gomoku-turn needs it (also -b / -w)")
 	black := fs.Bool("b", false, "play black (gomoku-turn)")
 	white := fs.Bool("w", false, "play white (gomoku-turn)")
@@ -124,6 +125,9 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	if *pbrainFlag {
 		opt.Protocol = "pbrain"
 	}
+	if *nboardFlag {
+		opt.Protocol = "nboard"
+	}
 	if opt.Protocol == "" {
 		opt.Protocol = b.Protocols[0]
 	}
@@ -155,9 +159,13 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 // Run connects and plays until the server ends the game; a pipe protocol's
 // engine plays on standard input and output.
 func Run(opt Options) error {
-	if opt.Protocol == "pbrain" {
+	switch opt.Protocol {
+	case "pbrain":
 		c := &client{opt: opt, rng: rand.New(rand.NewPCG(opt.Seed, 0x7a1ca1))}
 		return c.pbrainBrain(os.Stdin, os.Stdout)
+	case "nboard":
+		c := &client{opt: opt, rng: rand.New(rand.NewPCG(opt.Seed, 0x7a1ca1))}
+		return c.nboardEngine(os.Stdin, os.Stdout)
 	}
 	nc, err := dial(opt)
 	if err != nil {

@@ -22,8 +22,9 @@ var GGF = games.RecordFormat{
 	Write: writeGGF, Read: readGGF,
 }
 
-// ggfStart is BO's start position: rows a1-h1 to a8-h8, then the side to move.
-const ggfStart = "8 -------- -------- -------- ---O*--- ---*O--- -------- -------- -------- *"
+// GGFStart is BO's start position: rows a1-h1 to a8-h8, then the side to
+// move (black).
+const GGFStart = "8 -------- -------- -------- ---O*--- ---*O--- -------- -------- -------- *"
 
 func ggfText(s string) string {
 	return strings.NewReplacer("[", "(", "]", ")", "\\", "/").Replace(s)
@@ -37,7 +38,7 @@ func writeGGF(w io.Writer, gs []games.RecordGame) error {
 			s := g.TotalTimeMS / 1000
 			fmt.Fprintf(bw, "TI[%d:%02d]", s/60, s%60)
 		}
-		fmt.Fprintf(bw, "TY[8]RE[%s]BO[%s]", ggfResult(g), ggfStart)
+		fmt.Fprintf(bw, "TY[8]RE[%s]BO[%s]", ggfResult(g), GGFStart)
 		for _, m := range g.Moves {
 			side := "B"
 			if m.Color == games.White {
@@ -126,7 +127,10 @@ func ggfMoves(body string) ([]games.Move, error) {
 				return nil, fmt.Errorf("TY[%s]: only 8x8 games", val)
 			}
 		case "BO":
-			if strings.Join(strings.Fields(val), " ") != ggfStart {
+			// The 64 cells may come in rows or in one run (NBoard's own).
+			f := strings.Fields(val)
+			start := strings.Fields(GGFStart)
+			if len(f) < 3 || f[0] != "8" || strings.Join(f[1:len(f)-1], "") != strings.Join(start[1:9], "") || f[len(f)-1] != "*" {
 				return nil, fmt.Errorf("BO[%s] is not the start position with black to move", val)
 			}
 		case "B", "W":

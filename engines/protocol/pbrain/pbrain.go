@@ -116,7 +116,7 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		mine := s.myTurn
 		s.mu.Unlock()
 		if !mine {
-			return s.Emit(engines.Event{Kind: engines.Violation, What: games.NotYourTurn.String(), At: at})
+			return s.Emit(engines.Event{Kind: engines.Violation, What: games.NotYourTurn.String(), At: at, Ignored: true})
 		}
 		return s.Emit(engines.Event{Kind: engines.Attempt, Move: games.Move{X: x, Y: y}, At: at})
 	case strings.EqualFold(word, "MESSAGE"):
@@ -136,7 +136,7 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		return true
 	}
 	// Anything else is ignored, as GomocupJudge does, and counted.
-	return s.Emit(engines.Event{Kind: engines.Violation, What: "unknown_command", At: at})
+	return s.Emit(engines.Event{Kind: engines.Violation, What: "unknown_command", At: at, Ignored: true})
 }
 
 // Begin starts the brain (START, INFO, ABOUT) and gives it the move if it is
