@@ -790,3 +790,49 @@ func TestSandboxCheckNamesDataDir(t *testing.T) {
 		t.Errorf("check with %s searchable: %v", locked, err)
 	}
 }
+
+// Pipe engines over their memory limit: a pbrain brain and an NBoard engine
+// that allocate 2 GiB lose by memory, in the sandbox, and the server runs on.
+func TestSandboxPipeEnginesMemory(t *testing.T) {
+	requireSandbox(t)
+	ciRequires(t, "python3")
+	t.Parallel()
+	bin := taikaiBinary(t)
+	dir := t.TempDir()
+	s := startServer(t, bin, filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data"), "--sandbox=on")
+	clients := "../../engines/testdata/clients/"
+	for _, c := range []struct{ game, protocol, file, builtin string }{
+		{"gomoku", "pbrain", "pbrain_brain.py", "gomoku-random"},
+		{"othello", "nboard", "nboard_engine.py", "othello-random"},
+	} {
+		src, err := os.ReadFile(clients + c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hog := upload(t, s, fmt.Sprintf(`{"name":"hog-%s","game":%q,"protocol":%q,"command":["env","FAULT=memory","FAULT_AT=2","python3",%q]}`, c.protocol, c.game, c.protocol, c.file),
+			map[string][]byte{c.file: src})
+		other := s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":"other-%s","game":%q,"builtin":%q}`, c.protocol, c.game, c.builtin))
+		// The allocation takes its time on a busy machine: its move must not time out first.
+		tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"hog-%s","game":%q,"engines":[%d,%d],"games_per_pair":1,"move_time_ms":120000,"start":true}`,
+			c.protocol, c.game, hog, other))
+		s.waitFinished(t, tid, 3*time.Minute)
+		list := finishedGames(t, s, tid)
+		if len(list) != 1 {
+			t.Fatalf("%s: games %+v", c.protocol, list)
+		}
+		var g gameDetail
+		s.call(t, "GET", fmt.Sprintf("/api/games/%d", *list[0].ID), nil, "", &g)
+		color := "black"
+		if g.White.EngineID == hog {
+			color = "white"
+		}
+		if deref(g.Reason) != "memory" || deref(g.Result) == color || deref(g.Result) == "draw" || !g.Usage[color].OOMKilled {
+			t.Errorf("%s: %s by %s, usage %+v\n%s", c.protocol, deref(g.Result), deref(g.Reason), g.Usage, gameLog(t, s, *g.ID, color))
+		}
+	}
+	var health struct{ Status string }
+	s.call(t, "GET", "/healthz", nil, "", &health)
+	if health.Status != "ok" {
+		t.Errorf("/healthz %q after the pipe engines' memory faults", health.Status)
+	}
+}

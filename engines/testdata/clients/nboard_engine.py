@@ -12,6 +12,7 @@ Env:    TAIKAI_SEED  seed for its choice among legal moves
                        silent   never answer go          -> timeout
                        slow     sleep FAULT_SLEEP_MS first (default 3000)
                        crash    exit 3 instead of moving  -> disconnect
+                       memory   allocate 2 GiB first   -> memory (in the sandbox)
                        illegal  answer an occupied square -> illegal
                        garbage  print junk lines, then its move
 
@@ -158,6 +159,9 @@ def main():
                     time.sleep(int(os.environ.get("FAULT_SLEEP_MS", "3000")) / 1000)
                 if FAULT == "crash":
                     sys.exit(3)
+                if FAULT == "memory":
+                    keep = [b"\x01" * (64 << 20) for _ in range(32)]  # 2 GiB, every page written
+                    sys.stderr.write("allocated %d MiB\n" % (len(keep) * 64))
                 if FAULT == "illegal":
                     taken = [(x, y) for y in range(8) for x in range(8) if board[y][x]]
                     x, y = taken[0]

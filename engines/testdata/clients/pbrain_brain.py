@@ -9,6 +9,7 @@ Env:    TAIKAI_SEED  seed for its choice of moves
                        silent   never answer             -> the referee scores timeout
                        slow     sleep FAULT_SLEEP_MS (default 3000) first
                        crash    exit 3 instead of moving  -> disconnect
+                       memory   allocate 2 GiB first   -> memory (in the sandbox)
                        illegal  answer an occupied point  -> illegal
                        garbage  print a junk line, a MESSAGE, a DEBUG and an
                                 ERROR line, then its move (the game goes on)
@@ -88,6 +89,9 @@ def main():
                 time.sleep(int(os.environ.get("FAULT_SLEEP_MS", "3000")) / 1000)
             if FAULT == "crash":
                 sys.exit(3)
+            if FAULT == "memory":
+                keep = [b"\x01" * (64 << 20) for _ in range(32)]  # 2 GiB, every page written
+                sys.stderr.write("allocated %d MiB\n" % (len(keep) * 64))
             if FAULT == "illegal" and board:
                 x, y = next(iter(board))
                 say("%d,%d" % (x, y))
