@@ -270,15 +270,30 @@ func (l *Launcher) startStdio(la Launch) (*Process, Stream, error) {
 		return nil, nil, fmt.Errorf("%w: start %s: %v", ErrCrash, la.Engine.Name, err)
 	}
 	l.logger().Debug("engine started on pipes", "engine", la.Engine.Name, "color", la.Color, "game", la.GameID, "pid", proc.Pid())
-	return proc, &pipeStream{r: outR, w: inW}, nil
+	return proc, &pipeStream{r: outR, w: inW, log: proc.out}, nil
 }
+
+// LineLogger is implemented by a pipe engine's stream: a line of its
+// standard output that the protocol reads and drops (thinking output, a
+// brain's MESSAGE) is kept in the engine's log, after its standard error.
+type LineLogger interface{ LogLine(line string) }
 
 // pipes are the child's ends of a stdio engine's stream.
 type pipes struct{ stdin, stdout *os.File }
 
 // pipeStream is a stdio engine's stream: its stdout to read, its stdin to
-// write (os.Pipe files are pollable, so write deadlines work).
-type pipeStream struct{ r, w *os.File }
+// write (os.Pipe files are pollable, so write deadlines work), and its log.
+type pipeStream struct {
+	r, w *os.File
+	log  io.Writer
+}
+
+// LogLine keeps a line of the engine's output in its log, marked [stdout].
+func (p *pipeStream) LogLine(line string) {
+	if p.log != nil {
+		fmt.Fprintf(p.log, "[stdout] %s\n", line)
+	}
+}
 
 func (p *pipeStream) Read(b []byte) (int, error)  { return p.r.Read(b) }
 func (p *pipeStream) Write(b []byte) (int, error) { return p.w.Write(b) }

@@ -180,7 +180,7 @@ func (l *Launcher) startSandboxed(ctx context.Context, la Launch) (*Process, Str
 	go proc.watchMemory()
 	if stdio {
 		l.logger().Debug("sandboxed engine started on pipes", "engine", la.Engine.Name, "color", la.Color, "game", la.GameID, "pid", proc.Pid())
-		return proc, &pipeStream{r: outR, w: inW}, nil
+		return proc, &pipeStream{r: outR, w: inW, log: out}, nil
 	}
 	ln := sb.Listener()
 	defer ln.Close()

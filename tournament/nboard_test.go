@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/taikai-dev/taikai/engines"
@@ -94,6 +95,14 @@ func TestNBoardFaults(t *testing.T) {
 			}
 			if tc.fault == "garbage" && p.Violations[0]["unknown_command"] == 0 {
 				t.Errorf("garbage: violations %v, want unknown_command counted", p.Violations[0])
+			}
+			if tc.fault == "garbage" {
+				// Thinking output and the moves with their evaluations are kept in the engine's log.
+				for _, want := range []string{"[stdout] HELLO WORLD", "[stdout] status thinking", "[stdout] nodestats 1234 0.01", "/0.00/0.01"} {
+					if !strings.Contains(string(log), want) {
+						t.Errorf("the engine's log lacks %q:\n%s", want, tail(string(log), 1500))
+					}
+				}
 			}
 		})
 	}

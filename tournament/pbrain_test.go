@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/taikai-dev/taikai/engines"
@@ -86,6 +87,14 @@ func TestPbrainFaults(t *testing.T) {
 			}
 			if tc.fault == "garbage" && p.Violations[0]["unknown_command"] == 0 {
 				t.Errorf("garbage: violations %v, want unknown_command counted", p.Violations[0])
+			}
+			if tc.fault == "garbage" {
+				// The lines the referee drops are kept in the brain's log.
+				for _, want := range []string{"[stdout] HELLO WORLD", "[stdout] MESSAGE thinking hard", "[stdout] DEBUG depth 3", "[stdout] ERROR not really"} {
+					if !strings.Contains(string(log), want) {
+						t.Errorf("the brain's log lacks %q:\n%s", want, tail(string(log), 1500))
+					}
+				}
 			}
 		})
 	}

@@ -57,6 +57,7 @@ type Seat struct {
 	color games.Color
 	cfg   engines.SeatConfig
 	depth int
+	log   engines.LineLogger // nil unless the stream keeps lines in the engine's log
 
 	mu       sync.Mutex
 	nick     string
@@ -70,6 +71,7 @@ type Seat struct {
 // New wraps an engine's stream and starts reading it.
 func New(c engines.Stream, cfg engines.SeatConfig, depth int) *Seat {
 	s := &Seat{Base: protocol.NewBase(c), color: cfg.Color, cfg: cfg, depth: depth}
+	s.log, _ = c.(engines.LineLogger)
 	s.Reader(func() {
 		s.ReadLoop(func(at time.Time) bool {
 			return s.Emit(engines.Event{Kind: engines.Violation, What: "line_too_long", At: at})
@@ -101,6 +103,7 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 	f := strings.Fields(text)
 	switch {
 	case len(f) >= 2 && f[0] == "===":
+		s.keep(text) // the move with the engine's evaluation and time
 		mv, _, _ := strings.Cut(f[1], "/")
 		var m games.Move
 		if strings.EqualFold(mv, "pa") {
@@ -128,12 +131,20 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		}
 		return true
 	}
+	s.keep(text)
 	for _, w := range ignored {
 		if strings.HasPrefix(text, w) {
 			return true
 		}
 	}
 	return s.Emit(engines.Event{Kind: engines.Violation, What: "unknown_command", At: at, Ignored: true})
+}
+
+// keep puts a line of the engine's in its log.
+func (s *Seat) keep(line string) {
+	if s.log != nil {
+		s.log.LogLine(line)
+	}
 }
 
 // Begin sends "nboard 2" and "set depth", and the game if it is the engine's

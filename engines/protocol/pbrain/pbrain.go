@@ -51,6 +51,8 @@ type Seat struct {
 	color games.Color
 	cfg   engines.SeatConfig
 
+	log engines.LineLogger // nil unless the stream keeps lines in the engine's log
+
 	mu      sync.Mutex
 	nick    string
 	myTurn  bool
@@ -63,6 +65,7 @@ type Seat struct {
 // New wraps a brain's stream and starts reading it.
 func New(c engines.Stream, cfg engines.SeatConfig) *Seat {
 	s := &Seat{Base: protocol.NewBase(crAsLF{c}), color: cfg.Color, cfg: cfg}
+	s.log, _ = c.(engines.LineLogger)
 	s.Reader(func() {
 		s.ReadLoop(func(at time.Time) bool {
 			return s.Emit(engines.Event{Kind: engines.Violation, What: "line_too_long", At: at})
@@ -120,11 +123,15 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		}
 		return s.Emit(engines.Event{Kind: engines.Attempt, Move: games.Move{X: x, Y: y}, At: at})
 	case strings.EqualFold(word, "MESSAGE"):
+		s.keep(text)
 		return s.Emit(engines.Event{Kind: engines.Chat, What: rest, Nick: s.Nick(), At: at})
-	case strings.EqualFold(word, "OK"), strings.EqualFold(word, "DEBUG"), strings.EqualFold(word, "SUGGEST"),
+	case strings.EqualFold(word, "OK"):
+		return true
+	case strings.EqualFold(word, "DEBUG"), strings.EqualFold(word, "SUGGEST"),
 		strings.EqualFold(word, "UNKNOWN"), strings.EqualFold(word, "ERROR"):
 		// Answers to commands, and lines the protocol lets a brain print
-		// before its move: the brain's business (its stderr is the log).
+		// before its move: kept in its log.
+		s.keep(text)
 		return true
 	case aboutName.MatchString(text):
 		name := aboutName.FindStringSubmatch(text)[1]
@@ -135,8 +142,16 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		}
 		return true
 	}
-	// Anything else is ignored, as GomocupJudge does, and counted.
+	// Anything else is ignored, as GomocupJudge does, kept and counted.
+	s.keep(text)
 	return s.Emit(engines.Event{Kind: engines.Violation, What: "unknown_command", At: at, Ignored: true})
+}
+
+// keep puts a line of the brain's in its log.
+func (s *Seat) keep(line string) {
+	if s.log != nil {
+		s.log.LogLine(line)
+	}
 }
 
 // Begin starts the brain (START, INFO, ABOUT) and gives it the move if it is
