@@ -99,6 +99,9 @@ type Event struct {
 	// manager skips): stored with the game's violations, not counted
 	// towards max_errors.
 	Ignored bool
+	// Note: an Attempt's comment from the engine (its evaluation, its
+	// message), recorded with the move.
+	Note string
 }
 
 // Traits are the rules of a protocol that the referee must follow.

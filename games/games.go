@@ -187,6 +187,10 @@ type Ply struct {
 	Auto    bool // made by the server: a forced pass, or a move for a side out of time
 	MS      int64
 	Elapsed time.Duration // the clock's reading, as exact as it was measured (not stored)
+	// Note is what the engine said about its move, where its protocol lets
+	// it (an NBoard engine's evaluation, a Gomocup brain's MESSAGE); "" if
+	// nothing.
+	Note string
 }
 
 // Violations counts one side's refused commands by kind.

@@ -141,11 +141,14 @@ type MoveView struct {
 	// Path: where a piece that moves went from (x, y), in order, as [x, y]
 	// pairs (checkers); absent for games that place pieces.
 	Path [][2]int `json:"path,omitempty"`
+	// Note: what the engine said about its move (an NBoard evaluation, a
+	// brain's MESSAGE).
+	Note string `json:"note,omitempty"`
 }
 
 // View renders move number ply (from 1) of a game of the given kind.
 func (p Ply) View(game string, ply int) MoveView {
-	v := MoveView{Ply: ply, Color: p.Color.String(), Text: Text(game, p.Move), MS: p.MS, Auto: p.Auto}
+	v := MoveView{Ply: ply, Color: p.Color.String(), Text: Text(game, p.Move), MS: p.MS, Auto: p.Auto, Note: p.Note}
 	if !p.Pass {
 		x, y := p.X, p.Y
 		v.X, v.Y = &x, &y

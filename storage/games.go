@@ -33,6 +33,10 @@ func (db *DB) FinishGame(ctx context.Context, p *tournament.Played) error {
 	if err != nil {
 		return err
 	}
+	notes, err := notesJSON(p.Moves)
+	if err != nil {
+		return err
+	}
 	var op struct{ suite, index, plies, text any }
 	if o := p.Spec.Opening; o != nil {
 		op.suite, op.index, op.plies, op.text = o.Suite, o.Index, min(len(o.Moves), len(p.Moves)), o.Text
@@ -46,12 +50,12 @@ func (db *DB) FinishGame(ctx context.Context, p *tournament.Played) error {
 		res, err := tx.ExecContext(ctx, `UPDATE games SET status = ?, result = ?, reason = ?, cause = ?, plies = ?, moves = ?, auto = ?, violations = ?,
 			black_stones = ?, white_stones = ?, black_nick = ?, white_nick = ?, logs = ?, detail = ?, ended_at = ?, sandbox = ?, engine_usage = ?,
 			black_connect_ms = ?, white_connect_ms = ?, black_wire_name = ?, white_wire_name = ?,
-			opening_suite = ?, opening_index = ?, opening_plies = ?, opening_text = ?
+			opening_suite = ?, opening_index = ?, opening_plies = ?, opening_text = ?, move_notes = ?
 			WHERE id = ? AND status = 'running'`,
 			status, result, p.Outcome.Reason, nullString(p.Outcome.Cause), len(p.Moves), moves, auto, viol,
 			p.Stones[0], p.Stones[1], nullString(p.Nicks[0]), nullString(p.Nicks[1]), nullString(p.Spec.LogDir), nullString(p.Detail), p.EndedAt.UnixMilli(),
 			nullString(p.Sandbox), usage, nullInt(p.ConnectMS[0]), nullInt(p.ConnectMS[1]), nullString(p.WireNames[0]), nullString(p.WireNames[1]),
-			op.suite, op.index, op.plies, op.text, p.Spec.ID)
+			op.suite, op.index, op.plies, op.text, notes, p.Spec.ID)
 		if err != nil {
 			return err
 		}
@@ -233,8 +237,8 @@ func scanGame(s scanner, extra ...any) (*tournament.Game, error) {
 // Game returns a game with its moves and violations.
 func (db *DB) Game(ctx context.Context, id int64) (*tournament.Game, error) {
 	var moves, auto []byte
-	var viol, usage sql.NullString
-	g, err := scanGame(db.r.QueryRowContext(ctx, `SELECT `+gameColumns+`, g.moves, g.auto, g.violations, g.engine_usage`+gameFrom+` WHERE g.id = ?`, id), &moves, &auto, &viol, &usage)
+	var viol, usage, notes sql.NullString
+	g, err := scanGame(db.r.QueryRowContext(ctx, `SELECT `+gameColumns+`, g.moves, g.auto, g.violations, g.engine_usage, g.move_notes`+gameFrom+` WHERE g.id = ?`, id), &moves, &auto, &viol, &usage, &notes)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, games.Errorf(games.ENotFound, "game %d: not found", id)
 	}
@@ -242,6 +246,9 @@ func (db *DB) Game(ctx context.Context, id int64) (*tournament.Game, error) {
 		return nil, err
 	}
 	if g.Moves, err = decodeMoves(moves, auto, g.Size); err != nil {
+		return nil, fmt.Errorf("game %d: %w", id, err)
+	}
+	if err := applyNotes(g.Moves, notes.String); err != nil {
 		return nil, fmt.Errorf("game %d: %w", id, err)
 	}
 	if viol.Valid {

@@ -2,8 +2,10 @@ package storage
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/taikai-dev/taikai/games"
 )
@@ -102,4 +104,37 @@ func decodeMoves(blob, auto []byte, size int) ([]games.Ply, error) {
 func EncodedSize(moves []games.Ply, size int) int {
 	blob, auto := encodeMoves(moves, size)
 	return len(blob) + len(auto)
+}
+
+// notesJSON is the move_notes column: ply number (from 1) to note, nil when
+// no move has one.
+func notesJSON(moves []games.Ply) (any, error) {
+	notes := map[string]string{}
+	for i, m := range moves {
+		if m.Note != "" {
+			notes[strconv.Itoa(i+1)] = m.Note
+		}
+	}
+	if len(notes) == 0 {
+		return nil, nil
+	}
+	b, err := json.Marshal(notes)
+	return string(b), err
+}
+
+// applyNotes puts the move_notes column back on the moves.
+func applyNotes(moves []games.Ply, text string) error {
+	if text == "" {
+		return nil
+	}
+	var notes map[string]string
+	if err := json.Unmarshal([]byte(text), &notes); err != nil {
+		return fmt.Errorf("move notes: %w", err)
+	}
+	for k, v := range notes {
+		if ply, err := strconv.Atoi(k); err == nil && ply >= 1 && ply <= len(moves) {
+			moves[ply-1].Note = v
+		}
+	}
+	return nil
 }

@@ -202,6 +202,7 @@ func TestMovesRoundTrip(t *testing.T) {
 	tr := field(t, db, 2, 1)
 	moves, stones, w := randomGame(rand.New(rand.NewPCG(5, 5)))
 	moves[3].Auto = true
+	moves[4].Note = "eval -1.00" // what a pipe engine said about its move
 	moves = append(moves, games.Ply{Color: moves[len(moves)-1].Color.Opponent(), Move: games.Move{X: -1, Y: -1, Pass: true}, Auto: true, MS: 20000})
 	p := tr.Schedule().Game(0)
 	id, _ := db.StartGame(ctx, tr, p, tr.Engines[p.Black], tr.Engines[p.White], 1)

@@ -57,11 +57,17 @@ func TestNBoardEngineFromSpec(t *testing.T) {
 				if v := p.Violations[c]["unknown_command"]; v != 0 {
 					t.Errorf("%s: %d lines counted unknown (Edax's error line must not be)", what, v)
 				}
-				passes := 0
+				passes, notes := 0, 0
 				for _, m := range p.Moves {
 					if m.Pass {
 						passes++
 					}
+					if m.Color == games.ColorAt(c) && !m.Pass && !m.Auto && m.Note == "eval 0.00" {
+						notes++
+					}
+				}
+				if notes == 0 {
+					t.Errorf("%s: no move of the engine's carries its evaluation as a note", what)
 				}
 				t.Logf("%s as %s: %s after %d plies (%d passes)", what, []string{"black", "white"}[c], p.Result(), len(p.Moves), passes)
 			}

@@ -89,6 +89,13 @@ func TestPbrainFaults(t *testing.T) {
 				t.Errorf("garbage: violations %v, want unknown_command counted", p.Violations[0])
 			}
 			if tc.fault == "garbage" {
+				noted := false
+				for _, m := range p.Moves {
+					noted = noted || (m.Color == games.Black && m.Note == "thinking hard")
+				}
+				if !noted {
+					t.Errorf("garbage: no move of the brain's carries its MESSAGE as a note")
+				}
 				// The lines the referee drops are kept in the brain's log.
 				for _, want := range []string{"[stdout] HELLO WORLD", "[stdout] MESSAGE thinking hard", "[stdout] DEBUG depth 3", "[stdout] ERROR not really"} {
 					if !strings.Contains(string(log), want) {

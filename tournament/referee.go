@@ -137,7 +137,7 @@ func (r *Referee) playOpening() error {
 		if why, ok := r.rules.Check(m); !ok || turn == games.None || r.rules.Finished() {
 			return fmt.Errorf("opening move %d (%s) is not legal here (%s)", i+1, games.Text(r.Settings.Game, m), why)
 		}
-		r.apply(turn, m, false, 0)
+		r.apply(turn, m, false, 0, "")
 	}
 	r.pending = r.pending[:0]
 	r.passes = 0
@@ -306,7 +306,7 @@ func (r *Referee) event(ctx context.Context, from games.Color, ev engines.Event,
 		}
 		elapsed := max(ev.At.Sub(turnStart), 0)
 		r.timeouts[fi] = 0
-		r.apply(from, ev.Move, false, elapsed)
+		r.apply(from, ev.Move, false, elapsed, ev.Note)
 		return r.advance(ctx)
 	case engines.Violation:
 		r.violations[fi][ev.What]++
@@ -344,12 +344,12 @@ func (r *Referee) timeout(ctx context.Context, mover games.Color, used time.Dura
 	if r.Settings.OnTimeout != OnTimeoutRandom || outOfTotal || r.Seats[mi].Traits().ForfeitOnTimeout || r.timeouts[mi] >= r.Settings.maxTimeouts() {
 		return time.Time{}, r.lost(mover, games.ReasonTimeout, ""), true
 	}
-	r.apply(mover, r.rules.Random(r.Rand), true, used)
+	r.apply(mover, r.rules.Random(r.Rand), true, used, "")
 	return r.advance(ctx)
 }
 
 // apply plays a checked move and records it.
-func (r *Referee) apply(c games.Color, m games.Move, auto bool, elapsed time.Duration) {
+func (r *Referee) apply(c games.Color, m games.Move, auto bool, elapsed time.Duration, note string) {
 	i := c.Index()
 	if r.Clocks[i].total > 0 {
 		r.remaining[i] = max(r.remaining[i], 0) - elapsed
@@ -363,7 +363,7 @@ func (r *Referee) apply(c games.Color, m games.Move, auto bool, elapsed time.Dur
 	if m.Pass {
 		m.X, m.Y = -1, -1
 	}
-	rec := games.Ply{Color: c, Move: m, Auto: auto, MS: elapsed.Milliseconds(), Elapsed: elapsed}
+	rec := games.Ply{Color: c, Move: m, Auto: auto, MS: elapsed.Milliseconds(), Elapsed: elapsed, Note: note}
 	r.moves = append(r.moves, rec)
 	r.pending = append(r.pending, rec)
 	if r.OnMove != nil {
@@ -394,7 +394,7 @@ func (r *Referee) settle() (bool, games.Outcome) {
 		if !r.rules.MustPass() || !r.Seats[turn.Index()].Traits().AutoPass {
 			return false, games.Outcome{}
 		}
-		r.apply(turn, games.PassMove, true, 0)
+		r.apply(turn, games.PassMove, true, 0, "")
 	}
 }
 

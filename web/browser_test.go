@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -618,9 +619,39 @@ func TestBrowser(t *testing.T) {
 		b.noErrors(t, "checkers game page", nil)
 	})
 
+	t.Run("EngineNotes", func(t *testing.T) {
+		// An NBoard engine's evaluations show beside its moves.
+		python, err := exec.LookPath("python3")
+		if err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatal("python3 is required when CI=true")
+			}
+			t.Skip("python3 not installed")
+		}
+		script, _ := filepath.Abs("../engines/testdata/clients/nboard_engine.py")
+		var e, r engineAnswer
+		s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "py-nboard", "game": "othello", "protocol": "nboard", "command": []string{python, script}}, &e)
+		s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "nb-random", "game": "othello", "builtin": "othello-random"}, &r)
+		var tr tournamentAnswer
+		s.mustCall(t, "POST", "/api/tournaments", map[string]any{"name": "NBoard notes", "game": "othello", "engines": []int64{e.ID, r.ID},
+			"games_per_pair": 1, "move_time_ms": 2000, "start": true}, &tr)
+		var gl struct{ Games []gameAnswer }
+		waitAPI(t, "the NBoard game", 60*time.Second, func() bool {
+			s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d/games?status=finished", tr.ID), nil, &gl)
+			return len(gl.Games) == 1
+		})
+		b.open(t, fmt.Sprintf("/games/%d", gl.Games[0].ID))
+		b.waitJS(t, "the moves", `document.querySelectorAll('#moves li').length > 50`, 30*time.Second)
+		notes := evalJS[[]string](t, b, `[...document.querySelectorAll('#moves .mv-note')].map((n) => n.textContent)`)
+		if len(notes) < 20 || notes[0] != "eval 0.00" {
+			t.Errorf("notes beside the moves %v, want the engine's evaluation on each of its moves", notes)
+		}
+		b.noErrors(t, "game page with notes", nil)
+	})
+
 	t.Run("Engines", func(t *testing.T) {
 		b.open(t, "/engines")
-		b.waitJS(t, "the engine list", `document.querySelectorAll('#engines tbody tr').length === 9`, 30*time.Second)
+		b.waitJS(t, "the engine list", `document.querySelectorAll('#engines tbody tr').length === 11`, 30*time.Second)
 		if evalJS[bool](t, b, `document.body.classList.contains('admin') || document.querySelector('#engine-form').offsetParent !== null`) {
 			t.Fatal("the form shows before signing in")
 		}
@@ -724,7 +755,7 @@ func TestBrowser(t *testing.T) {
 		setSelect(t, b, "#e-builtin", "othello-greedy")
 		b.run(t, "submit", 30*time.Second, chromedp.Click(chromedp.CSS("#e-submit")))
 		b.waitJS(t, "the built-in confirmation", `document.querySelector('#engine-ok').textContent.includes('my-greedy')`, 30*time.Second)
-		b.waitJS(t, "twelve engines listed", `document.querySelectorAll('#engines tbody tr').length === 12`, 30*time.Second)
+		b.waitJS(t, "fourteen engines listed", `document.querySelectorAll('#engines tbody tr').length === 14`, 30*time.Second)
 
 		var list struct{ Engines []engineAnswer }
 		s.mustCall(t, "GET", "/api/engines", nil, &list)

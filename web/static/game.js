@@ -155,7 +155,7 @@ function render() {
   el.first.disabled = el.prev.disabled = ply === 0;
   el.next.disabled = el.last.disabled = atEnd;
   el.current.textContent = mv
-    ? `${mv.ply}. ${mv.color} ${label(mv)}${mv.opening ? ' (opening)' : mv.auto ? ' (played for it)' : ''} · ${seconds(mv.ms)}`
+    ? `${mv.ply}. ${mv.color} ${label(mv)}${mv.opening ? ' (opening)' : mv.auto ? ' (played for it)' : ''} · ${seconds(mv.ms)}${mv.note ? ` · ${mv.note}` : ''}`
     : 'start position';
 
   const c = count(frame.board);
@@ -195,7 +195,8 @@ function renderMoves() {
         h('span', {class: 'mv-n', text: m.ply}),
         h('span', {class: `disc-icon ${m.color}`, 'aria-label': m.color}),
         h('span', {class: 'mv-t' + (m.auto ? ' auto' : '') + (m.opening ? ' opening' : ''), text: label(m)}),
-        h('span', {class: 'mv-ms', text: m.opening ? 'book' : seconds(m.ms)}))));
+        h('span', {class: 'mv-ms', text: m.opening ? 'book' : seconds(m.ms)}),
+        m.note ? h('span', {class: 'mv-note', text: m.note, title: `the engine's note on its move: ${m.note}`}) : null)));
   }
   const cur = list.querySelector('[aria-current]');
   if (cur) cur.removeAttribute('aria-current');

@@ -121,7 +121,7 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		if !mine {
 			return s.Emit(engines.Event{Kind: engines.Violation, What: games.NotYourTurn.String(), At: at, Ignored: true})
 		}
-		return s.Emit(engines.Event{Kind: engines.Attempt, Move: m, At: at})
+		return s.Emit(engines.Event{Kind: engines.Attempt, Move: m, At: at, Note: evalNote(f)})
 	case len(f) >= 3 && f[0] == "set" && f[1] == "myname":
 		name := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(text, "set"), " myname"))
 		if protocol.ValidNick(name) {
@@ -145,6 +145,22 @@ func (s *Seat) keep(line string) {
 	if s.log != nil {
 		s.log.LogLine(line)
 	}
+}
+
+// evalNote is the evaluation an "===" line gives, as the move's note:
+// "=== d6/-1.00/0.5" (the protocol's form) or "=== d6 -1.00 0.5" (Edax's).
+func evalNote(f []string) string {
+	parts := strings.Split(f[1], "/")
+	ev := ""
+	if len(parts) > 1 {
+		ev = parts[1]
+	} else if len(f) > 2 {
+		ev = f[2]
+	}
+	if _, err := strconv.ParseFloat(ev, 64); err != nil {
+		return ""
+	}
+	return "eval " + ev
 }
 
 // Begin sends "nboard 2" and "set depth", and the game if it is the engine's

@@ -55,6 +55,7 @@ type Seat struct {
 
 	mu      sync.Mutex
 	nick    string
+	message string // the brain's last MESSAGE since its last move
 	myTurn  bool
 	history []games.Ply // every move of the game so far
 	unseen  []games.Ply // moves the brain has not been told
@@ -116,15 +117,25 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		x, _ := strconv.Atoi(m[1])
 		y, _ := strconv.Atoi(m[2])
 		s.mu.Lock()
-		mine := s.myTurn
+		mine, note := s.myTurn, s.message
+		if mine {
+			s.message = ""
+		}
 		s.mu.Unlock()
 		if !mine {
 			return s.Emit(engines.Event{Kind: engines.Violation, What: games.NotYourTurn.String(), At: at, Ignored: true})
 		}
-		return s.Emit(engines.Event{Kind: engines.Attempt, Move: games.Move{X: x, Y: y}, At: at})
+		return s.Emit(engines.Event{Kind: engines.Attempt, Move: games.Move{X: x, Y: y}, At: at, Note: note})
 	case strings.EqualFold(word, "MESSAGE"):
+		// Kept in the log, and the last one before a move is the move's note.
 		s.keep(text)
-		return s.Emit(engines.Event{Kind: engines.Chat, What: rest, Nick: s.Nick(), At: at})
+		s.mu.Lock()
+		s.message = strings.TrimSpace(rest)
+		if len(s.message) > 200 {
+			s.message = s.message[:200]
+		}
+		s.mu.Unlock()
+		return true
 	case strings.EqualFold(word, "OK"):
 		return true
 	case strings.EqualFold(word, "DEBUG"), strings.EqualFold(word, "SUGGEST"),
