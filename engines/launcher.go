@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -60,6 +61,13 @@ type Launcher struct {
 	// although a sandbox was asked for: built-in engines (taikai's own code)
 	// then run unsandboxed, and every other engine is refused with it.
 	SandboxErr error
+	// FoldersDir, if set, holds the engines' persistent folders: an engine
+	// whose protocol tells it one (Protocol.Folder: pbrain's INFO folder) gets
+	// FoldersDir/<engine id>, kept from game to game, of at most FolderLimit
+	// bytes: a folder found over it when the engine starts is emptied first.
+	FoldersDir string
+	// FolderLimit is that size; default DefaultFolderLimit.
+	FolderLimit int64
 	// SandboxHelper opens a sandboxed seat's listener with the taikai binary
 	// inside the sandbox (sandbox.Config.Helper) rather than by entering the
 	// sandbox's network namespace, which needs CAP_SYS_ADMIN (containers).
@@ -85,6 +93,45 @@ type Launch struct {
 	CPUs []int
 }
 
+// DefaultFolderLimit is the Gomocup's limit on a brain's folder.
+const DefaultFolderLimit = 20 << 20
+
+// folderFor returns the host directory of la's engine's persistent folder,
+// created and within its limit, or "" if it has none.
+func (l *Launcher) folderFor(la Launch, out io.Writer) (string, error) {
+	p, _ := LookupProtocol(la.Engine.Protocol)
+	if !p.Folder || l.FoldersDir == "" || la.Engine.ID == 0 {
+		return "", nil
+	}
+	dir := filepath.Join(l.FoldersDir, strconv.FormatInt(la.Engine.ID, 10))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("engine folder: %w", err)
+	}
+	limit := l.FolderLimit
+	if limit <= 0 {
+		limit = DefaultFolderLimit
+	}
+	var size int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				size += fi.Size()
+			}
+		}
+		return nil
+	})
+	if size > limit {
+		fmt.Fprintf(out, "[taikai] the engine's folder held %d bytes, over its %d: emptied\n", size, limit)
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return "", fmt.Errorf("empty the engine folder: %w", err)
+			}
+		}
+	}
+	return dir, nil
+}
+
 // Process is a started engine. Stop must be called once the game is over.
 type Process struct {
 	cmd  *exec.Cmd
@@ -94,7 +141,13 @@ type Process struct {
 	err  error         // Wait's result, valid after done
 	out  *cappedWriter
 	once sync.Once
+	// folder is the engine's persistent folder as the engine sees it, "" if
+	// it has none.
+	folder string
 }
+
+// Folder is the engine's persistent folder, as the engine sees it ("" if none).
+func (p *Process) Folder() string { return p.folder }
 
 func (l *Launcher) self() (string, error) {
 	if l.Self != "" {
@@ -313,6 +366,11 @@ func (l *Launcher) spawn(la Launch, port int, stdio *pipes) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
+	folder, err := l.folderFor(la, out)
+	if err != nil {
+		out.Close()
+		return nil, err
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = la.Engine.Dir
 	cmd.Stdout = out
@@ -336,7 +394,7 @@ func (l *Launcher) spawn(la Launch, port int, stdio *pipes) (*Process, error) {
 		out.Close()
 		return nil, err
 	}
-	p := &Process{cmd: cmd, pgid: cmd.Process.Pid, done: make(chan struct{}), out: out}
+	p := &Process{cmd: cmd, pgid: cmd.Process.Pid, done: make(chan struct{}), out: out, folder: folder}
 	go func() {
 		p.err = cmd.Wait()
 		close(p.done)

@@ -444,3 +444,59 @@ func TestFixedPortWaitIsNotConnectTime(t *testing.T) {
 		t.Errorf("first launch: %v, want ErrNoConnect", err)
 	}
 }
+
+// A pbrain engine gets its persistent folder, kept from launch to launch,
+// and emptied when it is found over its limit.
+func TestEngineFolder(t *testing.T) {
+	dir := t.TempDir()
+	l := &engines.Launcher{FoldersDir: dir, FolderLimit: 10}
+	folder := filepath.Join(dir, "7")
+	if err := os.MkdirAll(filepath.Join(folder, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(folder, "sub", "big"), make([]byte, 20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := engines.Engine{ID: 7, Name: "b", Game: "gomoku", Protocol: "pbrain", Command: []string{"sh", "-c", "cat >/dev/null"}}
+	launch := func() string {
+		t.Helper()
+		log := filepath.Join(t.TempDir(), "e.log")
+		p, st, err := l.Start(context.Background(), engines.Launch{Engine: e, Color: "black", LogPath: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Folder() != folder {
+			t.Errorf("folder %q, want %q", p.Folder(), folder)
+		}
+		st.Close()
+		p.Stop(time.Second)
+		b, _ := os.ReadFile(log)
+		return string(b)
+	}
+	if log := launch(); !strings.Contains(log, "over its 10: emptied") {
+		t.Errorf("log %q: want the folder emptied", log)
+	}
+	if _, err := os.Stat(filepath.Join(folder, "sub")); !os.IsNotExist(err) {
+		t.Errorf("the folder over its limit still holds sub: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(folder, "small"), make([]byte, 5), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if log := launch(); strings.Contains(log, "emptied") {
+		t.Errorf("a folder within its limit emptied: %s", log)
+	}
+	if _, err := os.Stat(filepath.Join(folder, "small")); err != nil {
+		t.Errorf("the folder within its limit lost its file: %v", err)
+	}
+	// An engine of a protocol without folders gets none.
+	e.Protocol, e.Game = "test-stdio", "othello"
+	p, st, err := l.Start(context.Background(), engines.Launch{Engine: e, Color: "black"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	p.Stop(time.Second)
+	if p.Folder() != "" {
+		t.Errorf("a test-stdio engine got folder %q", p.Folder())
+	}
+}

@@ -48,6 +48,9 @@ type Protocol struct {
 	// its remaining time (othello-move) has a Total, and every game on it
 	// then has a total clock; the others have a MoveTime.
 	Clock Clock
+	// Folder: the protocol tells an engine a persistent folder (pbrain's
+	// INFO folder): the launcher gives it one (Launcher.FoldersDir).
+	Folder bool
 	// Tallies: the protocol tells an engine its tournament record at the end,
 	// so the runner must give the seat SeatConfig.Tallies.
 	Tallies bool
@@ -84,6 +87,7 @@ type SeatConfig struct {
 	// tell an engine its limits (pbrain's INFO).
 	MoveTime, Total time.Duration
 	MemoryBytes     int64
+	Folder          string            // the engine's persistent folder as it sees it, "" if none
 	Options         map[string]string // the protocol's options, checked; absent ones take their defaults
 	// Tallies are this seat's engine's record in the current tournament and
 	// its opponent's, before this game (othello-move's BYE reports them).

@@ -133,6 +133,15 @@ func (l *Launcher) startSandboxed(ctx context.Context, la Launch) (*Process, Str
 	if err != nil {
 		return fail(err)
 	}
+	folder, err := l.folderFor(la, out)
+	if err != nil {
+		out.Close()
+		return fail(err)
+	}
+	if folder != "" {
+		cfg.FolderDir = folder
+		folder = sandbox.FolderMount
+	}
 	// The Process outlives Start's context: Stop ends it.
 	sb, err := sandbox.Command(context.Background(), cfg, argv...)
 	if err != nil {
@@ -172,7 +181,7 @@ func (l *Launcher) startSandboxed(ctx context.Context, la Launch) (*Process, Str
 		out.Close()
 		return fail(err)
 	}
-	proc := &Process{sb: sb, done: make(chan struct{}), out: out}
+	proc := &Process{sb: sb, done: make(chan struct{}), out: out, folder: folder}
 	go func() {
 		proc.err = sb.Wait()
 		close(proc.done)

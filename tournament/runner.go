@@ -187,7 +187,7 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 		seats[i] = newSeat(players[i].Protocol, conns[i], engines.SeatConfig{
 			Color:    games.ColorAt(i),
 			Rule:     set.Rule,
-			MoveTime: clock.perMove, Total: clock.total, MemoryBytes: r.memoryOf(players[i]),
+			MoveTime: clock.perMove, Total: clock.total, MemoryBytes: r.memoryOf(players[i]), Folder: procs[i].Folder(),
 			Options: set.Options,
 			Tallies: tallies(spec.Tallies, players, i),
 		})

@@ -498,6 +498,14 @@ func TestSandboxClients(t *testing.T) {
 	// 2 s a move: checkers-alphabeta thinks half its time, and a loaded CI
 	// machine (race-built engines, every package's tests at once) made it
 	// miss 300 ms by up to 40 ms.
+	// The brain's folder (INFO folder) persists from game to game, inside
+	// the sandbox: it counted every game of the gomoku tournament.
+	defer func() {
+		b, err := os.ReadFile(filepath.Join(dir, "data", "folders", strconv.FormatInt(pyBrain, 10), "py-brain", "games"))
+		if err != nil || strings.TrimSpace(string(b)) != "4" {
+			t.Errorf("py-brain's folder count %q (%v), want 4: one per game", b, err)
+		}
+	}()
 	ct := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"checkers","game":"checkers","engines":[%d,%d,%d,%d],"games_per_pair":1,"move_time_ms":2000,"concurrency":2,"start":true}`,
 		pyCheckers, checkers[0], checkers[1], checkers[2]))
 	for _, tid := range []int64{gt, ot, ct} {

@@ -188,7 +188,7 @@ func (a *server) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	launcher := &engines.Launcher{Self: self, Log: a.log}
+	launcher := &engines.Launcher{Self: self, Log: a.log, FoldersDir: filepath.Join(data, "folders")}
 	a.enginesDir = filepath.Join(data, "engines") // web/upload.go puts uploads there
 	if err := os.MkdirAll(a.enginesDir, 0o755); err != nil {
 		return fmt.Errorf("data directory: %w", err)

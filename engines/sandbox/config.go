@@ -56,6 +56,8 @@ const (
 	EngineMount = "/engine"
 	// ScratchMount is the writable scratch directory inside the sandbox.
 	ScratchMount = "/tmp"
+	// FolderMount is where Config.FolderDir appears inside the sandbox.
+	FolderMount = "/folder"
 )
 
 // Config describes one sandboxed engine. Zero values take the defaults.
@@ -69,6 +71,10 @@ type Config struct {
 	// chowned to UID when the server is root. If empty, /tmp is a tmpfs of at
 	// most MemoryBytes (its pages count against the memory limit).
 	ScratchDir string
+	// FolderDir, if set, is a host directory mounted writable at
+	// FolderMount: the engine's persistent folder (pbrain's INFO folder),
+	// chowned to UID when the server is root.
+	FolderDir string
 	// Env is the engine's whole environment (the server's is never passed).
 	// HOME=/tmp, TMPDIR=/tmp and a PATH are added when missing.
 	Env []string

@@ -187,6 +187,21 @@ func (cfg *Config) defaults() error {
 			return fmt.Errorf("sandbox: scratch dir: %w", err)
 		}
 	}
+	if cfg.FolderDir != "" {
+		abs, err := filepath.Abs(cfg.FolderDir)
+		if err != nil {
+			return err
+		}
+		cfg.FolderDir = abs
+		if os.Geteuid() == 0 {
+			if err := os.Chown(abs, cfg.UID, cfg.GID); err != nil {
+				return fmt.Errorf("sandbox: folder: %w", err)
+			}
+		}
+		if err := searchable(abs, cfg.UID, cfg.GID, true); err != nil {
+			return fmt.Errorf("sandbox: folder: %w", err)
+		}
+	}
 	if cfg.Port < 0 || cfg.Port > 65535 {
 		return fmt.Errorf("sandbox: bad port %d", cfg.Port)
 	}
@@ -306,6 +321,9 @@ func (cfg *Config) bwrapArgs() ([]string, error) {
 		a = append(a, "--bind", cfg.ScratchDir, ScratchMount)
 	} else {
 		a = append(a, "--size", strconv.FormatInt(cfg.MemoryBytes, 10), "--perms", "1777", "--tmpfs", ScratchMount)
+	}
+	if cfg.FolderDir != "" {
+		a = append(a, "--bind", cfg.FolderDir, FolderMount)
 	}
 	if cfg.EngineDir != "" {
 		a = append(a, "--ro-bind", cfg.EngineDir, EngineMount)

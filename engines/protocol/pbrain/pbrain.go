@@ -22,7 +22,7 @@ const Protocol = "pbrain"
 
 // Info is the protocol as taikai registers it.
 var Info = engines.Protocol{
-	Name: Protocol, Game: "gomoku", Transport: engines.Stdio,
+	Name: Protocol, Game: "gomoku", Transport: engines.Stdio, Folder: true,
 	New: func(c engines.Stream, cfg engines.SeatConfig) engines.Seat {
 		return New(c, cfg)
 	},
@@ -184,6 +184,11 @@ func (s *Seat) Begin(ctx context.Context, st engines.Start) error {
 	info("max_memory", s.cfg.MemoryBytes)
 	info("game_type", 1)
 	info("rule", int64(RuleMask(s.cfg.Rule)))
+	if s.cfg.Folder != "" {
+		b = append(b, "INFO folder "...)
+		b = append(b, s.cfg.Folder...)
+		b = append(b, '\n')
+	}
 	b = append(b, "ABOUT\n"...)
 	s.mu.Lock()
 	s.history = append(s.history[:0], st.Opening...)

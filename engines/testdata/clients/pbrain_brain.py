@@ -14,6 +14,10 @@ Env:    TAIKAI_SEED  seed for its choice of moves
                        garbage  print a junk line, a MESSAGE, a DEBUG and an
                                 ERROR line, then its move (the game goes on)
 
+Folder: on INFO folder DIR it keeps DIR/py-brain/games, the number of games
+it was told that folder in (this one included), and says it in a MESSAGE
+before its first move: "MESSAGE folder games N".
+
 Plays: a random empty point next to a stone (the centre on an empty board),
 or a point that makes five in a row when it has one.
 
@@ -68,6 +72,7 @@ def main():
     board = {}  # (x, y) -> 1 own, 2 opponent's
     own_moves = 0
     started = False
+    folder_games = None
 
     def choose():
         empty = [(x, y) for x in range(n) for y in range(n) if (x, y) not in board]
@@ -82,6 +87,8 @@ def main():
     def move():
         nonlocal own_moves
         own_moves += 1
+        if own_moves == 1 and folder_games is not None:
+            say("MESSAGE folder games %d" % folder_games)
         if FAULT and own_moves >= FAULT_AT:
             if FAULT == "silent":
                 return
@@ -125,6 +132,14 @@ def main():
             say("OK")
         elif word == "INFO":
             key, _, val = rest.partition(" ")
+            if key == "folder":
+                mine = os.path.join(val, "py-brain")
+                os.makedirs(mine, exist_ok=True)
+                path = os.path.join(mine, "games")
+                count = int(open(path).read()) if os.path.exists(path) else 0
+                with open(path, "w") as out:
+                    out.write(str(count + 1))
+                folder_games = count + 1
             if key not in ("timeout_turn", "timeout_match", "max_memory", "time_left", "game_type", "rule", "evaluate", "folder"):
                 fail("INFO key %r" % key)
             if key not in ("evaluate", "folder"):
