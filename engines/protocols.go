@@ -68,6 +68,10 @@ type Clock struct {
 	MoveTime time.Duration // per move
 	Total    time.Duration // per side and game
 	Byoyomi  time.Duration // with a total clock: the time per move once it is spent
+	// Tolerance is added to a move's time before its flag falls (it is not
+	// told to the engine), as the Gomocup's manager allows a brain; a
+	// protocol option tolerance_ms overrides it.
+	Tolerance time.Duration
 }
 
 // Option is a protocol setting, given as text.

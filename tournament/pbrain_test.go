@@ -52,8 +52,8 @@ func TestPbrainBrainFromSpec(t *testing.T) {
 					t.Fatalf("%s: ended %+v (%s)\n%s\nopponent:\n%s", what, p.Outcome, p.Detail, tail(string(log), 2000), tail(string(other), 1000))
 				}
 				checkClient(t, p, c, what)
-				if p.Nicks[c] != "py-brain" {
-					t.Errorf("%s: ABOUT name %q, want py-brain", what, p.Nicks[c])
+				if p.Nicks[c] != "py-brain 1.0 by taikai tests" {
+					t.Errorf("%s: nick from ABOUT %q, want py-brain 1.0 by taikai tests", what, p.Nicks[c])
 				}
 				t.Logf("%s as %s: %s after %d moves", what, []string{"black", "white"}[c], p.Result(), len(p.Moves))
 			}
@@ -76,7 +76,8 @@ func TestPbrainFaults(t *testing.T) {
 		{"garbage", games.ReasonNormal},
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
-			brain := pbrainBrain(t, python, "FAULT="+tc.fault, "FAULT_AT=2", "FAULT_SLEEP_MS=2500", "TAIKAI_SEED=1")
+			// 1.5 s a move and GomocupJudge's tolerance of 1 s: slow sleeps 4 s.
+			brain := pbrainBrain(t, python, "FAULT="+tc.fault, "FAULT_AT=2", "FAULT_SLEEP_MS=4000", "TAIKAI_SEED=1")
 			other := quickBuiltin(t, "gomoku-threat", "gomoku-turn", 50)
 			spec := tournament.GameSpec{ID: int64(i + 1), Black: brain, White: other, LogDir: t.TempDir(),
 				Settings: tournament.Settings{Game: "gomoku", Rule: "freestyle", MoveTimeMS: 1500}}
@@ -104,5 +105,33 @@ func TestPbrainFaults(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A brain may go over its move time by the tolerance (1 s by default,
+// option tolerance_ms), which it is not told: INFO timeout_turn says the
+// move time.
+func TestPbrainTolerance(t *testing.T) {
+	python := ciRequires(t, "python3")
+	r := newRunner(t)
+	for i, tc := range []struct {
+		tolerance string // "" the default
+		reason    string
+	}{
+		{"", games.ReasonNormal},     // 1.5 s thinking within 1 s + 1 s
+		{"0", games.ReasonTimeout},   // not within 1 s
+		{"3000", games.ReasonNormal}, // within 1 s + 3 s
+	} {
+		brain := pbrainBrain(t, python, "FAULT=slowonce", "FAULT_AT=2", "FAULT_SLEEP_MS=1500", "TAIKAI_SEED=2")
+		set := tournament.Settings{Game: "gomoku", Rule: "freestyle", MoveTimeMS: 1000}
+		if tc.tolerance != "" {
+			set.SetOption("tolerance_ms", tc.tolerance)
+		}
+		spec := tournament.GameSpec{ID: int64(i + 1), Black: brain, White: quickBuiltin(t, "gomoku-random", "gomoku-turn", 20), Settings: set, LogDir: t.TempDir()}
+		p := play(t, r, spec)
+		if p.Outcome.Reason != tc.reason {
+			log, _ := os.ReadFile(p.Logs[0])
+			t.Errorf("tolerance %q: %+v, want %s\n%s", tc.tolerance, p.Outcome, tc.reason, tail(string(log), 1500))
+		}
 	}
 }

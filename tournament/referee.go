@@ -259,7 +259,7 @@ func (r *Referee) allowance(i int) time.Duration {
 	if a <= 0 {
 		a = DefaultMoveTime
 	}
-	return a
+	return a + c.grace
 }
 
 // event handles one client event. It returns the new turn start when the turn

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
@@ -202,6 +203,7 @@ type clockSpec struct {
 	perMove time.Duration // 0: none
 	total   time.Duration // 0: none
 	byoyomi time.Duration
+	grace   time.Duration // added to every move's allowance (the protocol's tolerance)
 }
 
 // clockFor resolves the clock of a seat speaking protocol.
@@ -212,6 +214,12 @@ func (s *Settings) clockFor(protocol string) clockSpec {
 		byoyomi: time.Duration(s.ByoyomiMS) * time.Millisecond,
 	}
 	p, _ := engines.LookupProtocol(protocol)
+	c.grace = p.Clock.Tolerance
+	if v, ok := s.Options["tolerance_ms"]; ok && p.Clock.Tolerance > 0 {
+		if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms >= 0 {
+			c.grace = time.Duration(ms) * time.Millisecond
+		}
+	}
 	if p.Clock.Total > 0 {
 		// A protocol that reports the remaining time (othello-move's START
 		// and ACK) always has a total clock, and is judged by the clock it

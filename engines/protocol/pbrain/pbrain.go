@@ -6,11 +6,13 @@ package pbrain
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/protocol"
@@ -26,8 +28,19 @@ var Info = engines.Protocol{
 	New: func(c engines.Stream, cfg engines.SeatConfig) engines.Seat {
 		return New(c, cfg)
 	},
-	// Gomocup's freestyle turn limit.
-	Clock: engines.Clock{MoveTime: 5 * time.Second},
+	// Gomocup's freestyle turn limit, and a tolerance on top of it as
+	// GomocupJudge gives (option tolerance_ms).
+	Clock: engines.Clock{MoveTime: 5 * time.Second, Tolerance: time.Second},
+	Options: []engines.Option{{
+		Name:  "tolerance_ms",
+		About: "pbrain: milliseconds a brain may go over its move time before it loses (default 1000; not told to the brain)",
+		Check: func(v string) error {
+			if n, err := strconv.Atoi(v); v != "" && (err != nil || n < 0 || n > 60000) {
+				return fmt.Errorf("%q: want 0-60000", v)
+			}
+			return nil
+		},
+	}},
 }
 
 func init() { engines.RegisterProtocol(Info) }
@@ -105,7 +118,24 @@ func (s *Seat) Nick() string {
 var (
 	moveLine  = regexp.MustCompile(`^\s*(-?\d+)\s*,\s*(-?\d+)\s*$`)
 	aboutName = regexp.MustCompile(`(?i)\bname\s*=\s*"([^"]*)"`)
+	aboutKey  = regexp.MustCompile(`(?i)\b(name|version|author)\s*=\s*"([^"]*)"`)
 )
+
+// aboutNick is what ABOUT's answer says, as the nick shown with the game:
+// "name version by author", as much of it as fits in a nick (32 characters).
+func aboutNick(text string) string {
+	kv := map[string]string{}
+	for _, m := range aboutKey.FindAllStringSubmatch(text, -1) {
+		kv[strings.ToLower(m[1])] = strings.TrimSpace(m[2])
+	}
+	nick := kv["name"]
+	for _, more := range []string{" " + kv["version"], " by " + kv["author"]} {
+		if strings.TrimSpace(strings.TrimPrefix(more, " by")) != "" && utf8.RuneCountInString(nick+more) <= 32 {
+			nick += more
+		}
+	}
+	return nick
+}
 
 // handle acts on one line of the brain's.
 func (s *Seat) handle(line []byte, at time.Time) bool {
@@ -145,10 +175,10 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		s.keep(text)
 		return true
 	case aboutName.MatchString(text):
-		name := aboutName.FindStringSubmatch(text)[1]
-		if protocol.ValidNick(name) {
+		s.keep(text)
+		if nick := aboutNick(text); protocol.ValidNick(nick) {
 			s.mu.Lock()
-			s.nick = name
+			s.nick = nick
 			s.mu.Unlock()
 		}
 		return true

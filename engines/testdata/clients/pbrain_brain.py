@@ -8,6 +8,7 @@ Env:    TAIKAI_SEED  seed for its choice of moves
         FAULT        misbehave from its own move number FAULT_AT (default 3):
                        silent   never answer             -> the referee scores timeout
                        slow     sleep FAULT_SLEEP_MS (default 3000) first
+                       slowonce the same at move FAULT_AT only
                        crash    exit 3 instead of moving  -> disconnect
                        memory   allocate 2 GiB first   -> memory (in the sandbox)
                        illegal  answer an occupied point  -> illegal
@@ -92,7 +93,7 @@ def main():
         if FAULT and own_moves >= FAULT_AT:
             if FAULT == "silent":
                 return
-            if FAULT == "slow":
+            if FAULT == "slow" or (FAULT == "slowonce" and own_moves == FAULT_AT):
                 time.sleep(int(os.environ.get("FAULT_SLEEP_MS", "3000")) / 1000)
             if FAULT == "crash":
                 sys.exit(3)
