@@ -326,9 +326,11 @@ func (l *Launcher) startStdio(la Launch) (*Process, Stream, error) {
 	return proc, &pipeStream{r: outR, w: inW, log: proc.out}, nil
 }
 
-// LineLogger is implemented by a pipe engine's stream: a line of its
-// standard output that the protocol reads and drops (thinking output, a
-// brain's MESSAGE) is kept in the engine's log, after its standard error.
+// LineLogger is implemented by a pipe engine's stream: lines kept in the
+// engine's log, after its standard error: what the protocol read and dropped
+// of its output (thinking output, a brain's MESSAGE), marked "[stdout]", and
+// what the referee told it that a reader of the log needs (INFO rule),
+// marked "[sent]".
 type LineLogger interface{ LogLine(line string) }
 
 // pipes are the child's ends of a stdio engine's stream.
@@ -341,10 +343,10 @@ type pipeStream struct {
 	log  io.Writer
 }
 
-// LogLine keeps a line of the engine's output in its log, marked [stdout].
+// LogLine keeps a line in the engine's log.
 func (p *pipeStream) LogLine(line string) {
 	if p.log != nil {
-		fmt.Fprintf(p.log, "[stdout] %s\n", line)
+		fmt.Fprintf(p.log, "%s\n", line)
 	}
 }
 

@@ -98,7 +98,8 @@ func TestPbrainFaults(t *testing.T) {
 					t.Errorf("garbage: no move of the brain's carries its MESSAGE as a note")
 				}
 				// The lines the referee drops are kept in the brain's log.
-				for _, want := range []string{"[stdout] HELLO WORLD", "[stdout] MESSAGE thinking hard", "[stdout] DEBUG depth 3", "[stdout] ERROR not really"} {
+				for _, want := range []string{"[stdout] HELLO WORLD", "[stdout] MESSAGE thinking hard", "[stdout] DEBUG depth 3", "[stdout] ERROR not really",
+					"[sent] START 15", "[sent] INFO rule 0", "[sent] INFO timeout_turn 1500"} {
 					if !strings.Contains(string(log), want) {
 						t.Errorf("the brain's log lacks %q:\n%s", want, tail(string(log), 1500))
 					}

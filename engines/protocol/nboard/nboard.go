@@ -143,7 +143,7 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 // keep puts a line of the engine's in its log.
 func (s *Seat) keep(line string) {
 	if s.log != nil {
-		s.log.LogLine(line)
+		s.log.LogLine("[stdout] " + line)
 	}
 }
 
@@ -169,6 +169,10 @@ func (s *Seat) Begin(ctx context.Context, st engines.Start) error {
 	b := append(s.buf[:0], "nboard 2\nset depth "...)
 	b = strconv.AppendInt(b, int64(s.depth), 10)
 	b = append(b, '\n')
+	if s.log != nil {
+		s.log.LogLine("[sent] nboard 2")
+		s.log.LogLine("[sent] set depth " + strconv.Itoa(s.depth))
+	}
 	s.mu.Lock()
 	s.opponent = st.Opponent
 	s.history = append(s.history[:0], st.Opening...)

@@ -191,7 +191,7 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 // keep puts a line of the brain's in its log.
 func (s *Seat) keep(line string) {
 	if s.log != nil {
-		s.log.LogLine(line)
+		s.log.LogLine("[stdout] " + line)
 	}
 }
 
@@ -220,6 +220,12 @@ func (s *Seat) Begin(ctx context.Context, st engines.Start) error {
 		b = append(b, '\n')
 	}
 	b = append(b, "ABOUT\n"...)
+	if s.log != nil {
+		// What the brain was told of the game, for a reader of its log.
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			s.log.LogLine("[sent] " + l)
+		}
+	}
 	s.mu.Lock()
 	s.history = append(s.history[:0], st.Opening...)
 	s.unseen = append(s.unseen[:0], st.Opening...)
