@@ -630,7 +630,7 @@ func TestBrowser(t *testing.T) {
 		}
 		script, _ := filepath.Abs("../engines/testdata/clients/nboard_engine.py")
 		var e, r engineAnswer
-		s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "py-nboard", "game": "othello", "protocol": "nboard", "command": []string{python, script}}, &e)
+		s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "nboard-engine", "game": "othello", "protocol": "nboard", "command": []string{python, script}}, &e)
 		s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "nb-random", "game": "othello", "builtin": "othello-random"}, &r)
 		var tr tournamentAnswer
 		s.mustCall(t, "POST", "/api/tournaments", map[string]any{"name": "NBoard notes", "game": "othello", "engines": []int64{e.ID, r.ID},
@@ -646,6 +646,8 @@ func TestBrowser(t *testing.T) {
 		if len(notes) < 20 || notes[0] != "eval 0.00" {
 			t.Errorf("notes beside the moves %v, want the engine's evaluation on each of its moves", notes)
 		}
+		// The name the engine gave itself (set myname) beside its registered name.
+		b.waitJS(t, "the engine's own name", `document.querySelector('#nick-black').textContent + document.querySelector('#nick-white').textContent === 'py-nboard'`, 15*time.Second)
 		b.noErrors(t, "game page with notes", nil)
 	})
 

@@ -273,6 +273,11 @@ function renderFacts() {
   } else if (d) {
     $('#logs').textContent = 'not kept';
   }
+  // The names the engines gave themselves, once the game is stored.
+  for (const c of ['black', 'white']) {
+    const nick = d && d[c] && d[c].nick;
+    if (nick && nick !== state.game[c].name) $(`#nick-${c}`).textContent = nick;
+  }
   // The game's record files, once it is finished.
   const exts = (state.game.view && state.game.view.records) || [];
   if (state.game.status === 'finished' && exts.length) {
