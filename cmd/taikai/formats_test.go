@@ -170,7 +170,9 @@ func TestFormatsEndToEnd(t *testing.T) {
 		// A two-engine tournament with an SPRT finishes as soon as it decides,
 		// and its pairs say so, with the LLR after each game pair.
 		t.Parallel()
-		a := s.postJSON(t, "/api/engines", `{"name":"sprt-alphabeta","game":"othello","builtin":"othello-alphabeta"}`)
+		// greedy answers at once: no game lost on time on a machine loaded by
+		// the other tests (alphabeta at 100 ms a move lost 14 pairs so in CI).
+		a := s.postJSON(t, "/api/engines", `{"name":"sprt-greedy","game":"othello","builtin":"othello-greedy"}`)
 		b := s.postJSON(t, "/api/engines", `{"name":"sprt-random","game":"othello","builtin":"othello-random"}`)
 		tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"sprt","game":"othello","engines":[%d,%d],"games_per_pair":200,
 			"openings":{"suite":"builtin"},"sprt":{"elo0":0,"elo1":50},"move_time_ms":100,"concurrency":2,"start":true}`, a, b))
