@@ -78,7 +78,7 @@ type Seat struct {
 
 // New wraps a brain's stream and starts reading it.
 func New(c engines.Stream, cfg engines.SeatConfig) *Seat {
-	s := &Seat{Base: protocol.NewBase(crAsLF{c}), color: cfg.Color, cfg: cfg}
+	s := &Seat{Base: protocol.NewBase(newCRAsLF(c)), color: cfg.Color, cfg: cfg}
 	s.log, _ = c.(engines.LineLogger)
 	s.Reader(func() {
 		s.ReadLoop(func(at time.Time) bool {
@@ -88,18 +88,40 @@ func New(c engines.Stream, cfg engines.SeatConfig) *Seat {
 	return s
 }
 
-// crAsLF lets a brain end its lines with CR alone, as the protocol allows:
-// every CR reads as LF (a CR LF is then an empty line, which is skipped).
-type crAsLF struct{ engines.Stream }
+// crAsLF lets a brain end its lines with CR LF, LF or CR alone, as the
+// protocol allows: a CR reads as LF, and the LF of a CR LF is dropped (so
+// that a line counts once towards the flood limit).
+type crAsLF struct {
+	engines.Stream
+	cr *bool // the last byte read was a CR
+}
+
+func newCRAsLF(s engines.Stream) crAsLF { return crAsLF{Stream: s, cr: new(bool)} }
 
 func (c crAsLF) Read(b []byte) (int, error) {
-	n, err := c.Stream.Read(b)
-	for i := range b[:n] {
-		if b[i] == '\r' {
-			b[i] = '\n'
+	for {
+		n, err := c.Stream.Read(b)
+		out := 0
+		for _, ch := range b[:n] {
+			switch {
+			case ch == '\n' && *c.cr:
+				*c.cr = false // the LF of a CR LF
+				continue
+			case ch == '\r':
+				*c.cr = true
+				ch = '\n'
+			default:
+				*c.cr = false
+			}
+			b[out] = ch
+			out++
+		}
+		// A read of a lone LF after a CR leaves nothing: read on rather
+		// than return 0 bytes and no error.
+		if out > 0 || n == 0 || err != nil {
+			return out, err
 		}
 	}
-	return n, err
 }
 
 // Traits: a refused move or a timeout loses (the protocol has no way to say
