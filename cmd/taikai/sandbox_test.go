@@ -491,7 +491,9 @@ func TestSandboxClients(t *testing.T) {
 	orandom := s.postJSON(t, "/api/engines", `{"name":"o-random","game":"othello","builtin":"othello-random","protocol":"othello-move"}`)
 	pyNBoard := upload(t, s, `{"name":"py-nboard","game":"othello","protocol":"nboard","command":["python3","nboard_engine.py"]}`,
 		map[string][]byte{"nboard_engine.py": read("nboard_engine.py")})
-	gt := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"gomoku","game":"gomoku","size":11,"engines":[%d,%d,%d,%d,%d],"games_per_pair":1,"move_time_ms":2000,"concurrency":2,"start":true}`,
+	// Freestyle: the pbrain protocol cannot tell a brain the seed rule's
+	// double-three ban (PROTOCOLS.md §5), and a random brain would lose by it.
+	gt := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"gomoku","game":"gomoku","rule":"freestyle","size":11,"engines":[%d,%d,%d,%d,%d],"games_per_pair":1,"move_time_ms":2000,"concurrency":2,"start":true}`,
 		pyText, cBin, pyBrain, threat, grandom))
 	ot := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"othello","game":"othello","engines":[%d,%d,%d],"games_per_pair":2,"total_time_ms":20000,"concurrency":2,"start":true}`,
 		pyMove, orandom, pyNBoard))
