@@ -1,6 +1,7 @@
 package engines
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -48,6 +49,10 @@ type Protocol struct {
 	// its remaining time (othello-move) has a Total, and every game on it
 	// then has a total clock; the others have a MoveTime.
 	Clock Clock
+	// Rules are the game's rule sets the protocol can play (its engines can
+	// be told them), nil for all; RulesWhy says why not the others.
+	Rules    []string
+	RulesWhy string
 	// Folder: the protocol tells an engine a persistent folder (pbrain's
 	// INFO folder): the launcher gives it one (Launcher.FoldersDir).
 	Folder bool
@@ -61,6 +66,15 @@ type Protocol struct {
 	// (the opponent's name in othello-move's START), where the protocol
 	// cannot carry every name as it is; nil: names go as they are.
 	WireName func(name string) string
+}
+
+// CheckRule says whether the protocol's engines can play a rule set of its
+// game: nil, or why not.
+func (p Protocol) CheckRule(rule string) error {
+	if len(p.Rules) == 0 || slices.Contains(p.Rules, rule) {
+		return nil
+	}
+	return fmt.Errorf("%s engines play only the rules %s, not %s (%s)", p.Name, strings.Join(p.Rules, ", "), rule, p.RulesWhy)
 }
 
 // Clock is a default clock.

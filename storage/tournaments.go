@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/tournament"
 )
@@ -57,7 +58,7 @@ func createTournament(ctx context.Context, tx *sql.Tx, t *tournament.Tournament,
 	if t.ID, err = res.LastInsertId(); err != nil {
 		return err
 	}
-	check, err := tx.PrepareContext(ctx, `SELECT game, deleted_at IS NOT NULL, listed FROM engines WHERE id = ?`)
+	check, err := tx.PrepareContext(ctx, `SELECT game, protocol, deleted_at IS NOT NULL, listed FROM engines WHERE id = ?`)
 	if err != nil {
 		return err
 	}
@@ -74,11 +75,11 @@ func createTournament(ctx context.Context, tx *sql.Tx, t *tournament.Tournament,
 	defer standing.Close()
 	for seat, id := range t.Engines {
 		var (
-			game    string
-			deleted bool
-			listed  bool
+			game, proto string
+			deleted     bool
+			listed      bool
 		)
-		err := check.QueryRowContext(ctx, id).Scan(&game, &deleted, &listed)
+		err := check.QueryRowContext(ctx, id).Scan(&game, &proto, &deleted, &listed)
 		switch {
 		case errors.Is(err, sql.ErrNoRows), err == nil && deleted, err == nil && registered && !listed:
 			return games.Invalid("engines", "no engine with id %d", id)
@@ -86,6 +87,11 @@ func createTournament(ctx context.Context, tx *sql.Tx, t *tournament.Tournament,
 			return err
 		case game != t.Settings.Game:
 			return games.Invalid("engines", "engine %d plays %s, not %s", id, game, t.Settings.Game)
+		}
+		if p, ok := engines.LookupProtocol(proto); ok {
+			if err := p.CheckRule(t.Settings.Rule); err != nil {
+				return games.Invalid("rule", "engine %d: %v", id, err)
+			}
 		}
 		if _, err := entrant.ExecContext(ctx, t.ID, seat, id); err != nil {
 			return err

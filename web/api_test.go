@@ -605,3 +605,22 @@ func TestSuiteFromRecords(t *testing.T) {
 		}
 	}
 }
+
+// A pbrain brain cannot be told the seed rule's double-three ban: a
+// tournament that would make it play the seed rule is refused, naming why;
+// freestyle is fine.
+func TestPbrainRules(t *testing.T) {
+	s := newAPIServer(t)
+	brain := s.post(t, "/api/engines", `{"name":"brain","game":"gomoku","builtin":"gomoku-threat","protocol":"pbrain"}`)
+	other := s.post(t, "/api/engines", `{"name":"other","game":"gomoku","builtin":"gomoku-random"}`)
+	code, body := s.do(t, apiRequest{method: "POST", path: "/api/tournaments", contentType: "application/json",
+		body: strings.NewReader(fmt.Sprintf(`{"name":"t","game":"gomoku","engines":[%v,%v]}`, brain["id"], other["id"]))})
+	if code != 400 || !strings.Contains(string(body), `"field":"rule"`) || !strings.Contains(string(body), "double-three") {
+		t.Errorf("seed rule with a brain: %d %s, want 400 on rule", code, body)
+	}
+	code, body = s.do(t, apiRequest{method: "POST", path: "/api/tournaments", contentType: "application/json",
+		body: strings.NewReader(fmt.Sprintf(`{"name":"t","game":"gomoku","rule":"freestyle","engines":[%v,%v]}`, brain["id"], other["id"]))})
+	if code != 201 {
+		t.Errorf("freestyle with a brain: %d %s", code, body)
+	}
+}

@@ -158,6 +158,13 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 		}
 		pair = append(pair, e)
 	}
+	for i, e := range pair {
+		if p, ok := engines.LookupProtocol(e.Protocol); ok {
+			if err := p.CheckRule(c.set.Rule); err != nil {
+				return nil, nil, fmt.Errorf("--rule: engine %d (%s): %v", i+1, e.Name, err)
+			}
+		}
+	}
 	if pair[0].Name == pair[1].Name {
 		pair[1].Name += " (2)"
 	}

@@ -811,9 +811,9 @@ func TestSandboxPipeEnginesMemory(t *testing.T) {
 	dir := t.TempDir()
 	s := startServer(t, bin, filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data"), "--sandbox=on")
 	clients := "../../engines/testdata/clients/"
-	for _, c := range []struct{ game, protocol, file, builtin string }{
-		{"gomoku", "pbrain", "pbrain_brain.py", "gomoku-random"},
-		{"othello", "nboard", "nboard_engine.py", "othello-random"},
+	for _, c := range []struct{ game, rule, protocol, file, builtin string }{
+		{"gomoku", "freestyle", "pbrain", "pbrain_brain.py", "gomoku-random"},
+		{"othello", "", "nboard", "nboard_engine.py", "othello-random"},
 	} {
 		src, err := os.ReadFile(clients + c.file)
 		if err != nil {
@@ -823,8 +823,8 @@ func TestSandboxPipeEnginesMemory(t *testing.T) {
 			map[string][]byte{c.file: src})
 		other := s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":"other-%s","game":%q,"builtin":%q}`, c.protocol, c.game, c.builtin))
 		// The allocation takes its time on a busy machine: its move must not time out first.
-		tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"hog-%s","game":%q,"engines":[%d,%d],"games_per_pair":1,"move_time_ms":120000,"start":true}`,
-			c.protocol, c.game, hog, other))
+		tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"hog-%s","game":%q,"rule":%q,"engines":[%d,%d],"games_per_pair":1,"move_time_ms":120000,"start":true}`,
+			c.protocol, c.game, c.rule, hog, other))
 		s.waitFinished(t, tid, 3*time.Minute)
 		list := finishedGames(t, s, tid)
 		if len(list) != 1 {

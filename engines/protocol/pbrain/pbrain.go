@@ -25,6 +25,9 @@ const Protocol = "pbrain"
 // Info is the protocol as taikai registers it.
 var Info = engines.Protocol{
 	Name: Protocol, Game: "gomoku", Transport: engines.Stdio, Folder: true,
+	// INFO rule has no bit for the seed rule's double-three ban.
+	Rules:    []string{"freestyle", "standard", "renju"},
+	RulesWhy: "INFO rule cannot tell a brain the seed rule's double-three ban",
 	New: func(c engines.Stream, cfg engines.SeatConfig) engines.Seat {
 		return New(c, cfg)
 	},
@@ -46,8 +49,8 @@ var Info = engines.Protocol{
 func init() { engines.RegisterProtocol(Info) }
 
 // RuleMask is the INFO rule value for a taikai rule set: 0 five or more wins
-// (freestyle, and seed, whose double-three ban has no bit: taikai refuses
-// the move, and the brain loses by it), 1 exactly five (standard), 4 renju.
+// (freestyle), 1 exactly five (standard), 4 renju. The seed rule's
+// double-three ban has no bit: tournaments refuse it for brains (Info.Rules).
 func RuleMask(rule string) int {
 	switch rule {
 	case "standard":
