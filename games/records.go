@@ -48,3 +48,14 @@ func RecordFormatOf(game, ext string) (RecordFormat, bool) {
 	}
 	return RecordFormat{}, false
 }
+
+// RecordExts lists the extensions of a game's record formats, the usual one
+// first.
+func RecordExts(game string) []string {
+	g, _ := Lookup(game)
+	var out []string
+	for _, f := range g.Records {
+		out = append(out, f.Ext)
+	}
+	return out
+}

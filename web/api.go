@@ -230,7 +230,7 @@ func (s *Server) tournamentJSON(t *tournament.Tournament, names map[int64]string
 		Settings: t.Settings, Engines: []playerJSON{},
 		CreatedAt: timeOrNil(&t.CreatedAt), StartedAt: timeOrNil(t.StartedAt), FinishedAt: timeOrNil(t.FinishedAt),
 	}
-	j.Records = recordExts(t.Settings.Game)
+	j.Records = games.RecordExts(t.Settings.Game)
 	if s.Live != nil {
 		j.RunningGames = s.Live.RunningIn(t.ID)
 	}
@@ -579,17 +579,6 @@ type boardView struct {
 	Records []string `json:"records,omitempty"` // record formats a finished game exports to: GET /api/games/{id}.<ext>
 }
 
-// recordExts lists the extensions of a game's record formats.
-func recordExts(game string) []string {
-	var out []string
-	if g, ok := games.Lookup(game); ok {
-		for _, f := range g.Records {
-			out = append(out, f.Ext)
-		}
-	}
-	return out
-}
-
 // withView adds the board view to a game for the dashboard.
 func withView(g gameJSON) gameJSON {
 	gm, ok := games.Lookup(g.Game)
@@ -601,7 +590,7 @@ func withView(g gameJSON) gameJSON {
 		size = gm.Size
 	}
 	v := gm.View(size)
-	bv := &boardView{View: v, Start: newReplay(g.Game, g.Rule, size).rows(), Records: recordExts(g.Game)}
+	bv := &boardView{View: v, Start: newReplay(g.Game, g.Rule, size).rows(), Records: games.RecordExts(g.Game)}
 	for _, p := range v.Stars {
 		bv.Stars = append(bv.Stars, [2]int{p.X, p.Y})
 	}

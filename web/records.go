@@ -23,10 +23,8 @@ func recordFormat(game, ext string) (games.RecordFormat, error) {
 		return f, nil
 	}
 	var have []string
-	if g, ok := games.Lookup(game); ok {
-		for _, f := range g.Records {
-			have = append(have, "."+f.Ext)
-		}
+	for _, x := range games.RecordExts(game) {
+		have = append(have, "."+x)
 	}
 	if len(have) == 0 {
 		return games.RecordFormat{}, &games.Error{Code: games.ENotFound, Field: "format", Message: fmt.Sprintf("%s games have no record format to export to", game)}

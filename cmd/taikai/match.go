@@ -172,10 +172,8 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 		ext := strings.TrimPrefix(filepath.Ext(c.out), ".")
 		if _, ok := games.RecordFormatOf(c.set.Game, ext); !ok && ext != "csv" {
 			var have []string
-			if g, ok := games.Lookup(c.set.Game); ok {
-				for _, f := range g.Records {
-					have = append(have, "."+f.Ext)
-				}
+			for _, x := range games.RecordExts(c.set.Game) {
+				have = append(have, "."+x)
 			}
 			formats := "it has none"
 			if len(have) > 0 {
