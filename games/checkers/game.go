@@ -32,7 +32,7 @@ var Info = games.Game{
 	Records:   []games.RecordFormat{PDN},
 	View: func(int) games.View {
 		return games.View{Style: "cells", Dark: true, Coords: "squares", Pieces: "pieces",
-			Win: "no move left", Draw: "equal score"}
+			Win: "no move left", Draw: "equal scores, or 80 quiet plies"}
 	},
 }
 
