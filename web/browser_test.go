@@ -61,6 +61,13 @@ func TestBrowser(t *testing.T) {
 
 	// A knockout of four from the built-in openings, and an SPRT match.
 	var ko, sprt tournamentAnswer
+	var quickAB engineAnswer
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "quick-alphabeta", "game": "othello",
+		"command": []string{self, "engine", "othello-alphabeta", "--host", "{host}", "--port", "{port}", "--color", "{color}", "--name", "{name}", "--time-ms", "20"}}, &quickAB)
 	koIDs := []int64{ids["othello-random"], ids["othello-greedy"]}
 	for _, name := range []string{"ko-random", "ko-greedy"} {
 		var e engineAnswer
@@ -72,10 +79,11 @@ func TestBrowser(t *testing.T) {
 		"openings": map[string]any{"suite": "builtin"}, "move_time_ms": 40, "concurrency": 2, "start": true,
 	}, &ko)
 	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
-		// greedy, not alphabeta: an engine that answers at once cannot lose on
-		// time on a machine loaded by every other test.
-		"name": "SPRT", "game": "othello", "engines": []int64{ids["othello-greedy"], ids["othello-random"]}, "games_per_pair": 200,
-		"openings": map[string]any{"suite": "builtin"}, "sprt": "elo0=0 elo1=50", "move_time_ms": 40, "concurrency": 2, "start": true,
+		// Alpha-beta told to think 20 ms a move under a 5 s clock (quickAB):
+		// it decides quickly and never loses on time on a machine loaded by
+		// every other test, as it did at 40 ms a move.
+		"name": "SPRT", "game": "othello", "engines": []int64{quickAB.ID, ids["othello-random"]}, "games_per_pair": 200,
+		"openings": map[string]any{"suite": "builtin"}, "sprt": "elo0=0 elo1=50", "move_time_ms": 5000, "concurrency": 2, "start": true,
 	}, &sprt)
 
 	var liveID int64
@@ -655,7 +663,7 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("Engines", func(t *testing.T) {
 		b.open(t, "/engines")
-		b.waitJS(t, "the engine list", `document.querySelectorAll('#engines tbody tr').length === 11`, 30*time.Second)
+		b.waitJS(t, "the engine list", `document.querySelectorAll('#engines tbody tr').length === 12`, 30*time.Second)
 		if evalJS[bool](t, b, `document.body.classList.contains('admin') || document.querySelector('#engine-form').offsetParent !== null`) {
 			t.Fatal("the form shows before signing in")
 		}
@@ -759,7 +767,7 @@ func TestBrowser(t *testing.T) {
 		setSelect(t, b, "#e-builtin", "othello-greedy")
 		b.run(t, "submit", 30*time.Second, chromedp.Click(chromedp.CSS("#e-submit")))
 		b.waitJS(t, "the built-in confirmation", `document.querySelector('#engine-ok').textContent.includes('my-greedy')`, 30*time.Second)
-		b.waitJS(t, "fourteen engines listed", `document.querySelectorAll('#engines tbody tr').length === 14`, 30*time.Second)
+		b.waitJS(t, "fifteen engines listed", `document.querySelectorAll('#engines tbody tr').length === 15`, 30*time.Second)
 
 		var list struct{ Engines []engineAnswer }
 		s.mustCall(t, "GET", "/api/engines", nil, &list)

@@ -170,12 +170,14 @@ func TestFormatsEndToEnd(t *testing.T) {
 		// A two-engine tournament with an SPRT finishes as soon as it decides,
 		// and its pairs say so, with the LLR after each game pair.
 		t.Parallel()
-		// greedy answers at once: no game lost on time on a machine loaded by
-		// the other tests (alphabeta at 100 ms a move lost 14 pairs so in CI).
-		a := s.postJSON(t, "/api/engines", `{"name":"sprt-greedy","game":"othello","builtin":"othello-greedy"}`)
+		// Alpha-beta told to think 20 ms a move, under a 5 s clock: strong
+		// enough to decide quickly, and never out of time on a machine loaded
+		// by every other test (at 100 ms a move it lost 14 pairs on time in
+		// CI; greedy is too close to random to decide reliably in 200 games).
+		a := s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":"sprt-alphabeta","game":"othello","command":[%q,"engine","othello-alphabeta","--host","{host}","--port","{port}","--color","{color}","--name","{name}","--time-ms","20"]}`, bin))
 		b := s.postJSON(t, "/api/engines", `{"name":"sprt-random","game":"othello","builtin":"othello-random"}`)
 		tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"sprt","game":"othello","engines":[%d,%d],"games_per_pair":200,
-			"openings":{"suite":"builtin"},"sprt":{"elo0":0,"elo1":50},"move_time_ms":100,"concurrency":2,"start":true}`, a, b))
+			"openings":{"suite":"builtin"},"sprt":{"elo0":0,"elo1":50},"move_time_ms":5000,"concurrency":2,"start":true}`, a, b))
 		tour := s.waitFinished(t, tid, 5*time.Minute)
 		var pairs struct {
 			Pairs []struct {
