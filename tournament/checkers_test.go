@@ -113,9 +113,10 @@ func TestCheckersClientFaults(t *testing.T) {
 }
 
 // A regression check of the built-ins' strength (the 100-game figures at
-// 100 ms a move are in the README): seed rules, 300 ms a move, so that
-// alpha-beta (which thinks half its time) keeps a wide margin on a machine
-// busy with other tests. A game lost on time counts as lost.
+// 100 ms a move are in the README): seed rules, alpha-beta told to think as
+// at 100 ms a move (50 ms) under a 5 s clock, so that a machine busy with
+// other tests cannot make it lose on time. A game lost on time counts as
+// lost.
 func TestCheckersStrength(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays 40 games")
@@ -130,8 +131,8 @@ func TestCheckersStrength(t *testing.T) {
 	} {
 		wins := 0
 		for i := range 20 {
-			spec := tournament.GameSpec{ID: int64(i + 1), Black: builtinEngine(tc.strong, ""), White: builtinEngine(tc.weak, ""),
-				Settings: tournament.Settings{Game: "checkers", MoveTimeMS: 300}}
+			spec := tournament.GameSpec{ID: int64(i + 1), Black: quickBuiltin(t, tc.strong, "", 100), White: quickBuiltin(t, tc.weak, "", 100),
+				Settings: tournament.Settings{Game: "checkers", MoveTimeMS: 5000}}
 			strong := games.Black
 			if i%2 == 1 {
 				spec.Black, spec.White, strong = spec.White, spec.Black, games.White

@@ -119,11 +119,11 @@ func TestPbrainTolerance(t *testing.T) {
 		tolerance string // "" the default
 		reason    string
 	}{
-		{"", games.ReasonNormal},     // 1.5 s thinking within 1 s + 1 s
+		{"", games.ReasonNormal},     // 1.3 s thinking within 1 s + 1 s
 		{"0", games.ReasonTimeout},   // not within 1 s
 		{"3000", games.ReasonNormal}, // within 1 s + 3 s
 	} {
-		brain := pbrainBrain(t, python, "FAULT=slowonce", "FAULT_AT=2", "FAULT_SLEEP_MS=1500", "TAIKAI_SEED=2")
+		brain := pbrainBrain(t, python, "FAULT=slowonce", "FAULT_AT=2", "FAULT_SLEEP_MS=1300", "TAIKAI_SEED=2")
 		set := tournament.Settings{Game: "gomoku", Rule: "freestyle", MoveTimeMS: 1000}
 		if tc.tolerance != "" {
 			set.SetOption("tolerance_ms", tc.tolerance)
