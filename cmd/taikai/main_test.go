@@ -504,8 +504,12 @@ func TestMatchSPRTStopsWithH1(t *testing.T) {
 	t.Parallel()
 	var stdout, stderr bytes.Buffer
 	dbPath := filepath.Join(t.TempDir(), "sprt.db")
-	code := run([]string{"match", "--sprt", "elo0=0 elo1=50 alpha=0.05 beta=0.05", "--openings", "builtin", "--move-time", "100ms", "--json",
-		"--concurrency", "2", "--db", dbPath, "othello-alphabeta", "othello-random"}, &stdout, &stderr)
+	// Alpha-beta told to think 20 ms a move under a 5 s clock: at 100 ms a
+	// move under a 100 ms clock it lost pairs on time in CI, on a machine
+	// loaded by every other test, and needed over 100 games to decide.
+	quickAB := fmt.Sprintf("name=quick-alphabeta cmd='%s engine othello-alphabeta --host {host} --port {port} --color {color} --name {name} --time-ms 20' protocol=othello-board", taikaiBinary(t))
+	code := run([]string{"match", "--sprt", "elo0=0 elo1=50 alpha=0.05 beta=0.05", "--openings", "builtin", "--move-time", "5s", "--json",
+		"--concurrency", "2", "--db", dbPath, quickAB, "othello-random"}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
