@@ -27,10 +27,13 @@ type GameSpec struct {
 	Seed         uint64           // seeds the server's random moves; stored with the game
 	LogDir       string           // directory for the engines' output (relative: under Runner.DataDir); "" discards it
 	Tallies      [2]engines.Tally // black's and white's records in the tournament before this game (BYE)
-	OnMove       func(Tick)       // live moves; must not block
-	Pair         int64            // the game pair it is one of, from 1; 0: none
-	Slot         string           // the format's slot it fills (swiss, knockout), "" for a fixed schedule
-	Opening      *Opening         // the opening it starts from, nil for the start position
+	OnMove       func(Tick)       `json:"-"` // live moves; must not block
+	// OnRestart is told that a game played on a worker starts again from the
+	// beginning (its worker was lost); must not block.
+	OnRestart func()   `json:"-"`
+	Pair      int64    // the game pair it is one of, from 1; 0: none
+	Slot      string   // the format's slot it fills (swiss, knockout), "" for a fixed schedule
+	Opening   *Opening // the opening it starts from, nil for the start position
 }
 
 // Played is a game as it was played: what the store keeps.
@@ -55,6 +58,11 @@ type Played struct {
 	// Usage is how each engine process ended and what it used (the zero
 	// Usage for one that did not start).
 	Usage [2]engines.Usage
+	// Worker is the worker process that played the game ("" for the server
+	// itself), Attempt which delivery of the game it was (from 1; 0 for the
+	// server itself): a game whose worker was lost is played again.
+	Worker  string
+	Attempt int
 }
 
 // Result is "black", "white" or "draw"; "" for an aborted game.

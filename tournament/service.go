@@ -35,6 +35,14 @@ type Event struct {
 	Tournament   *Tournament // tournament
 }
 
+// Dispatcher plays games elsewhere (taikai worker processes). Play returns the
+// game as played, or aborted when ctx ends first; the Service then stores it
+// and tells stored whether that worked, and only then may the worker let the
+// game go.
+type Dispatcher interface {
+	Play(ctx context.Context, spec GameSpec) (p *Played, stored func(ok bool))
+}
+
 // Sink receives events. Publish must not block: it is called from the referee.
 type Sink interface {
 	Publish(Event)
@@ -48,6 +56,8 @@ type Service struct {
 	Sink    Sink
 	DataDir string // engine logs go under DataDir/logs/<tournament>/
 	Log     *slog.Logger
+	// Dispatch, if set, plays the games on workers instead of Runner.
+	Dispatch Dispatcher
 
 	mu     sync.Mutex
 	runs   map[int64]*run
@@ -403,12 +413,25 @@ func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) bool {
 	spec.OnMove = func(tick Tick) {
 		s.publish(Event{Type: EventMove, TournamentID: t.ID, GameID: spec.ID, Tick: &tick})
 	}
-	runner := *s.Runner
-	if s.DataDir != "" {
-		runner.DataDir = s.DataDir
+	var p *Played
+	stored := func(bool) {}
+	if s.Dispatch != nil {
+		spec.OnRestart = func() {
+			again := *header
+			again.Plies = 0
+			s.publish(Event{Type: EventGameStarted, TournamentID: t.ID, GameID: spec.ID, Game: &again})
+		}
+		p, stored = s.Dispatch.Play(ctx, spec)
+	} else {
+		runner := *s.Runner
+		if s.DataDir != "" {
+			runner.DataDir = s.DataDir
+		}
+		p = runner.Play(ctx, spec)
 	}
-	p := runner.Play(ctx, spec)
-	if !s.storeGame(ctx, p) {
+	ok := s.storeGame(ctx, p)
+	stored(ok)
+	if !ok {
 		return false
 	}
 	ended := *header

@@ -560,8 +560,10 @@ type gameJSON struct {
 	Cause        string     `json:"cause,omitempty"`
 	Plies        int        `json:"plies"`
 	Detail       string     `json:"detail,omitempty"`
-	Pair         int64      `json:"pair,omitempty"` // the game pair it is one of, from 1 (one opening, colours swapped)
-	Slot         string     `json:"slot,omitempty"` // swiss, knockout: round, match and game from 0 ("r2m3g1")
+	Pair         int64      `json:"pair,omitempty"`    // the game pair it is one of, from 1 (one opening, colours swapped)
+	Slot         string     `json:"slot,omitempty"`    // swiss, knockout: round, match and game from 0 ("r2m3g1")
+	Worker       string     `json:"worker,omitempty"`  // the taikai worker that played it; absent when the server did
+	Attempt      int        `json:"attempt,omitempty"` // which delivery of the game that worker played (2 and more: played again)
 	// Opening is the opening the game started from: its first opening.plies
 	// moves are the opening's, played by the server.
 	Opening   *tournament.Opening `json:"opening,omitempty"`
@@ -612,6 +614,7 @@ func toGameJSON(g *tournament.Game) gameJSON {
 		Black: playerJSON(g.Black), White: playerJSON(g.White), Status: g.Status,
 		Result: strOrNil(g.Result), Reason: strOrNil(g.Reason), Cause: g.Cause, Plies: g.Plies, Detail: g.Detail,
 		StartedAt: timeOrNil(g.StartedAt), EndedAt: timeOrNil(g.EndedAt), Pair: g.Pair, Opening: g.Opening, Slot: g.Slot,
+		Worker: g.Worker, Attempt: g.Attempt,
 	}
 }
 

@@ -30,7 +30,7 @@ var assets embed.FS
 
 // pageNames are the templates under templates/ that are whole pages; each is
 // parsed together with layout.html and must define "title" and "content".
-var pageNames = []string{"index", "tournament", "game", "engines", "error"}
+var pageNames = []string{"index", "tournament", "game", "engines", "workers", "error"}
 
 // pages are the dashboard's server-rendered pages and the static files they use.
 type pages struct {
@@ -176,6 +176,9 @@ type view struct {
 	Reasons    []string
 	Games      []gameChoice
 	Message    string
+	Workers    *workersJSON
+	// Cluster: games are played by workers (the nav shows their page).
+	Cluster bool
 	// SandboxWarning, if set, is shown on every page: engines run without
 	// the sandbox (--sandbox=off), or only built-ins run (unavailable).
 	SandboxWarning string
@@ -237,6 +240,10 @@ func (p *pages) routes(r chi.Router, s *Server) {
 	})
 	r.Get("/engines", func(w http.ResponseWriter, r *http.Request) {
 		p.render(w, r, s, "engines", &view{Title: "Engines"})
+	})
+	r.Get("/workers", func(w http.ResponseWriter, r *http.Request) {
+		ws := s.workersJSON()
+		p.render(w, r, s, "workers", &view{Title: "Workers", Workers: &ws})
 	})
 	r.Get("/tournaments/{id}", func(w http.ResponseWriter, r *http.Request) {
 		id, err := idParam(r, "id")
@@ -304,6 +311,7 @@ func (p *pages) render(w http.ResponseWriter, r *http.Request, s *Server, name s
 	v.Admin = s.isAdmin(r)
 	v.TV = r.URL.Query().Get("tv") == "1"
 	v.Games = gameChoices()
+	v.Cluster = s.Workers != nil
 	switch s.Sandbox {
 	case "off":
 		v.SandboxWarning = "Engines run without a sandbox (--sandbox=off): any engine can read the server's data and files and disturb other engines and the server. Run only programs you trust."

@@ -31,6 +31,7 @@ import (
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
+	"github.com/taikai-dev/taikai/tournament/cluster"
 )
 
 // TokenCookie holds the admin token in the dashboard; it is sent only to this
@@ -66,6 +67,9 @@ type Server struct {
 	// body shorter than its Content-Length does not hold a connection for
 	// the server's whole read timeout.
 	BodyTimeout, UploadTimeout time.Duration
+	// Workers is the workers' queue when games are played by taikai worker
+	// processes (serve --nats), nil when the server plays them.
+	Workers *cluster.Server
 
 	pages *pages
 	// health is the last write check of /healthz.
@@ -171,6 +175,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		r.Get("/tournaments/{id}/pairs", s.getPairs)
 		r.Get("/tournaments/{id}/bracket", s.getBracket)
 		r.Get("/tournaments/{id}/{file}", s.getTournamentFile)
+		r.Get("/workers", s.listWorkers)
 		r.Get("/games", s.listRunningGames)
 		r.Get("/games/{id}", s.getGame)
 		r.Get("/games/{id}/log/{color}", s.getGameLog)

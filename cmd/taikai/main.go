@@ -33,6 +33,7 @@ commands:
   serve    run the server: REST API, scheduler, referee and live dashboard
   match    play games between two engines without a server and print the result
   engine   run a built-in engine as a client of a server
+  worker   play a server's games on this machine (taken from its NATS queue)
   bench    measure the referee: per-move overhead, throughput, clock, storage
 
 Run 'taikai <command> -h' for the flags of a command.
@@ -53,6 +54,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runMatch(ctx, args[1:], stdout, stderr)
 	case "engine":
 		return builtin.Main(args[1:], stderr)
+	case "worker":
+		return runWorker(ctx, args[1:], stderr)
 	case "bench":
 		return runBench(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":

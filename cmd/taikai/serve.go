@@ -17,12 +17,14 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"golang.org/x/sys/unix"
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
+	"github.com/taikai-dev/taikai/tournament/cluster"
 	"github.com/taikai-dev/taikai/web"
 )
 
@@ -42,6 +44,15 @@ Environment:
   TAIKAI_LOG_FORMAT   same as --log-format
   TAIKAI_AFFINITY     1 or true: same as --affinity
   TAIKAI_SANDBOX      same as --sandbox
+  TAIKAI_NATS         same as --nats
+  TAIKAI_NATS_EMBEDDED same as --nats-embedded
+  TAIKAI_NATS_TOKEN   the token of the NATS server (embedded: the one it
+                      requires); never a flag, so that ps does not show it
+  TAIKAI_WORKER_TIMEOUT same as --worker-timeout
+
+With --nats or --nats-embedded the games are played by 'taikai worker'
+processes (on this machine or others) that take them from a NATS JetStream
+work queue; without, the server plays them itself.
 
 Flags:
 `
@@ -56,6 +67,10 @@ type serveConfig struct {
 	token     string
 	affinity  bool
 	sandbox   string // auto, on or off
+
+	nats          string        // NATS URL: games go to workers
+	natsEmbedded  string        // address of the embedded NATS server to start
+	workerTimeout time.Duration // how long a silent worker keeps its game
 }
 
 // affinityUsage is the help of --affinity, in serve and match.
@@ -97,11 +112,24 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.BoolVar(&c.affinity, "affinity", affinity, affinityUsage)
 	fs.StringVar(&c.logFormat, "log-format", envOr("TAIKAI_LOG_FORMAT", "text"), "log `format`: text or json")
 	fs.StringVar(&c.sandbox, "sandbox", envOr("TAIKAI_SANDBOX", "auto"), "engine `sandbox`: auto or on (every engine runs in a sandbox; if this host cannot, only the built-in engines run, and the reason is logged and shown), or off (engines run with the server's rights: only for programs you trust)")
+	fs.StringVar(&c.nats, "nats", envOr("TAIKAI_NATS", ""), "NATS `URL` (nats://host:4222): queue the games for 'taikai worker' processes instead of playing them here")
+	fs.StringVar(&c.natsEmbedded, "nats-embedded", envOr("TAIKAI_NATS_EMBEDDED", ""), "start a NATS server with JetStream inside this process, listening on `address` (host:port, 0.0.0.0:4222 for other machines), its data under --data/nats, and queue the games for workers on it")
+	workerTimeout, err := time.ParseDuration(envOr("TAIKAI_WORKER_TIMEOUT", "30s"))
+	if err != nil {
+		return nil, fmt.Errorf("TAIKAI_WORKER_TIMEOUT: %w", err)
+	}
+	fs.DurationVar(&c.workerTimeout, "worker-timeout", workerTimeout, "a worker silent this `long` (dead, or cut off) loses its game, which another worker plays again from the start")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if c.nats != "" && c.natsEmbedded != "" {
+		return nil, errors.New("--nats and --nats-embedded: give one (the embedded server is the one the workers dial)")
+	}
+	if c.workerTimeout < time.Second {
+		return nil, fmt.Errorf("--worker-timeout %v: want at least 1s", c.workerTimeout)
 	}
 	if !slices.Contains(sandboxModes, c.sandbox) {
 		return nil, fmt.Errorf("--sandbox (or TAIKAI_SANDBOX) %q: want auto, on or off", c.sandbox)
@@ -146,6 +174,9 @@ type server struct {
 
 	db      *storage.DB
 	live    *web.Live
+	nats    *cluster.Embedded // the embedded NATS server, nil if none
+	nc      *nats.Conn
+	cluster *cluster.Server // the workers' queue, nil when the server plays
 	service *tournament.Service
 	ln      net.Listener
 	http    *http.Server
@@ -207,8 +238,14 @@ func (a *server) Open(ctx context.Context) error {
 		DataDir: data,
 		Log:     a.log,
 	}
+	if err := a.openCluster(ctx, data); err != nil {
+		return err
+	}
 	srv := &web.Server{DB: a.db, Service: a.service, Live: a.live, TokenHash: token, DataDir: data, Log: a.log, Metrics: metrics,
-		Allow: launcher.Allowed, Sandbox: launcher.SandboxState()}
+		Allow: launcher.Allowed, Sandbox: launcher.SandboxState(), Workers: a.cluster}
+	if a.cluster != nil {
+		metrics.WatchWorkers(a.cluster)
+	}
 	if launcher.SandboxErr != nil {
 		srv.SandboxError = launcher.SandboxErr.Error()
 	}
@@ -228,6 +265,33 @@ func (a *server) Open(ctx context.Context) error {
 	return nil
 }
 
+// openCluster connects to NATS (or starts the embedded server) when told to,
+// and hands the games to the workers.
+func (a *server) openCluster(ctx context.Context, data string) error {
+	url := a.cfg.nats
+	if a.cfg.natsEmbedded != "" {
+		var err error
+		if a.nats, err = cluster.StartEmbedded(a.cfg.natsEmbedded, filepath.Join(data, "nats")); err != nil {
+			return err
+		}
+		url = a.nats.URL()
+		a.log.Info("embedded nats started", "addr", a.cfg.natsEmbedded, "url", url)
+	}
+	if url == "" {
+		return nil
+	}
+	var err error
+	if a.nc, err = cluster.Connect(url, "taikai-serve", a.log); err != nil {
+		return err
+	}
+	if a.cluster, err = cluster.NewServer(ctx, a.nc, a.cfg.workerTimeout, data, a.log); err != nil {
+		return err
+	}
+	a.service.Dispatch = a.cluster
+	a.log.Info("games are played by workers", "nats", url, "worker_timeout", a.cfg.workerTimeout)
+	return nil
+}
+
 // sinks fans tournament events out to several sinks.
 type sinks []tournament.Sink
 
@@ -239,27 +303,34 @@ func (s sinks) Publish(ev tournament.Event) {
 
 // sandbox sets up the engine sandbox as --sandbox says, and logs its state.
 func (a *server) sandbox(l *engines.Launcher) {
-	if a.cfg.sandbox == "off" {
-		a.log.Warn("engines run WITHOUT a sandbox (--sandbox=off): any engine can read the server's files and disturb other engines and the server; run only programs you trust")
+	engineSandbox(a.cfg.sandbox, l, a.enginesDir, a.log)
+}
+
+// engineSandbox sets up the engine sandbox of serve or worker as mode
+// (--sandbox) says, and logs its state. enginesDir holds the engines'
+// directories (see setupSandbox).
+func engineSandbox(mode string, l *engines.Launcher, enginesDir string, log *slog.Logger) {
+	if mode == "off" {
+		log.Warn("engines run WITHOUT a sandbox (--sandbox=off): any engine can read the server's files and disturb other engines and the server; run only programs you trust")
 		return
 	}
 	if err := sandbox.Sweep(); err != nil {
-		a.log.Debug("sandbox: sweep of old cgroups", "err", err)
+		log.Debug("sandbox: sweep of old cgroups", "err", err)
 	}
-	if err := setupSandbox(l, a.enginesDir); err != nil {
+	if err := setupSandbox(l, enginesDir); err != nil {
 		l.SandboxErr = err
 		level := slog.LevelWarn
-		if a.cfg.sandbox == "on" {
+		if mode == "on" {
 			level = slog.LevelError
 		}
-		a.log.Log(context.Background(), level, "engine sandbox unavailable: only built-in engines will run (unsandboxed: they are taikai's own code); other engines are refused until this is fixed, or the server is started with --sandbox=off", "err", err)
+		log.Log(context.Background(), level, "engine sandbox unavailable: only built-in engines will run (unsandboxed: they are taikai's own code); other engines are refused until this is fixed, or taikai is started with --sandbox=off", "err", err)
 		return
 	}
 	how := "setns"
 	if l.SandboxHelper {
 		how = "helper"
 	}
-	a.log.Info("engines run in a sandbox", "listener", how)
+	log.Info("engines run in a sandbox", "listener", how)
 }
 
 // Settings keys of the admin token: its hash, and the plain token that
@@ -348,6 +419,15 @@ func (a *server) Close() {
 	}
 	if a.ln != nil {
 		a.ln.Close()
+	}
+	if a.cluster != nil {
+		a.cluster.Close()
+	}
+	if a.nc != nil {
+		a.nc.Close()
+	}
+	if a.nats != nil {
+		a.nats.Close()
 	}
 	if a.db != nil {
 		a.db.Close()

@@ -1,0 +1,278 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines/sandbox"
+)
+
+// workerProcess is a running `taikai worker`.
+type workerProcess struct {
+	name string
+	cmd  *exec.Cmd
+	done chan struct{}
+	mu   sync.Mutex
+	log  bytes.Buffer
+}
+
+func startWorker(tb testing.TB, bin, natsURL, name, data string, extra ...string) *workerProcess {
+	tb.Helper()
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	searchable(tb, data)
+	cmd := exec.Command(bin, append([]string{"worker", "--nats", natsURL, "--name", name, "--concurrency", "1", "--data", data}, extra...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	w := &workerProcess{name: name, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			w.mu.Lock()
+			w.log.WriteString(sc.Text() + "\n")
+			w.mu.Unlock()
+		}
+	}()
+	go func() {
+		cmd.Wait()
+		close(w.done)
+	}()
+	tb.Cleanup(func() { w.stop(tb, syscall.SIGKILL) })
+	return w
+}
+
+func (w *workerProcess) logs() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.log.String()
+}
+
+func (w *workerProcess) stop(tb testing.TB, sig syscall.Signal) {
+	select {
+	case <-w.done:
+		return
+	default:
+	}
+	w.cmd.Process.Signal(sig)
+	select {
+	case <-w.done:
+	case <-time.After(30 * time.Second):
+		w.cmd.Process.Kill()
+		tb.Errorf("worker %s did not exit within 30s of %v", w.name, sig)
+		<-w.done
+	}
+}
+
+// freePort is a loopback port nothing listens on now.
+func freePort(tb testing.TB) int {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+type workersAnswer struct {
+	Cluster bool
+	Workers []struct {
+		Name    string
+		Pid     int
+		Running int
+		Games   []int64
+		Done    int64
+		Sandbox string
+	}
+	Queued, Running int
+	Redelivered     int64
+}
+
+type clusterGame struct {
+	ID      int64
+	Status  string
+	Plies   int
+	Reason  *string
+	Worker  string
+	Attempt int
+}
+
+// killMidGame waits until worker w plays a game that has moves, SIGKILLs it
+// and returns that game's id.
+func killMidGame(t *testing.T, s *serverProcess, w *workerProcess) int64 {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		var ws workersAnswer
+		s.call(t, "GET", "/api/workers", nil, "", &ws)
+		for _, x := range ws.Workers {
+			if x.Name != w.name || x.Pid != w.cmd.Process.Pid || len(x.Games) == 0 {
+				continue
+			}
+			var g clusterGame
+			s.call(t, "GET", fmt.Sprintf("/api/games/%d", x.Games[0]), nil, "", &g)
+			if g.Status == "running" && g.Plies > 0 {
+				w.stop(t, syscall.SIGKILL)
+				t.Logf("worker %s killed at ply %d of game %d", w.name, g.Plies, g.ID)
+				return g.ID
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("worker %s never seen in a game\n%s", w.name, w.logs())
+	return 0
+}
+
+// TestClusterEndToEnd plays a 60-game round robin on three `taikai worker`
+// processes through a server with an embedded NATS: one worker is SIGKILLed
+// mid-game twice (and started again), the server once. Every scheduled game
+// finishes exactly once, no id is doubled, the standings equal a recount, and
+// the killed worker's games were played again from the start by a worker.
+func TestClusterEndToEnd(t *testing.T) {
+	t.Parallel()
+	ciRequires(t, "java")
+	bin := taikaiBinary(t)
+	dir := t.TempDir()
+	var flags []string
+	if sandbox.Available() != nil {
+		flags = append(flags, "--sandbox=off") // the uploaded Java client needs one or the other
+	}
+	natsURL := "nats://127.0.0.1:" + strconv.Itoa(freePort(t))
+	serveFlags := append([]string{"--nats-embedded", strings.TrimPrefix(natsURL, "nats://"), "--worker-timeout", "3s"}, flags...)
+	db, data := filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data")
+	s := startServer(t, bin, db, data, serveFlags...)
+	workers := map[string]*workerProcess{}
+	for _, name := range []string{"w1", "w2", "w3"} {
+		workers[name] = startWorker(t, bin, natsURL, name, filepath.Join(dir, "worker-"+name), flags...)
+	}
+
+	// Engines: the classroom Java client uploaded as a file (its directory
+	// goes to the workers by content), two built-ins, and alpha-beta given
+	// as a command that thinks 20 ms a move.
+	src := mustRead(t, "../../engines/testdata/clients/OthelloClient.java")
+	java := upload(t, s, `{"name":"seed-000","game":"othello","protocol":"othello-board","command":"java OthelloClient.java {host}","port":46000}`,
+		map[string][]byte{"OthelloClient.java": src})
+	greedy := s.postJSON(t, "/api/engines", `{"name":"greedy","game":"othello","builtin":"othello-greedy"}`)
+	random := s.postJSON(t, "/api/engines", `{"name":"random","game":"othello","builtin":"othello-random"}`)
+	ab := s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":"alphabeta","game":"othello","command":[%q,"engine","othello-alphabeta","--host","{host}","--port","{port}","--time-ms","20"]}`, bin))
+	tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(
+		`{"name":"cluster","game":"othello","engines":[%d,%d,%d,%d],"games_per_pair":10,"move_time_ms":5000,"concurrency":3,"start":true}`,
+		java, greedy, random, ab))
+
+	// w1 is killed mid-game twice, started again after each.
+	var lost []int64
+	for range 2 {
+		lost = append(lost, killMidGame(t, s, workers["w1"]))
+		workers["w1"] = startWorker(t, bin, natsURL, "w1", filepath.Join(dir, "worker-w1"), flags...)
+	}
+	// Both lost games are played again from the start and finish before
+	// the server is killed.
+	for _, id := range lost {
+		if !waitFor(3*time.Minute, func() bool {
+			var g clusterGame
+			s.call(t, "GET", fmt.Sprintf("/api/games/%d", id), nil, "", &g)
+			return g.Status != "running"
+		}) {
+			t.Fatalf("game %d, lost with its worker, not played again", id)
+		}
+		var g clusterGame
+		s.call(t, "GET", fmt.Sprintf("/api/games/%d", id), nil, "", &g)
+		if g.Status != "finished" || g.Attempt < 2 || g.Worker == "" {
+			t.Errorf("game %d lost with w1: %+v, want finished by a worker at attempt 2 or more", id, g)
+		}
+	}
+	var ws workersAnswer
+	s.call(t, "GET", "/api/workers", nil, "", &ws)
+	if !ws.Cluster || ws.Redelivered < 2 {
+		t.Errorf("/api/workers %+v: want at least two games played again", ws)
+	}
+	if _, body := s.do(t, "GET", "/metrics", "", nil); !strings.Contains(string(body), "taikai_games_redelivered_total") {
+		t.Error("/metrics has no taikai_games_redelivered_total")
+	}
+
+	// The server (and its embedded NATS) is killed mid-tournament and
+	// started again on the same database and data.
+	var tr tournamentJSON
+	s.call(t, "GET", fmt.Sprintf("/api/tournaments/%d", tid), nil, "", &tr)
+	if tr.Status == "finished" {
+		t.Fatal("the tournament finished before the server could be killed; make it longer")
+	}
+	s.stop(t, syscall.SIGKILL)
+	t.Logf("server killed at %d/%d finished games", tr.FinishedGames, tr.TotalGames)
+	s = startServer(t, bin, db, data, serveFlags...)
+
+	tr = s.waitFinished(t, tid, 8*time.Minute)
+	if tr.TotalGames != 60 || tr.FinishedGames != 60 {
+		t.Fatalf("tournament %+v, want 60 of 60 games", tr)
+	}
+	games := finishedGames(t, s, tid)
+	finished := map[int64]int{}
+	idSeen := map[int64]bool{}
+	for _, g := range games {
+		if g.ID == nil {
+			t.Errorf("index %d never played", g.Index)
+			continue
+		}
+		if idSeen[*g.ID] {
+			t.Errorf("game id %d listed twice", *g.ID)
+		}
+		idSeen[*g.ID] = true
+		if g.Status == "finished" {
+			finished[g.Index]++
+			var cg clusterGame
+			s.call(t, "GET", fmt.Sprintf("/api/games/%d", *g.ID), nil, "", &cg)
+			if cg.Worker == "" || cg.Attempt < 1 {
+				t.Errorf("game %d: worker %q attempt %d, want played by a worker", cg.ID, cg.Worker, cg.Attempt)
+			}
+			if r := deref(cg.Reason); r == "no_connect" || r == "crash" {
+				t.Errorf("game %d (%s vs %s) ended by %s: an engine did not run on its worker", cg.ID, g.Black.Name, g.White.Name, r)
+			}
+		}
+	}
+	for k := range tr.TotalGames {
+		if finished[k] != 1 {
+			t.Errorf("schedule index %d has %d finished games, want 1", k, finished[k])
+		}
+	}
+	checkStandings(t, s, tid, games)
+	// Engine logs come back with the results.
+	last := games[len(games)-1]
+	if code := s.call(t, "GET", fmt.Sprintf("/api/games/%d/log/black", *last.ID), nil, "", nil); code != 200 {
+		t.Errorf("game %d: black's log: %d", *last.ID, code)
+	}
+	s.call(t, "GET", "/api/workers", nil, "", &ws)
+	if len(ws.Workers) != 3 {
+		t.Errorf("workers after the restart: %+v, want w1, w2, w3", ws.Workers)
+	}
+	for _, w := range workers {
+		w.stop(t, syscall.SIGTERM)
+		if code := w.cmd.ProcessState.ExitCode(); code != 0 {
+			t.Errorf("worker %s exit %d after SIGTERM:\n%s", w.name, code, w.logs())
+		}
+	}
+	s.stop(t, syscall.SIGTERM)
+	if t.Failed() {
+		t.Logf("server:\n%s", s.logs())
+		for _, w := range workers {
+			t.Logf("worker %s:\n%s", w.name, w.logs())
+		}
+	}
+}

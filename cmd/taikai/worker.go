@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/tournament"
+	"github.com/taikai-dev/taikai/tournament/cluster"
+)
+
+const workerUsage = `usage: taikai worker --nats URL [flags]
+
+Plays games for a taikai server started with --nats or --nats-embedded: takes
+them from its NATS JetStream work queue, runs the engines in this machine's
+sandbox (as serve does), streams the moves to the server and hands in each
+result. Engine files come from NATS by content hash and are kept in a bounded
+cache. Stopping a worker (Ctrl-C, SIGTERM) hands its games back to the queue;
+a worker that dies or is cut off loses them after the server's
+--worker-timeout, and another worker plays them again from the start.
+
+Environment:
+  TAIKAI_NATS               same as --nats
+  TAIKAI_NATS_TOKEN         the NATS token, if the server requires one
+  TAIKAI_WORKER_NAME        same as --name
+  TAIKAI_WORKER_CONCURRENCY same as --concurrency
+  TAIKAI_DATA               same as --data
+  TAIKAI_SANDBOX            same as --sandbox
+  TAIKAI_LOG_FORMAT         same as --log-format
+
+Flags:
+`
+
+// workerNames are valid worker names: one NATS subject token.
+var workerNames = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+type workerConfig struct {
+	nats        string
+	name        string
+	concurrency int
+	data        string
+	sandbox     string
+	logFormat   string
+	cache       int
+}
+
+func parseWorker(args []string, stderr io.Writer) (*workerConfig, error) {
+	c := &workerConfig{}
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, workerUsage); fs.PrintDefaults() }
+	host, _ := os.Hostname()
+	defName := workerNames.FindString(sanitizeName(host) + "-" + strconv.Itoa(os.Getpid()))
+	conc, err := strconv.Atoi(envOr("TAIKAI_WORKER_CONCURRENCY", strconv.Itoa(runtime.NumCPU())))
+	if err != nil {
+		return nil, fmt.Errorf("TAIKAI_WORKER_CONCURRENCY=%q: want a number", os.Getenv("TAIKAI_WORKER_CONCURRENCY"))
+	}
+	fs.StringVar(&c.nats, "nats", envOr("TAIKAI_NATS", ""), "NATS `URL` of the server's queue (nats://host:4222; several, comma-separated)")
+	fs.StringVar(&c.name, "name", envOr("TAIKAI_WORKER_NAME", defName), "worker `name` shown in the dashboard (letters, digits, - and _); default host-pid")
+	fs.IntVar(&c.concurrency, "concurrency", conc, "games played at once (`N`); default the number of CPUs")
+	fs.StringVar(&c.data, "data", envOr("TAIKAI_DATA", "./worker-data"), "`directory` for the engine cache and the pipe engines' folders")
+	fs.IntVar(&c.cache, "cache-engines", 32, "engine directories kept in the cache (`N`); the least recently used goes first")
+	fs.StringVar(&c.sandbox, "sandbox", envOr("TAIKAI_SANDBOX", "auto"), "engine `sandbox`: auto or on (engines run in a sandbox; without one this worker plays only built-in engines and leaves other games to other workers), or off (engines run with the worker's rights)")
+	fs.StringVar(&c.logFormat, "log-format", envOr("TAIKAI_LOG_FORMAT", "text"), "log `format`: text or json")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case c.nats == "":
+		return nil, errors.New("--nats (or TAIKAI_NATS): the server's NATS URL is required")
+	case !workerNames.MatchString(c.name):
+		return nil, fmt.Errorf("--name %q: want 1 to 64 letters, digits, - or _", c.name)
+	case c.concurrency < 1 || c.concurrency > 256:
+		return nil, fmt.Errorf("--concurrency %d: want 1 to 256", c.concurrency)
+	case c.cache < 1:
+		return nil, fmt.Errorf("--cache-engines %d: want at least 1", c.cache)
+	case !slices.Contains(sandboxModes, c.sandbox):
+		return nil, fmt.Errorf("--sandbox (or TAIKAI_SANDBOX) %q: want auto, on or off", c.sandbox)
+	case c.logFormat != "text" && c.logFormat != "json":
+		return nil, fmt.Errorf("--log-format %q: want text or json", c.logFormat)
+	}
+	return c, nil
+}
+
+// sanitizeName keeps the letters, digits, - and _ of s.
+func sanitizeName(s string) string {
+	b := []byte(s)
+	out := b[:0]
+	for _, c := range b {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return "worker"
+	}
+	return string(out)
+}
+
+func runWorker(ctx context.Context, args []string, stderr io.Writer) int {
+	cfg, err := parseWorker(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "taikai worker:", err)
+		return 2
+	}
+	var h slog.Handler = slog.NewTextHandler(stderr, nil)
+	if cfg.logFormat == "json" {
+		h = slog.NewJSONHandler(stderr, nil)
+	}
+	log := slog.New(h).With("worker", cfg.name)
+	if err := work(ctx, cfg, log); err != nil {
+		fmt.Fprintln(stderr, "taikai worker:", err)
+		return 1
+	}
+	return 0
+}
+
+func work(ctx context.Context, cfg *workerConfig, log *slog.Logger) error {
+	data, err := filepath.Abs(cfg.data)
+	if err != nil {
+		return err
+	}
+	cacheDir := cluster.CacheDirFor(data, cfg.name)
+	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+		return fmt.Errorf("data directory: %w", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	launcher := &engines.Launcher{Self: self, Log: log, FoldersDir: filepath.Join(data, "folders")}
+	engineSandbox(cfg.sandbox, launcher, cacheDir, log)
+	nc, err := cluster.Connect(cfg.nats, "taikai-worker-"+cfg.name, log)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	host, _ := os.Hostname()
+	w := &cluster.Worker{
+		Name: cfg.name, Host: host, Concurrency: cfg.concurrency,
+		Runner:   &tournament.Runner{Launcher: launcher, Log: log},
+		CacheDir: cacheDir, CacheEntries: cfg.cache, Log: log,
+	}
+	return w.Run(ctx, nc)
+}

@@ -1,0 +1,251 @@
+// Package cluster plays a server's games on `taikai worker` processes over
+// NATS JetStream. The server puts each game on a durable work queue; a worker
+// takes it, claims it from the server, plays it with its own Runner and
+// sandbox, streams the moves back on core NATS subjects, hands in the result
+// and acknowledges the queue's message only once the server has answered that
+// it stored the game. A worker that dies or is cut off stops telling the queue
+// it is still at work; after the consumer's ack wait the game is delivered
+// again, to another worker, and played from the start. The delivery count is
+// the attempt: the server keeps the latest claimed attempt of each game it
+// waits for and discards moves and results of older ones.
+//
+// Subjects:
+//
+//	taikai.games                 the work queue (stream TAIKAI_GAMES), one Job per message
+//	taikai.game.<id>.claim       worker → server request: claim an attempt; answer go, stale or gone
+//	taikai.game.<id>.tick        worker → server: one move of the game, in order
+//	taikai.game.<id>.result      worker → server request: the played game; answered once stored
+//	taikai.cancel.<id>           server → workers: stop the game's attempts before Before (0: all)
+//	taikai.worker.<name>         worker → server: a Heartbeat every HeartbeatEvery
+//
+// Engine directories travel through the object store bucket taikai-engines,
+// named by the SHA-256 of their archive; engine logs come back through
+// taikai-logs.
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/games"
+	"github.com/taikai-dev/taikai/tournament"
+)
+
+// Names in NATS.
+const (
+	Stream         = "TAIKAI_GAMES"
+	GamesSubject   = "taikai.games"
+	Consumer       = "taikai-workers"
+	EngineBucket   = "taikai-engines"
+	LogBucket      = "taikai-logs"
+	gamePrefix     = "taikai.game."
+	cancelPrefix   = "taikai.cancel."
+	workerPrefix   = "taikai.worker."
+	HeartbeatEvery = 2 * time.Second
+)
+
+// Answers of the server to a claim or a result.
+const (
+	answerGo     = "go"     // claim: play it
+	answerStale  = "stale"  // a newer attempt of the game was claimed
+	answerGone   = "gone"   // the server does not wait for this game (stored, cancelled, or from before a restart)
+	answerStored = "stored" // result: stored
+	answerFailed = "failed" // result: not stored (the server plays the game again itself)
+)
+
+// Job is a game on the work queue: everything a worker needs to play it.
+type Job struct {
+	Game         int64               `json:"game"`
+	Tournament   int64               `json:"tournament"`
+	Index        int64               `json:"index"`
+	Pair         int64               `json:"pair,omitempty"`
+	Slot         string              `json:"slot,omitempty"`
+	Black        engines.Engine      `json:"black"`
+	White        engines.Engine      `json:"white"`
+	Files        [2]string           `json:"files"` // content hashes of black's and white's directories in EngineBucket; "" for none
+	Settings     tournament.Settings `json:"settings"`
+	Seed         uint64              `json:"seed"`
+	Tallies      [2]engines.Tally    `json:"tallies"`
+	Opening      *tournament.Opening `json:"opening,omitempty"`
+	OpeningMoves []games.Move        `json:"opening_moves,omitempty"`
+	KeepLogs     bool                `json:"keep_logs,omitempty"`
+}
+
+type claimMsg struct {
+	Attempt int    `json:"attempt"`
+	Worker  string `json:"worker"`
+}
+
+type tickMsg struct {
+	Attempt int             `json:"attempt"`
+	Tick    tournament.Tick `json:"tick"`
+}
+
+type resultMsg struct {
+	Attempt int                `json:"attempt"`
+	Worker  string             `json:"worker"`
+	Played  *tournament.Played `json:"played"`
+	Logs    [2]string          `json:"logs"` // black's and white's log objects in LogBucket, "" for none
+}
+
+type cancelMsg struct {
+	Before int `json:"before"` // attempts before this one stop; 0: every attempt
+}
+
+// Heartbeat is what a worker tells the server every HeartbeatEvery.
+type Heartbeat struct {
+	Name        string  `json:"name"`
+	Host        string  `json:"host"`
+	Pid         int     `json:"pid"`
+	Concurrency int     `json:"concurrency"`
+	Running     int     `json:"running"`
+	Done        int64   `json:"done"`
+	Games       []int64 `json:"games"`   // the games it plays now
+	Sandbox     string  `json:"sandbox"` // on or off
+	Leaving     bool    `json:"leaving,omitempty"`
+}
+
+// TokenEnv is the environment variable that holds the NATS token of the
+// server and the workers (never a flag: it would show in ps).
+const TokenEnv = "TAIKAI_NATS_TOKEN"
+
+// Connect dials NATS at url (a comma-separated list of servers), with the
+// token from TAIKAI_NATS_TOKEN if set, and reconnects forever after a loss.
+// The first dial is retried in the background: a worker may start before
+// NATS does.
+func Connect(url, name string, log *slog.Logger) (*nats.Conn, error) {
+	opts := []nats.Option{
+		nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(500 * time.Millisecond),
+		nats.RetryOnFailedConnect(true), nats.ReconnectBufSize(32 << 20),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				log.Warn("nats: disconnected; reconnecting", "err", err)
+			}
+		}),
+		nats.ReconnectHandler(func(c *nats.Conn) { log.Info("nats: reconnected", "server", c.ConnectedUrlRedacted()) }),
+	}
+	if t := os.Getenv(TokenEnv); t != "" {
+		opts = append(opts, nats.Token(t))
+	}
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("nats %s: %w", url, err)
+	}
+	return nc, nil
+}
+
+// Embedded is a NATS server with JetStream inside the taikai binary.
+type Embedded struct {
+	ns *server.Server
+}
+
+// StartEmbedded starts a NATS server with JetStream listening on addr
+// (host:port), keeping its streams under dir; clients need the token from
+// TAIKAI_NATS_TOKEN if it is set.
+func StartEmbedded(addr, dir string) (*Embedded, error) {
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("--nats-embedded %q: want host:port: %w", addr, err)
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || port < 0 || port > 65535 {
+		return nil, fmt.Errorf("--nats-embedded %q: bad port", addr)
+	}
+	// The server does not say why it cannot listen: try first.
+	if port != 0 {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return nil, fmt.Errorf("embedded nats: %w", err)
+		}
+		ln.Close()
+	} else {
+		port = server.RANDOM_PORT // nats takes 0 for its default, 4222
+	}
+	opts := &server.Options{
+		ServerName: "taikai", Host: host, Port: port, JetStream: true, StoreDir: dir,
+		NoSigs: true, MaxPayload: 8 << 20, Authorization: os.Getenv(TokenEnv),
+	}
+	ns, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("embedded nats: %w", err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(30 * time.Second) {
+		ns.Shutdown()
+		return nil, fmt.Errorf("embedded nats on %s did not start within 30 s", addr)
+	}
+	return &Embedded{ns: ns}, nil
+}
+
+// URL is the address clients dial.
+func (e *Embedded) URL() string { return e.ns.ClientURL() }
+
+// Close stops the server and waits until it has.
+func (e *Embedded) Close() {
+	e.ns.Shutdown()
+	e.ns.WaitForShutdown()
+}
+
+// setup creates (or updates) the stream, the workers' consumer and the
+// buckets. ackWait is how long a worker that stopped telling the queue it is
+// at work keeps its game.
+func setup(ctx context.Context, js jetstream.JetStream, ackWait time.Duration) error {
+	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name: Stream, Subjects: []string{GamesSubject}, Retention: jetstream.WorkQueuePolicy,
+		Storage: jetstream.FileStorage, Duplicates: 10 * time.Minute,
+	}); err != nil {
+		return fmt.Errorf("stream %s: %w", Stream, err)
+	}
+	if _, err := js.CreateOrUpdateConsumer(ctx, Stream, jetstream.ConsumerConfig{
+		Durable: Consumer, AckPolicy: jetstream.AckExplicitPolicy, AckWait: ackWait, MaxDeliver: -1,
+		MaxAckPending: 100000,
+	}); err != nil {
+		return fmt.Errorf("consumer %s: %w", Consumer, err)
+	}
+	if _, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: EngineBucket, Storage: jetstream.FileStorage}); err != nil {
+		return fmt.Errorf("bucket %s: %w", EngineBucket, err)
+	}
+	if _, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: LogBucket, Storage: jetstream.FileStorage, TTL: 24 * time.Hour}); err != nil {
+		return fmt.Errorf("bucket %s: %w", LogBucket, err)
+	}
+	return nil
+}
+
+// gameSubject is taikai.game.<id>.<kind>.
+func gameSubject(id int64, kind string) string {
+	return gamePrefix + strconv.FormatInt(id, 10) + "." + kind
+}
+
+// parseGameSubject splits taikai.game.<id>.<kind>.
+func parseGameSubject(subj string) (int64, string, error) {
+	rest, ok := strings.CutPrefix(subj, gamePrefix)
+	if !ok {
+		return 0, "", errors.New("not a game subject")
+	}
+	idText, kind, ok := strings.Cut(rest, ".")
+	if !ok {
+		return 0, "", errors.New("no kind")
+	}
+	id, err := strconv.ParseInt(idText, 10, 64)
+	return id, kind, err
+}
+
+// colors are the sides in the order of two-element arrays.
+var colors = [2]games.Color{games.Black, games.White}
+
+// logObject names a game attempt's log of one colour in LogBucket.
+func logObject(game int64, attempt int, c games.Color) string {
+	return fmt.Sprintf("g%d-a%d-%s", game, attempt, c)
+}

@@ -1,0 +1,426 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/taikai-dev/taikai/games"
+	"github.com/taikai-dev/taikai/tournament"
+)
+
+// Server is the server's side: a tournament.Dispatcher that queues games for
+// the workers and waits for them.
+type Server struct {
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	files   jetstream.ObjectStore
+	logs    jetstream.ObjectStore
+	dataDir string
+	log     *slog.Logger
+	subs    []*nats.Subscription
+
+	mu      sync.Mutex
+	pending map[int64]*pending
+	workers map[string]*WorkerState
+
+	redelivered atomic.Int64
+	discarded   atomic.Int64
+}
+
+// pending is a game the server waits for.
+type pending struct {
+	spec    tournament.GameSpec
+	attempt int    // the latest claimed attempt, 0 while queued
+	worker  string // the worker of that attempt
+	got     bool   // its result arrived (it is being stored)
+	result  chan *resultMsg
+	replies []*nats.Msg // result requests to answer once stored
+}
+
+// WorkerState is a worker as the server last heard of it.
+type WorkerState struct {
+	Heartbeat
+	LastSeen time.Time `json:"last_seen"`
+}
+
+// NewServer sets up the queue, its consumer (ackWait: how long a worker that
+// went silent keeps its game) and the buckets on nc, and listens to the
+// workers. Engine logs coming back go under dataDir.
+func NewServer(ctx context.Context, nc *nats.Conn, ackWait time.Duration, dataDir string, log *slog.Logger) (*Server, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := setup(sctx, js, ackWait); err != nil {
+		return nil, fmt.Errorf("nats: %w", err)
+	}
+	s := &Server{nc: nc, js: js, dataDir: dataDir, log: log, pending: map[int64]*pending{}, workers: map[string]*WorkerState{}}
+	if s.files, err = js.ObjectStore(sctx, EngineBucket); err != nil {
+		return nil, err
+	}
+	if s.logs, err = js.ObjectStore(sctx, LogBucket); err != nil {
+		return nil, err
+	}
+	// One subscription for every game subject: claims, moves and results of
+	// a game are handled in the order its worker sent them.
+	sub, err := nc.Subscribe(gamePrefix+">", s.onGame)
+	if err != nil {
+		return nil, err
+	}
+	hb, err := nc.Subscribe(workerPrefix+"*", s.onHeartbeat)
+	if err != nil {
+		sub.Unsubscribe()
+		return nil, err
+	}
+	sub.SetPendingLimits(-1, -1)
+	s.subs = []*nats.Subscription{sub, hb}
+	if err := nc.FlushTimeout(10 * time.Second); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("nats: %w", err)
+	}
+	return s, nil
+}
+
+// Close stops listening (the connection stays the caller's).
+func (s *Server) Close() {
+	for _, sub := range s.subs {
+		sub.Unsubscribe()
+	}
+}
+
+// Play queues the game and waits for a worker's result, or for ctx: then the
+// workers are told to stop it and it ends aborted.
+func (s *Server) Play(ctx context.Context, spec tournament.GameSpec) (*tournament.Played, func(bool)) {
+	nothing := func(bool) {}
+	job, err := s.job(ctx, spec)
+	if err != nil {
+		s.log.Error("game not queued", "game", spec.ID, "err", err)
+		return aborted(spec, err.Error()), nothing
+	}
+	data, err := json.Marshal(job)
+	if err != nil {
+		return aborted(spec, err.Error()), nothing
+	}
+	p := &pending{spec: spec, result: make(chan *resultMsg, 1)}
+	s.mu.Lock()
+	s.pending[spec.ID] = p
+	s.mu.Unlock()
+	forget := func() {
+		s.mu.Lock()
+		delete(s.pending, spec.ID)
+		s.mu.Unlock()
+	}
+	// The message id makes a publish retried after a lost answer queue the
+	// game once.
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := s.js.Publish(pctx, GamesSubject, data, jetstream.WithMsgID("game-"+strconv.FormatInt(spec.ID, 10)))
+		cancel()
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			forget()
+			return aborted(spec, "stopped before it was queued"), nothing
+		}
+		s.log.Warn("game not queued yet: nats does not take it; trying again", "game", spec.ID, "err", err)
+		sleep(ctx, time.Second)
+	}
+	select {
+	case r := <-p.result:
+		played := s.played(spec, r)
+		return played, func(ok bool) {
+			answer := answerStored
+			if !ok {
+				answer = answerFailed
+			}
+			s.mu.Lock()
+			delete(s.pending, spec.ID)
+			replies := p.replies
+			s.mu.Unlock()
+			for _, m := range replies {
+				m.Respond([]byte(answer))
+			}
+			for _, name := range r.Logs {
+				if name != "" {
+					dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+					s.logs.Delete(dctx, name)
+					cancel()
+				}
+			}
+		}
+	case <-ctx.Done():
+		forget()
+		s.cancel(spec.ID, 0)
+		return aborted(spec, "stopped"), nothing
+	}
+}
+
+// job is the queue's message for a game; engine directories go to the
+// object store first.
+func (s *Server) job(ctx context.Context, spec tournament.GameSpec) (*Job, error) {
+	j := &Job{
+		Game: spec.ID, Tournament: spec.TournamentID, Index: spec.Index, Pair: spec.Pair, Slot: spec.Slot,
+		Black: spec.Black, White: spec.White, Settings: spec.Settings, Seed: spec.Seed, Tallies: spec.Tallies,
+		Opening: spec.Opening, KeepLogs: spec.LogDir != "",
+	}
+	if spec.Opening != nil {
+		j.OpeningMoves = spec.Opening.Moves
+	}
+	for i, e := range []*struct {
+		dir  *string
+		name string
+	}{{&j.Black.Dir, j.Black.Name}, {&j.White.Dir, j.White.Name}} {
+		if *e.dir == "" || (i == 0 && spec.Black.Builtin != "") || (i == 1 && spec.White.Builtin != "") {
+			*e.dir = ""
+			continue
+		}
+		hash, err := s.putFiles(ctx, *e.dir)
+		if err != nil {
+			return nil, fmt.Errorf("engine %s: %w", e.name, err)
+		}
+		j.Files[i], *e.dir = hash, ""
+	}
+	return j, nil
+}
+
+// putFiles stores an engine directory by content, unless it is there.
+func (s *Server) putFiles(ctx context.Context, dir string) (string, error) {
+	data, hash, err := pack(dir)
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if _, err := s.files.GetInfo(ctx, hash); err == nil {
+		return hash, nil
+	}
+	if _, err := s.files.PutBytes(ctx, hash, data); err != nil {
+		return "", fmt.Errorf("store engine files: %w", err)
+	}
+	s.log.Info("engine files stored for the workers", "dir", dir, "hash", hash[:12], "bytes", len(data))
+	return hash, nil
+}
+
+// played is the game as the server stores it: the worker's record with the
+// server's spec, and the logs written where the server keeps them.
+func (s *Server) played(spec tournament.GameSpec, r *resultMsg) *tournament.Played {
+	p := r.Played
+	settings := p.Spec.Settings // with the defaults the worker's runner filled in
+	p.Spec = spec
+	p.Spec.Settings = settings
+	p.Worker, p.Attempt = r.Worker, r.Attempt
+	p.Logs = [2]string{}
+	for i, name := range r.Logs {
+		if name == "" || spec.LogDir == "" {
+			continue
+		}
+		path := filepath.Join(spec.LogDir, tournament.LogName(spec.ID, colors[i]))
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(s.dataDir, path)
+		}
+		if err := s.fetchLog(name, path); err != nil {
+			s.log.Warn("engine log of a worker's game lost", "game", spec.ID, "object", name, "err", err)
+			continue
+		}
+		p.Logs[i] = path
+	}
+	return p
+}
+
+func (s *Server) fetchLog(name, path string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	data, err := s.logs.GetBytes(ctx, name)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+// cancel tells the workers to stop a game's attempts before before (0: all).
+func (s *Server) cancel(id int64, before int) {
+	data, _ := json.Marshal(cancelMsg{Before: before})
+	if err := s.nc.Publish(cancelPrefix+strconv.FormatInt(id, 10), data); err != nil {
+		s.log.Warn("workers not told to stop a game", "game", id, "err", err)
+	}
+}
+
+// onGame handles a worker's claim, move or result; it never blocks.
+func (s *Server) onGame(m *nats.Msg) {
+	id, kind, err := parseGameSubject(m.Subject)
+	if err != nil {
+		return
+	}
+	switch kind {
+	case "claim":
+		var c claimMsg
+		if err := json.Unmarshal(m.Data, &c); err != nil {
+			m.Respond([]byte(answerGone))
+			return
+		}
+		m.Respond([]byte(s.claim(id, c)))
+	case "tick":
+		var t tickMsg
+		if json.Unmarshal(m.Data, &t) != nil {
+			return
+		}
+		s.mu.Lock()
+		p := s.pending[id]
+		live := p != nil && p.attempt == t.Attempt && !p.got
+		s.mu.Unlock()
+		if live && p.spec.OnMove != nil {
+			p.spec.OnMove(t.Tick)
+		}
+	case "result":
+		var r resultMsg
+		if err := json.Unmarshal(m.Data, &r); err != nil || r.Played == nil {
+			s.log.Error("a worker's result does not read", "game", id, "err", err)
+			m.Respond([]byte(answerFailed))
+			return
+		}
+		s.mu.Lock()
+		p := s.pending[id]
+		switch {
+		case p == nil:
+			s.mu.Unlock()
+			s.log.Info("a worker's result for a game the server no longer waits for (stored, cancelled, or from before a restart) is discarded", "game", id, "worker", r.Worker, "attempt", r.Attempt)
+			m.Respond([]byte(answerGone))
+		case r.Attempt != p.attempt:
+			s.mu.Unlock()
+			s.discarded.Add(1)
+			s.log.Warn("late result of a game played again since: discarded", "game", id, "worker", r.Worker, "attempt", r.Attempt, "current_attempt", p.attempt)
+			m.Respond([]byte(answerStale))
+		default:
+			p.replies = append(p.replies, m)
+			first := !p.got
+			p.got = true
+			s.mu.Unlock()
+			if first {
+				p.result <- &r
+			}
+		}
+	}
+}
+
+// claim answers a worker that took a game from the queue.
+func (s *Server) claim(id int64, c claimMsg) string {
+	s.mu.Lock()
+	p := s.pending[id]
+	if p == nil {
+		s.mu.Unlock()
+		return answerGone
+	}
+	switch {
+	case c.Attempt < p.attempt || p.got:
+		s.mu.Unlock()
+		return answerStale
+	case c.Attempt == p.attempt:
+		s.mu.Unlock()
+		return answerGo // the same worker asking again
+	}
+	again := p.attempt > 0
+	lost := p.worker
+	p.attempt, p.worker = c.Attempt, c.Worker
+	s.mu.Unlock()
+	if again {
+		s.redelivered.Add(1)
+		s.log.Warn("game played again from the start: its worker went silent", "game", id, "lost_worker", lost, "worker", c.Worker, "attempt", c.Attempt)
+		s.cancel(id, c.Attempt)
+		if p.spec.OnRestart != nil {
+			p.spec.OnRestart()
+		}
+	}
+	return answerGo
+}
+
+func (s *Server) onHeartbeat(m *nats.Msg) {
+	var h Heartbeat
+	if json.Unmarshal(m.Data, &h) != nil || h.Name == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h.Leaving {
+		delete(s.workers, h.Name)
+		return
+	}
+	s.workers[h.Name] = &WorkerState{Heartbeat: h, LastSeen: time.Now()}
+}
+
+// Workers lists the workers heard from in the last ten minutes, by name.
+func (s *Server) Workers() []WorkerState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var list []WorkerState
+	for name, w := range s.workers {
+		if time.Since(w.LastSeen) > 10*time.Minute {
+			delete(s.workers, name)
+			continue
+		}
+		list = append(list, *w)
+	}
+	slices.SortFunc(list, func(a, b WorkerState) int {
+		if a.Name < b.Name {
+			return -1
+		}
+		if a.Name > b.Name {
+			return 1
+		}
+		return 0
+	})
+	return list
+}
+
+// Stats are the counts /metrics shows.
+type Stats struct {
+	Queued, Running     int   // games waiting for a worker, and being played
+	Redelivered         int64 // games played again because their worker went silent
+	DiscardedLateResult int64 // results that came after their game was played again
+}
+
+// Stats counts the games the server waits for.
+func (s *Server) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Stats{Redelivered: s.redelivered.Load(), DiscardedLateResult: s.discarded.Load()}
+	for _, p := range s.pending {
+		if p.attempt == 0 {
+			st.Queued++
+		} else {
+			st.Running++
+		}
+	}
+	return st
+}
+
+func aborted(spec tournament.GameSpec, detail string) *tournament.Played {
+	now := time.Now()
+	return &tournament.Played{Spec: spec, Record: games.Record{Outcome: games.Outcome{Reason: games.ReasonAborted}}, StartedAt: now, EndedAt: now, Detail: detail}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

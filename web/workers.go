@@ -1,0 +1,84 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/taikai-dev/taikai/tournament/cluster"
+)
+
+// workerJSON is a worker as GET /api/workers and the workers page show it.
+type workerJSON struct {
+	Name        string    `json:"name"`
+	Host        string    `json:"host"`
+	Pid         int       `json:"pid"`
+	Concurrency int       `json:"concurrency"`
+	Running     int       `json:"running"`
+	Games       []int64   `json:"games"` // the games it plays now
+	Done        int64     `json:"done"`  // games it finished since it started
+	Sandbox     string    `json:"sandbox"`
+	LastSeen    time.Time `json:"last_seen"`
+	// Silent: not heard from for three heartbeats (dead, or cut off).
+	Silent bool `json:"silent"`
+}
+
+// workersJSON is GET /api/workers: whether games are played by workers, the
+// workers heard from in the last ten minutes, and the queue's counts.
+type workersJSON struct {
+	Cluster     bool         `json:"cluster"`
+	Workers     []workerJSON `json:"workers"`
+	Queued      int          `json:"queued"`
+	Running     int          `json:"running"`
+	Redelivered int64        `json:"redelivered"`
+}
+
+func (s *Server) workersJSON() workersJSON {
+	out := workersJSON{Workers: []workerJSON{}}
+	if s.Workers == nil {
+		return out
+	}
+	out.Cluster = true
+	st := s.Workers.Stats()
+	out.Queued, out.Running, out.Redelivered = st.Queued, st.Running, st.Redelivered
+	for _, w := range s.Workers.Workers() {
+		games := w.Games
+		if games == nil {
+			games = []int64{}
+		}
+		out.Workers = append(out.Workers, workerJSON{
+			Name: w.Name, Host: w.Host, Pid: w.Pid, Concurrency: w.Concurrency, Running: w.Running, Games: games, Done: w.Done,
+			Sandbox: w.Sandbox, LastSeen: w.LastSeen.UTC(), Silent: time.Since(w.LastSeen) > 3*cluster.HeartbeatEvery,
+		})
+	}
+	return out
+}
+
+func (s *Server) listWorkers(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.workersJSON())
+}
+
+// WatchWorkers adds the queue's counts to the metrics.
+func (m *Metrics) WatchWorkers(c *cluster.Server) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "taikai_games_queued", Help: "Games waiting on the queue for a worker."},
+			func() float64 { return float64(c.Stats().Queued) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "taikai_games_on_workers", Help: "Games being played by workers."},
+			func() float64 { return float64(c.Stats().Running) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "taikai_games_redelivered_total", Help: "Games played again from the start because their worker went silent."},
+			func() float64 { return float64(c.Stats().Redelivered) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "taikai_worker_results_discarded_total", Help: "Results that came from a worker after their game had been played again."},
+			func() float64 { return float64(c.Stats().DiscardedLateResult) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "taikai_workers", Help: "Workers heard from in the last three heartbeats."},
+			func() float64 {
+				n := 0
+				for _, w := range c.Workers() {
+					if time.Since(w.LastSeen) <= 3*cluster.HeartbeatEvery {
+						n++
+					}
+				}
+				return float64(n)
+			}),
+	)
+}
