@@ -58,12 +58,17 @@ the same run:
                       to its connection and its stop, and games per second,
                       with and without the engine sandbox, against what
                       bubblewrap with every namespace adds to /bin/true
+  workers             games per second played by 1, 2 and 4 'taikai worker'
+                      processes of concurrency 1 through an embedded NATS
+                      server (engines answering after 20 ms), against the
+                      same games played by the server itself at the same
+                      concurrency
 
 Flags:
 `
 
 // benchParts name the parts of the benchmark, in the order they run.
-var benchParts = []string{"overhead", "throughput", "clock", "storage"}
+var benchParts = []string{"overhead", "throughput", "clock", "storage", "workers"}
 
 type benchConfig struct {
 	scale      float64
@@ -150,6 +155,8 @@ type BenchResult struct {
 	// The referee's per-move turnaround with sandboxed engines.
 	TurnaroundSandboxP50us float64 `json:"turnaround_p50_us_sandbox"`
 	TurnaroundSandboxP99us float64 `json:"turnaround_p99_us_sandbox"`
+	// Workers: games per second on 1, 2 and 4 worker processes.
+	Workers []WorkerFigures `json:"workers,omitempty"`
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -269,7 +276,7 @@ func (b *bench) run(ctx context.Context) (*BenchResult, error) {
 	if b.sandboxErr != nil {
 		r.Sandbox = "unavailable: " + b.sandboxErr.Error()
 	}
-	steps := []func(context.Context, *BenchResult) error{b.overhead, b.throughput, b.clock, b.storage}
+	steps := []func(context.Context, *BenchResult) error{b.overhead, b.throughput, b.clock, b.storage, b.workers}
 	for i, step := range steps {
 		if len(b.cfg.only) > 0 && !slices.Contains(b.cfg.only, benchParts[i]) {
 			continue
@@ -975,6 +982,14 @@ func (r *BenchResult) print(w io.Writer) {
 		fmt.Fprintf(w, "  15 ms answers, 20 ms clock: %d false timeouts in %d moves (slowest %.2f ms)\n", r.FalseTimeouts, r.ClockMoves, r.ClockMaxMS)
 		fmt.Fprintf(w, "  silent engines flagged after the deadline: p50 %.3f ms, p99 %.3f ms, max %.3f ms (%d flags; target p99 <= 5 ms)\n",
 			r.TimeoutFlagP50ms, r.TimeoutFlagP99ms, r.TimeoutFlagMaxMS, r.TimeoutSamples)
+	}
+	if len(r.Workers) > 0 {
+		fmt.Fprintf(w, "\nworkers (engines answer after 20 ms; each worker plays one game at a time)\n")
+		for _, f := range r.Workers {
+			fmt.Fprintf(w, "  %d worker(s)             %8.2f games/s   serve alone at concurrency %d %.2f games/s (ratio %.2f)   vs %d x one worker %.2f\n",
+				f.Workers, f.GamesPerSec, f.Workers, f.ServeGamesPerS, f.VsServe, f.Workers, f.VsOneWorker)
+		}
+		fmt.Fprintf(w, "  targets: one worker within 10%% of serve alone (ratio >= 0.9); N workers >= 0.9 x N x one worker, up to the machine's %d cores\n", r.Cores)
 	}
 	if r.BytesPerGame > 0 {
 		fmt.Fprintf(w, "\nstorage (synchronous=FULL: every game on disk before the next)\n")
