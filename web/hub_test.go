@@ -3,6 +3,7 @@ package web_test
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"context"
 	"fmt"
 	"net"
@@ -469,4 +470,52 @@ func TestViewerCountComesBackToZero(t *testing.T) {
 		}
 	}
 	waitViewers(0)
+}
+
+// A game whose worker was lost starts again from the beginning on another
+// worker: its viewers get a fresh snapshot with no moves, then the new moves.
+func TestGameRestartResetsViewers(t *testing.T) {
+	g := newLiveGame(t, 64)
+	d := websocket.Dialer{HandshakeTimeout: 10 * time.Second}
+	conn, _, err := d.Dial(g.url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	read := func() map[string]any {
+		t.Helper()
+		conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+		_, msg, err := conn.ReadMessage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(msg, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	if m := read(); m["type"] != "snapshot" {
+		t.Fatalf("first message %v", m)
+	}
+	g.move()
+	g.move()
+	for range 2 {
+		if m := read(); m["type"] != "move" {
+			t.Fatalf("got %v, want a move", m)
+		}
+	}
+	g.hub.Publish(tournament.Event{Type: tournament.EventGameStarted, TournamentID: g.tid, GameID: g.game.ID, Game: g.game})
+	m := read()
+	if m["type"] != "snapshot" || len(m["moves"].([]any)) != 0 {
+		t.Fatalf("after the restart: %v, want a snapshot with no moves", m)
+	}
+	g.b, g.ply = othello.New(), 0
+	g.move()
+	if m := read(); m["type"] != "move" || m["ply"] != float64(1) {
+		t.Fatalf("after the restart: %v, want ply 1", m)
+	}
+	if moves, _, ok := g.hub.LiveMoves(g.game.ID); !ok || len(moves) != 1 {
+		t.Errorf("live moves after the restart: %d, want 1", len(moves))
+	}
 }
