@@ -3,8 +3,8 @@ package web_test
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http/httptest"
