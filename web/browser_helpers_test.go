@@ -29,6 +29,7 @@ import (
 	"github.com/taikai-dev/taikai/games/othello"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
+	"github.com/taikai-dev/taikai/tournament/cluster"
 	"github.com/taikai-dev/taikai/web"
 )
 
@@ -89,7 +90,12 @@ func (f sinkFanout) Publish(ev tournament.Event) {
 }
 
 // startSite builds the server the way cmd/taikai/serve.go does.
-func startSite(tb testing.TB) *site {
+func startSite(tb testing.TB) *site { return startSiteWith(tb, false) }
+
+// startSiteWith builds the server; withWorker plays its games on a worker
+// (cluster.Worker, in this process) through an embedded NATS server, as
+// `serve --nats-embedded` and `taikai worker` do.
+func startSiteWith(tb testing.TB, withWorker bool) *site {
 	tb.Helper()
 	ctx := context.Background()
 	dir := tb.TempDir()
@@ -117,6 +123,11 @@ func startSite(tb testing.TB) *site {
 		Log:     log,
 	}
 	srv := &web.Server{DB: db, Service: svc, Live: hub, Token: browserToken, DataDir: data, Log: log, Metrics: metrics}
+	if withWorker {
+		srv.Workers = startWorker(tb, dir, self, log)
+		svc.Dispatch = srv.Workers
+		metrics.WatchWorkers(srv.Workers)
+	}
 	handler, err := srv.Handler()
 	if err != nil {
 		tb.Fatal(err)
@@ -163,6 +174,46 @@ func startSite(tb testing.TB) *site {
 	})
 	st.URL, st.DB = "http://"+ln.Addr().String(), db
 	return st
+}
+
+// startWorker starts an embedded NATS server, the server's side of the queue
+// and one worker named browser-w1, all stopped when the test ends (after the
+// site: cleanups run last first).
+func startWorker(tb testing.TB, dir, self string, log *slog.Logger) *cluster.Server {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ns, err := cluster.StartEmbedded("127.0.0.1:0", filepath.Join(dir, "nats"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	nc, err := cluster.Connect(ns.URL(), "browser-test", log)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv, err := cluster.NewServer(ctx, nc, 10*time.Second, filepath.Join(dir, "data"), log)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := &cluster.Worker{Name: "browser-w1", Host: "browser-host", Concurrency: 1,
+		Runner:   &tournament.Runner{Launcher: &engines.Launcher{Self: self, Log: log}, Log: log},
+		CacheDir: filepath.Join(dir, "cache"), Log: log}
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx, nc) }()
+	tb.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				tb.Errorf("worker: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			tb.Error("worker did not stop within 30 s")
+		}
+		srv.Close()
+		nc.Close()
+		ns.Close()
+	})
+	return srv
 }
 
 // lockedWriter sends server logs to the test log until the test is over.

@@ -1,0 +1,72 @@
+package web_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBrowserWorkers: a server whose games are played by a worker through
+// NATS. The Workers page lists the worker with the game it plays; that game's
+// page shows its moves arriving live, board by board as the API has them;
+// once over, the page says which worker played it.
+func TestBrowserWorkers(t *testing.T) {
+	chromiumPath(t)
+	s := startSiteWith(t, true)
+	b := startBrowser(t, s)
+	var a, c engineAnswer
+	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "greedy", "game": "othello", "builtin": "othello-greedy"}, &a)
+	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "random", "game": "othello", "builtin": "othello-random"}, &c)
+	var tr tournamentAnswer
+	// Paced (100 ms a move, outside the clocks): a game lasts seconds, long
+	// enough for the pages to see it running.
+	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
+		"name": "On workers", "game": "othello", "engines": []int64{a.ID, c.ID},
+		"games_per_pair": 2, "move_time_ms": 1000, "pace_ms": 100, "concurrency": 1, "start": true,
+	}, &tr)
+
+	b.open(t, "/workers")
+	if !evalJS[bool](t, b, `[...document.querySelectorAll('.nav a')].some((a) => a.getAttribute('href') === '/workers')`) {
+		t.Error("no Workers link in the navigation of a server with workers")
+	}
+	b.waitJS(t, "the worker playing a game", `!!document.querySelector('tr[data-worker="browser-w1"] a[href^="/games/"]')`, 60*time.Second)
+	row := evalJS[string](t, b, `document.querySelector('tr[data-worker="browser-w1"]').textContent`)
+	if !strings.Contains(row, "browser-host") || !strings.Contains(row, "1 / 1") {
+		t.Errorf("worker row %q, want its host and 1 / 1 games", row)
+	}
+	b.screenshot(t, "workers")
+	href := evalJS[string](t, b, `document.querySelector('tr[data-worker="browser-w1"] a[href^="/games/"]').getAttribute('href')`)
+	var id int64
+	fmt.Sscanf(href, "/games/%d", &id)
+
+	b.open(t, href)
+	seen := 0
+	deadline := time.Now().Add(60 * time.Second)
+	for seen < 3 && time.Now().Before(deadline) {
+		v := b.view(t, 8)
+		if v.Result != "" {
+			break
+		}
+		if v.Ply > seen {
+			var g gameAnswer
+			s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", id), nil, &g)
+			if len(g.Moves) < v.Ply {
+				t.Fatalf("the page shows ply %d, the API has %d moves", v.Ply, len(g.Moves))
+			}
+			if want := othelloFrames(t, g.Moves[:v.Ply])[v.Ply]; !slices.Equal(v.Rows, want) {
+				t.Errorf("live board at ply %d\n%s\nwant\n%s", v.Ply, strings.Join(v.Rows, "\n"), strings.Join(want, "\n"))
+			}
+			seen = v.Ply
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if seen < 3 {
+		t.Fatalf("the game page saw %d live moves of a game played on the worker", seen)
+	}
+	b.waitJS(t, "the result", `document.querySelector('#result').textContent !== ''`, 2*time.Minute)
+	b.open(t, href)
+	b.waitJS(t, "who played it", `(document.querySelector('#worker')?.textContent ?? '').includes('browser-w1')`, 30*time.Second)
+	b.noErrors(t, "workers", nil)
+}
