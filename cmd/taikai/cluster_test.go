@@ -276,3 +276,41 @@ func TestClusterEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// An embedded NATS server reachable from other machines needs a token: without
+// one anybody on the network could hand in results.
+func TestServeNATSFlags(t *testing.T) {
+	t.Setenv("TAIKAI_NATS_TOKEN", "")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--nats-embedded", "0.0.0.0:4222"}, "TAIKAI_NATS_TOKEN"},
+		{[]string{"--nats-embedded", "127.0.0.1:4222", "--nats", "nats://x:4222"}, "give one"},
+		{[]string{"--nats", "nats://x:4222", "--worker-timeout", "10ms"}, "--worker-timeout"},
+	} {
+		var stderr bytes.Buffer
+		if code := run(append([]string{"serve"}, tc.args...), &bytes.Buffer{}, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("serve %v: exit %d, %q; want 2 and %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+	t.Setenv("TAIKAI_NATS_TOKEN", "s3cret")
+	if _, err := parseServe([]string{"--nats-embedded", "0.0.0.0:4222"}, &bytes.Buffer{}); err != nil {
+		t.Errorf("with a token: %v", err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{}, "--nats"},
+		{[]string{"--nats", "nats://x:4222", "--name", "a.b"}, "--name"},
+		{[]string{"--nats", "nats://x:4222", "--concurrency", "0"}, "--concurrency"},
+		{[]string{"--nats", "nats://x:4222", "--sandbox", "maybe"}, "--sandbox"},
+	} {
+		var stderr bytes.Buffer
+		t.Setenv("TAIKAI_NATS", "")
+		if code := run(append([]string{"worker"}, tc.args...), &bytes.Buffer{}, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("worker %v: exit %d, %q; want 2 and %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+}

@@ -128,6 +128,9 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	if c.nats != "" && c.natsEmbedded != "" {
 		return nil, errors.New("--nats and --nats-embedded: give one (the embedded server is the one the workers dial)")
 	}
+	if c.natsEmbedded != "" && os.Getenv(cluster.TokenEnv) == "" && !loopbackAddr(c.natsEmbedded) {
+		return nil, fmt.Errorf("--nats-embedded %s listens beyond this machine: set %s (the same on every worker), or anyone who reaches the port can hand in results and queue commands for the workers", c.natsEmbedded, cluster.TokenEnv)
+	}
 	if c.workerTimeout < time.Second {
 		return nil, fmt.Errorf("--worker-timeout %v: want at least 1s", c.workerTimeout)
 	}
@@ -263,6 +266,19 @@ func (a *server) Open(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// loopbackAddr reports whether a host:port listens on loopback only.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // openCluster connects to NATS (or starts the embedded server) when told to,
