@@ -208,6 +208,16 @@ func TestBenchTiny(t *testing.T) {
 	if got["affinity"] != false {
 		t.Errorf("affinity = %v without flags", got["affinity"])
 	}
+	ws, _ := got["workers"].([]any)
+	if len(ws) != len(benchWorkerCounts) {
+		t.Fatalf("workers figures %v, want one per worker count %v", got["workers"], benchWorkerCounts)
+	}
+	for i, w := range ws {
+		f, _ := w.(map[string]any)
+		if f["workers"] != float64(benchWorkerCounts[i]) || f["games_per_sec"].(float64) <= 0 || f["serve_games_per_sec"].(float64) <= 0 {
+			t.Errorf("workers figures %v", f)
+		}
+	}
 }
 
 // --only runs the named parts and nothing else; an unknown part is refused by

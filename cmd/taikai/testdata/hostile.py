@@ -19,7 +19,8 @@ Modes (ARGs in brackets):
                         seat); after connecting, dial its own seat again
   memory                on its first turn, allocate 2 GiB in 64 MiB steps,
                         printing ALLOC <MiB> <unix time> after each step
-  memory-child          the same in a forked child; the parent plays on
+  memory-child          the same in a forked child; the parent's first move
+                        waits for the child's end
   forks                 fork 150 children that sleep, report FORKS ok=N failed=M
   setsid [MARKER] [hang] leave a double-forked setsid daemon running with
                         daemon:MARKER in its command line; with hang, never move
@@ -252,11 +253,16 @@ def main():
         on_turn = lambda n: n > 0 or keep.append(allocate()) or True
     elif mode == "memory-child":
         def child_allocates(n):
-            if n == 0 and os.fork() == 0:
-                allocate()
-                time.sleep(60)
-                os._exit(0)
-            time.sleep(0.2)  # the game lasts until the child is over its limit
+            if n == 0:
+                pid = os.fork()
+                if pid == 0:
+                    allocate()
+                    time.sleep(60)
+                    os._exit(0)
+                # The game lasts until the child is over its limit, however
+                # slowly it allocates on a busy machine: the first move waits
+                # for the child's end.
+                os.waitpid(pid, 0)
             return True
         on_turn = child_allocates
     elif mode == "connect":
