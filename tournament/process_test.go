@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -328,8 +329,32 @@ func ciRequires(tb testing.TB, tool string) string {
 		}
 		tb.Skipf("%s not installed", tool)
 	}
+	if tool == "python3" {
+		return realPython(tb, path)
+	}
 	return path
 }
+
+// realPython is the interpreter behind python3: a version manager's shim
+// (pyenv's is a shell script running pyenv) costs every engine start a
+// shell and more, seconds on a loaded machine, where the clocks of these
+// tests do not wait for it.
+func realPython(tb testing.TB, path string) string {
+	tb.Helper()
+	pythonOnce.Do(func() {
+		out, err := exec.Command(path, "-c", "import sys; print(sys.executable)").Output()
+		pythonPath = strings.TrimSpace(string(out))
+		if err != nil || pythonPath == "" {
+			pythonPath = path
+		}
+	})
+	return pythonPath
+}
+
+var (
+	pythonOnce sync.Once
+	pythonPath string
+)
 
 func clientsDir(tb testing.TB) string {
 	tb.Helper()

@@ -37,6 +37,10 @@ type Server struct {
 
 	redelivered atomic.Int64
 	discarded   atomic.Int64
+	// run tells this server's queue messages from another run's: game ids
+	// come from the database, which may be new while NATS keeps its window
+	// of message ids.
+	run string
 }
 
 // pending is a game the server waits for.
@@ -68,7 +72,8 @@ func NewServer(ctx context.Context, nc *nats.Conn, ackWait time.Duration, dataDi
 	if err := setup(sctx, js, ackWait); err != nil {
 		return nil, fmt.Errorf("nats: %w", err)
 	}
-	s := &Server{nc: nc, js: js, dataDir: dataDir, log: log, pending: map[int64]*pending{}, workers: map[string]*WorkerState{}}
+	s := &Server{nc: nc, js: js, dataDir: dataDir, log: log, pending: map[int64]*pending{}, workers: map[string]*WorkerState{},
+		run: strconv.FormatInt(time.Now().UnixNano(), 36)}
 	if s.files, err = js.ObjectStore(sctx, EngineBucket); err != nil {
 		return nil, err
 	}
@@ -125,10 +130,10 @@ func (s *Server) Play(ctx context.Context, spec tournament.GameSpec) (*tournamen
 		s.mu.Unlock()
 	}
 	// The message id makes a publish retried after a lost answer queue the
-	// game once.
+	// game once (NATS drops a repeated id for the stream's Duplicates window).
 	for {
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		_, err := s.js.Publish(pctx, GamesSubject, data, jetstream.WithMsgID("game-"+strconv.FormatInt(spec.ID, 10)))
+		_, err := s.js.Publish(pctx, GamesSubject, data, jetstream.WithMsgID("game-"+strconv.FormatInt(spec.ID, 10)+"-"+s.run))
 		cancel()
 		if err == nil {
 			break
