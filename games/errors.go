@@ -15,6 +15,7 @@ const (
 	EConflict     = "conflict"  // the state forbids it now (a duplicate name, a running tournament)
 	EUnauthorized = "unauthorized"
 	EForbidden    = "forbidden"
+	ETooMany      = "too_many_requests" // too many failed sign-ins from one address: wait and try again
 	ETooLarge     = "too_large"
 	EUnsupported  = "unsupported_media_type"
 	EUnavailable  = "unavailable"          // the server cannot do it as it runs (no engine sandbox on this host, a database it cannot use)

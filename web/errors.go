@@ -17,6 +17,7 @@ var statusOf = map[string]int{
 	games.EConflict:     http.StatusConflict,
 	games.EUnauthorized: http.StatusUnauthorized,
 	games.EForbidden:    http.StatusForbidden,
+	games.ETooMany:      http.StatusTooManyRequests,
 	games.ETooLarge:     http.StatusRequestEntityTooLarge,
 	games.EUnsupported:  http.StatusUnsupportedMediaType,
 	games.EUnavailable:  http.StatusServiceUnavailable,

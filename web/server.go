@@ -71,7 +71,8 @@ type Server struct {
 	// processes (serve --nats), nil when the server plays them.
 	Workers *cluster.Server
 
-	pages *pages
+	pages   *pages
+	signIns signInLimiter // failed sign-ins per client address
 	// health is the last write check of /healthz.
 	health struct {
 		sync.Mutex
@@ -304,12 +305,19 @@ func (s *Server) admin(next http.Handler) http.Handler {
 		} else if c, err := r.Cookie(TokenCookie); err == nil && r.Header.Get(csrfHeader) == csrfValue {
 			token, ok = c.Value, true
 		}
+		addr, now := clientAddr(r), time.Now()
+		if wait, blocked := s.signIns.blocked(addr, now); blocked {
+			w.Header().Set("Retry-After", retryAfter(wait))
+			s.writeError(w, r, &games.Error{Code: games.ETooMany, Message: "too many wrong admin tokens from this address: try again in " + retryAfter(wait) + " s", Field: "Authorization"})
+			return
+		}
 		if !ok || token == "" {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="taikai"`)
 			s.writeError(w, r, &games.Error{Code: games.EUnauthorized, Message: "this needs the admin token: Authorization: Bearer <token>", Field: "Authorization"})
 			return
 		}
 		if !s.TokenOK(token) {
+			s.signIns.failed(addr, now)
 			s.writeError(w, r, &games.Error{Code: games.EForbidden, Message: "wrong admin token", Field: "Authorization"})
 			return
 		}
