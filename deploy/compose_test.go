@@ -2,11 +2,14 @@
 
 // Package deploy_test runs the deployment for real: it builds the base images
 // the Dockerfile names (deploy/base-images.sh, no registry needed), builds and
-// starts docker-compose.yml, plays a short tournament through the REST API,
-// takes the stack down without its volume, starts it again and checks that the
-// volume kept every game.
+// starts docker-compose.yml (the server, NATS and a worker), plays a short
+// tournament through the REST API, takes the stack down without its volumes,
+// starts it again and checks that the volume kept every game
+// (TestComposeDeployment). TestComposeWorkersLost then runs three workers,
+// kills one and cuts another off the network while they play, and checks that
+// the tournament still ends with every game played exactly once.
 //
-//	go test -tags docker -count=1 -timeout 40m ./deploy/
+//	go test -tags docker -count=1 -timeout 60m -v ./deploy/
 //
 // It takes minutes (the first run builds the images) and needs root for
 // debootstrap. Without a Docker engine it skips, unless CI=true.
@@ -35,15 +38,21 @@ import (
 )
 
 const (
-	service    = "taikai"
-	testImage  = "taikai:compose-test" // kept between runs: its layers are the next build's cache
-	pollEvery  = 500 * time.Millisecond
-	baseImages = 25 * time.Minute // debootstrap + apt + the Go toolchain, first run
-	buildAndUp = 20 * time.Minute // apt-get of the runtime stage, go mod download, cgo
-	startUp    = 3 * time.Minute  // from `up -d` to GET /healthz 200
-	healthy    = 2 * time.Minute  // Docker's HEALTHCHECK (interval 30s) reports healthy
-	playing    = 5 * time.Minute  // the demo tournament
-	stopDown   = 3 * time.Minute  // stop (up to stop_grace_period 30s), down
+	service        = "taikai"
+	workerService  = "worker"
+	natsService    = "nats"
+	testImage      = "taikai:compose-test"      // kept between runs: its layers are the next build's cache
+	testNATSImage  = "taikai-nats:compose-test" // the same
+	lostWorkerWait = 5 * time.Second            // TAIKAI_WORKER_TIMEOUT of TestComposeWorkersLost
+	pollEvery      = 500 * time.Millisecond
+	baseImages     = 25 * time.Minute // debootstrap + apt + the Go toolchain, first run
+	buildAndUp     = 20 * time.Minute // apt-get of the runtime stage, go mod download, cgo
+	startUp        = 3 * time.Minute  // from `up -d` to GET /healthz 200
+	healthy        = 2 * time.Minute  // Docker's HEALTHCHECK (interval 30s) reports healthy
+	playing        = 5 * time.Minute  // the demo tournament
+	chaos          = 20 * time.Minute // TestComposeWorkersLost's tournament, kills and cuts included
+	rejoin         = 5 * time.Minute  // a worker cut off, then connected again, is heard from again
+	stopDown       = 3 * time.Minute  // stop (up to stop_grace_period 30s), down
 )
 
 // stack is one compose project of the test: its own name, env file, image tag,
@@ -55,12 +64,26 @@ type stack struct {
 	project string
 	env     []string // the environment every compose command runs with
 	volume  string
+	nats    string // the NATS volume
 	token   string
-	base    string // http://127.0.0.1:PORT
-	client  *http.Client
+	// anonymous volumes seen on the project's containers (the workers' /data):
+	// `down` without -v leaves them behind, cleanup removes them.
+	anonymous map[string]bool
+	base      string // http://127.0.0.1:PORT
+	client    *http.Client
 }
 
-func TestComposeDeployment(t *testing.T) {
+// options are what a test sets in its stack's environment beyond the defaults.
+type options struct {
+	workers           int    // --scale worker=N
+	workerConcurrency int    // TAIKAI_WORKER_CONCURRENCY
+	workerTimeout     string // TAIKAI_WORKER_TIMEOUT in the env file, "" for the default
+}
+
+// setUp checks for Docker and Compose, builds the base images, then builds and
+// starts docker-compose.yml as a project of its own, and waits for the server
+// to answer and for o.workers workers to report in.
+func setUp(t *testing.T, o options) *stack {
 	ci := os.Getenv("CI") == "true"
 	absent := func(format string, args ...any) {
 		t.Helper()
@@ -95,20 +118,24 @@ func TestComposeDeployment(t *testing.T) {
 	}
 	t.Logf("base images ready in %s", since(start))
 
-	s := newStack(t, compose, root)
+	s := newStack(t, compose, root, o)
 
 	// 2. Build and start.
 	start = time.Now()
-	previous := imageID(t, testImage)
-	if _, err := s.composeLogged(buildAndUp, "up", "-d", "--build"); err != nil {
+	previous := map[string]string{testImage: imageID(t, testImage), testNATSImage: imageID(t, testNATSImage)}
+	if _, err := s.composeLogged(buildAndUp, "up", "-d", "--build", "--scale", fmt.Sprintf("%s=%d", workerService, o.workers)); err != nil {
 		t.Fatalf("up -d --build: %v", err)
 	}
+	s.trackVolumes()
 	t.Logf("build + up -d: %s", since(start))
-	// The image the last run built, replaced by this one's: remove it (and
-	// with it its layers this build does not share) unless something uses it.
-	if id := imageID(t, testImage); previous != "" && id != previous {
-		if _, err := run(t, time.Minute, "", nil, "docker", "rmi", previous); err == nil {
-			t.Logf("removed the previous %s, %s", testImage, previous)
+	// The images the last run built, replaced by this one's: remove them (and
+	// with them their layers this build does not share) unless something uses
+	// them.
+	for ref, old := range previous {
+		if id := imageID(t, ref); old != "" && id != old {
+			if _, err := run(t, time.Minute, "", nil, "docker", "rmi", old); err == nil {
+				t.Logf("removed the previous %s, %s", ref, old)
+			}
 		}
 	}
 	start = time.Now()
@@ -116,19 +143,32 @@ func TestComposeDeployment(t *testing.T) {
 	t.Logf("GET /healthz answered %s after up", since(start))
 	s.checkContainer()
 	s.checkSandbox()
-
-	// 3. A short tournament through the REST API.
+	s.checkNATSContainer()
+	s.checkWorkerContainers(o.workers)
 	start = time.Now()
+	s.waitWorkers(o.workers)
+	t.Logf("%d worker(s) reported in, sandboxed, %s after the server answered", o.workers, since(start))
+	return s
+}
+
+func TestComposeDeployment(t *testing.T) {
+	s := setUp(t, options{workers: 1, workerConcurrency: 2})
+
+	// 3. A short tournament through the REST API, played by the worker.
+	start := time.Now()
 	games := s.playTournament()
 	t.Logf("tournament of %d games finished in %s", len(games.list), since(start))
 	s.waitHealthy()
 
-	// 4. Stop and take the stack down, keeping the volume.
+	// 4. Stop and take the stack down, keeping the volumes.
 	start = time.Now()
+	s.trackVolumes()
 	s.composeOK(stopDown, "stop")
 	s.composeOK(stopDown, "down")
-	if out, err := run(t, 30*time.Second, "", nil, "docker", "volume", "inspect", s.volume); err != nil {
-		t.Fatalf("volume %s is gone after `down` without -v: %v\n%s", s.volume, err, out)
+	for _, v := range []string{s.volume, s.nats} {
+		if out, err := run(t, 30*time.Second, "", nil, "docker", "volume", "inspect", v); err != nil {
+			t.Fatalf("volume %s is gone after `down` without -v: %v\n%s", v, err, out)
+		}
 	}
 	if out, _ := s.compose(30*time.Second, "ps", "-q"); strings.TrimSpace(out) != "" {
 		t.Fatalf("containers left after down: %s", out)
@@ -138,8 +178,10 @@ func TestComposeDeployment(t *testing.T) {
 	// 5. Up again on the same volume: every game is still there.
 	start = time.Now()
 	s.composeOK(buildAndUp, "up", "-d")
+	s.trackVolumes()
 	s.waitHealthz()
-	t.Logf("up again, /healthz after %s", since(start))
+	s.waitWorkers(1)
+	t.Logf("up again, /healthz and the worker after %s", since(start))
 	again := s.readGames(games.tournament)
 	if !reflect.DeepEqual(again.list, games.list) {
 		t.Fatalf("games after the restart differ:\nbefore %+v\nafter  %+v", games.list, again.list)
@@ -160,6 +202,336 @@ func TestComposeDeployment(t *testing.T) {
 	t.Logf("after the restart: all %d games, their results and moves, are kept", len(again.list))
 }
 
+// TestComposeWorkersLost plays a tournament on three workers and, while they
+// play, kills one worker container (docker kill) and cuts another off the
+// network longer than the worker timeout (docker network disconnect, then
+// connect). Their games must be played again elsewhere and the tournament end
+// with every game of the schedule finished exactly once, by a worker, and
+// standings that match the games.
+func TestComposeWorkersLost(t *testing.T) {
+	const workers = 3
+	s := setUp(t, options{workers: workers, workerConcurrency: 1, workerTimeout: lostWorkerWait.String()})
+
+	// Four engines (two alpha-betas under their own names), six games a pair:
+	// 36 games, paced so that each lasts seconds and the tournament minutes.
+	var ids []int64
+	for _, e := range []struct{ name, builtin string }{
+		{"random", "othello-random"}, {"greedy", "othello-greedy"},
+		{"alphabeta-1", "othello-alphabeta"}, {"alphabeta-2", "othello-alphabeta"},
+	} {
+		var eng struct{ ID int64 }
+		s.postJSON("/api/engines", map[string]any{"name": e.name, "game": "othello", "builtin": e.builtin}, &eng)
+		if eng.ID == 0 {
+			t.Fatalf("POST /api/engines %s: no id", e.name)
+		}
+		ids = append(ids, eng.ID)
+	}
+	var tour struct {
+		ID         int64 `json:"id"`
+		TotalGames int   `json:"total_games"`
+	}
+	s.postJSON("/api/tournaments", map[string]any{
+		"name": "workers-lost", "game": "othello", "engines": ids,
+		"games_per_pair": 6, "move_time_ms": 300, "pace_ms": 150, "concurrency": workers, "start": true,
+	}, &tour)
+	if tour.ID == 0 || tour.TotalGames != 36 {
+		t.Fatalf("POST /api/tournaments: %+v, want an id and 36 games", tour)
+	}
+	start := time.Now()
+	deadline := start.Add(chaos)
+
+	// 1. Kill a worker container in the middle of a game.
+	killed := s.playingWorker(deadline, "")
+	t.Logf("%s: docker kill %s (worker %s, game %d at ply %d, attempt %d)", since(start), short(killed.container), killed.worker.Name, killed.game.ID, killed.game.Plies, killed.game.Attempt)
+	if out, err := run(t, time.Minute, "", nil, "docker", "kill", killed.container); err != nil {
+		t.Fatalf("docker kill: %v\n%s", err, out)
+	}
+	lostAt := time.Now()
+	// Its game is played again, by another worker, from the start.
+	g := s.waitReplayed(killed, lostAt, deadline)
+	t.Logf("%s: game %d played again (attempt %d, worker %s) %s after the kill", since(start), g.ID, g.Attempt, g.Worker, since(lostAt))
+
+	// 2. Cut another worker off the network while it plays; connect it again
+	// once its game has been given to another.
+	cut := s.playingWorker(deadline, killed.container)
+	network := s.network(cut.container)
+	t.Logf("%s: docker network disconnect %s %s (worker %s, game %d at ply %d, attempt %d)", since(start), network, short(cut.container), cut.worker.Name, cut.game.ID, cut.game.Plies, cut.game.Attempt)
+	if out, err := run(t, time.Minute, "", nil, "docker", "network", "disconnect", network, cut.container); err != nil {
+		t.Fatalf("docker network disconnect: %v\n%s", err, out)
+	}
+	cutAt := time.Now()
+	g = s.waitReplayed(cut, cutAt, deadline)
+	t.Logf("%s: game %d played again (attempt %d, worker %s) %s after the cut", since(start), g.ID, g.Attempt, g.Worker, since(cutAt))
+	// Connected again only once the server shows it silent and the worker
+	// timeout has passed since the cut.
+	for {
+		silent := false
+		for _, w := range s.workers().Workers {
+			silent = silent || (w.Name == cut.worker.Name && w.Silent)
+		}
+		if silent && time.Since(cutAt) > lostWorkerWait+time.Second {
+			break
+		}
+		if time.Since(cutAt) > lostWorkerWait+time.Minute {
+			t.Fatalf("worker %s, cut off the network %s ago, not shown silent by GET /api/workers", cut.worker.Name, since(cutAt))
+		}
+		time.Sleep(pollEvery)
+	}
+	if out, err := run(t, time.Minute, "", nil, "docker", "network", "connect", network, cut.container); err != nil {
+		t.Fatalf("docker network connect: %v\n%s", err, out)
+	}
+	connectedAt := time.Now()
+	t.Logf("%s: docker network connect %s %s, %s after the cut", since(start), network, short(cut.container), since(cutAt))
+
+	// 3. The tournament to its end; meanwhile the worker connected again is
+	// heard from again.
+	var back time.Duration
+	var status struct {
+		Status        string `json:"status"`
+		FinishedGames int    `json:"finished_games"`
+		TotalGames    int    `json:"total_games"`
+	}
+	for {
+		if back == 0 {
+			for _, w := range s.workers().Workers {
+				if w.Name == cut.worker.Name && !w.Silent && w.LastSeen.After(connectedAt) {
+					back = time.Since(connectedAt)
+					t.Logf("%s: worker %s heard from again, %s after it was connected again", since(start), w.Name, back.Round(100*time.Millisecond))
+				}
+			}
+		}
+		s.getJSON(fmt.Sprintf("/api/tournaments/%d", tour.ID), &status)
+		if status.Status == "cancelled" {
+			t.Fatalf("tournament %d cancelled", tour.ID)
+		}
+		if status.Status == "finished" && (back != 0 || time.Since(connectedAt) > rejoin) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tournament %d: %s, %d/%d games, %s after its start", tour.ID, status.Status, status.FinishedGames, status.TotalGames, chaos)
+		}
+		time.Sleep(pollEvery)
+	}
+	t.Logf("tournament of %d games finished %s after its start", status.TotalGames, since(start))
+	if back == 0 {
+		t.Errorf("worker %s, connected again to the network, not heard from within %s", cut.worker.Name, rejoin)
+	}
+
+	// 4. Every game of the schedule finished exactly once, by a worker, in a
+	// sandbox; the two lost games among those played again.
+	s.checkPlayedOnce(tour.ID, tour.TotalGames, killed.game.ID, cut.game.ID)
+	w := s.workers()
+	if w.Redelivered < 2 {
+		t.Errorf("GET /api/workers: redelivered %d, want at least 2 (a killed and a cut-off worker's games)", w.Redelivered)
+	}
+	t.Logf("GET /api/workers at the end: %d redelivered; workers: %+v", w.Redelivered, w.Workers)
+}
+
+// atWork is a worker in the middle of a game, and its container.
+type atWork struct {
+	worker    workerRow
+	container string
+	game      gameDetail
+}
+
+// playingWorker waits for a worker heard from, not in container skip, that
+// plays a game already a few plies in, and returns it with its container.
+func (s *stack) playingWorker(deadline time.Time, skip string) atWork {
+	t := s.t
+	t.Helper()
+	var last workersList
+	for {
+		last = s.workers()
+		ids := s.containers(workerService)
+		for _, w := range last.Workers {
+			if w.Silent || len(w.Games) == 0 {
+				continue
+			}
+			c := containerOf(w, ids)
+			if c == "" || c == skip {
+				continue
+			}
+			g := s.game(w.Games[0])
+			// A few plies in and far from the end (othello: 60 plies at
+			// most), by this worker.
+			if g.Status == "running" && g.Worker == w.Name && g.Plies >= 4 && g.Plies <= 30 {
+				return atWork{worker: w, container: c, game: g}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no worker playing a game a few plies in before the deadline; last GET /api/workers: %+v", last)
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// waitReplayed waits for the game a lost worker played to be given to a newer
+// attempt, which only the server's worker timeout can do, and returns it.
+func (s *stack) waitReplayed(lost atWork, at, deadline time.Time) gameDetail {
+	t := s.t
+	t.Helper()
+	for {
+		g := s.game(lost.game.ID)
+		// (The timeout runs from the worker's last word to the queue, up to
+		// a heartbeat before it was lost.)
+		if g.Attempt > lost.game.Attempt {
+			return g
+		}
+		if g.Status == "finished" {
+			t.Fatalf("game %d finished by attempt %d, worker %s, after that worker was lost: %+v", g.ID, g.Attempt, g.Worker, g)
+		}
+		if time.Now().After(deadline) || time.Since(at) > lostWorkerWait+2*time.Minute {
+			t.Fatalf("game %d not played again %s after its worker %s was lost: %+v; GET /api/workers: %+v", g.ID, since(at), lost.worker.Name, g, s.workers())
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// network is the compose network a container is on.
+func (s *stack) network(container string) string {
+	s.t.Helper()
+	c := s.inspect(container)
+	if len(c.NetworkSettings.Networks) != 1 {
+		s.t.Fatalf("container %s is on networks %v, want one", short(container), c.NetworkSettings.Networks)
+	}
+	for n := range c.NetworkSettings.Networks {
+		return n
+	}
+	panic("unreachable")
+}
+
+// checkPlayedOnce checks a finished tournament's games: every schedule index
+// has exactly one finished game (aborted ones aside), no game is listed twice,
+// every finished game was played by a worker in a sandbox, the games named in
+// replayed were played again (attempt 2 or more), and the standings are the
+// recount of the finished games.
+func (s *stack) checkPlayedOnce(tournament int64, total int, replayed ...int64) {
+	t := s.t
+	t.Helper()
+	list := s.readGames(tournament).list
+	seen := map[int64]bool{}
+	finished := map[int64][]gameRow{} // index -> its finished games
+	indexes := map[int64]bool{}
+	for _, g := range list {
+		if g.ID == nil {
+			t.Errorf("game at index %d has no id: %+v", g.Index, g)
+			continue
+		}
+		if seen[*g.ID] {
+			t.Errorf("game %d listed twice", *g.ID)
+		}
+		seen[*g.ID] = true
+		indexes[g.Index] = true
+		switch g.Status {
+		case "finished":
+			finished[g.Index] = append(finished[g.Index], g)
+		case "aborted":
+			t.Logf("index %d: game %d aborted", g.Index, *g.ID)
+		default:
+			t.Errorf("game %d (index %d): status %q in a finished tournament", *g.ID, g.Index, g.Status)
+		}
+	}
+	if len(indexes) != total {
+		t.Errorf("%d schedule indexes among the games, want %d", len(indexes), total)
+	}
+	type tally struct{ games, wins, draws, losses int64 }
+	recount := map[int64]*tally{}
+	add := func(id int64) *tally {
+		if recount[id] == nil {
+			recount[id] = &tally{}
+		}
+		return recount[id]
+	}
+	attempts := map[int64]int{}
+	reasons := map[string]int{}
+	for index := range indexes {
+		f := finished[index]
+		if len(f) != 1 {
+			t.Errorf("index %d: %d finished games (%+v), want exactly one", index, len(f), f)
+			continue
+		}
+		g := f[0]
+		d := s.game(*g.ID)
+		attempts[d.ID] = d.Attempt
+		if d.Worker == "" || d.Attempt < 1 {
+			t.Errorf("game %d: worker %q, attempt %d: want the worker that played it", d.ID, d.Worker, d.Attempt)
+		}
+		if d.Sandbox != "on" {
+			t.Errorf("game %d: sandbox %q, want on", d.ID, d.Sandbox)
+		}
+		if g.Result == nil || g.Reason == nil || g.Plies == 0 {
+			t.Errorf("game %d: want a result, a reason and moves: %+v", d.ID, g)
+			continue
+		}
+		reasons[*g.Reason]++
+		b, w := add(g.Black.EngineID), add(g.White.EngineID)
+		b.games++
+		w.games++
+		switch *g.Result {
+		case "black":
+			b.wins++
+			w.losses++
+		case "white":
+			w.wins++
+			b.losses++
+		case "draw":
+			b.draws++
+			w.draws++
+		default:
+			t.Errorf("game %d: result %q", d.ID, *g.Result)
+		}
+	}
+	t.Logf("finished games by reason: %v", reasons)
+	var again []int64
+	for id, a := range attempts {
+		if a >= 2 {
+			again = append(again, id)
+		}
+	}
+	slices.Sort(again)
+	t.Logf("games played again (attempt >= 2): %v", again)
+	if len(again) == 0 {
+		t.Errorf("no game has attempt >= 2")
+	}
+	for _, id := range replayed {
+		if attempts[id] < 2 {
+			t.Errorf("game %d, whose worker was lost: attempt %d of its finished game, want 2 or more", id, attempts[id])
+		}
+	}
+
+	var st struct {
+		Standings []struct {
+			EngineID int64   `json:"engine_id"`
+			Name     string  `json:"name"`
+			Games    int64   `json:"games"`
+			Wins     int64   `json:"wins"`
+			Draws    int64   `json:"draws"`
+			Losses   int64   `json:"losses"`
+			Points   float64 `json:"points"`
+		} `json:"standings"`
+		FinishedGames int `json:"finished_games"`
+		TotalGames    int `json:"total_games"`
+	}
+	s.getJSON(fmt.Sprintf("/api/tournaments/%d/standings", tournament), &st)
+	if st.FinishedGames != total || st.TotalGames != total {
+		t.Errorf("standings: %d/%d games finished, want %d/%d", st.FinishedGames, st.TotalGames, total, total)
+	}
+	if len(st.Standings) != len(recount) {
+		t.Errorf("standings have %d rows, the games %d engines", len(st.Standings), len(recount))
+	}
+	for _, row := range st.Standings {
+		want := recount[row.EngineID]
+		if want == nil {
+			t.Errorf("standings: engine %d (%s) played no finished game", row.EngineID, row.Name)
+			continue
+		}
+		got := tally{row.Games, row.Wins, row.Draws, row.Losses}
+		if got != *want || row.Points != float64(want.wins)+float64(want.draws)/2 {
+			t.Errorf("standings: %s %+v, %.1f points; the games give %+v", row.Name, got, row.Points, *want)
+		}
+	}
+}
+
 // ---------------------------------------------------------------- compose
 
 // findCompose returns the Compose command that works here: the v2 plugin
@@ -178,7 +550,7 @@ func findCompose(t *testing.T) []string {
 	return nil
 }
 
-func newStack(t *testing.T, compose []string, root string) *stack {
+func newStack(t *testing.T, compose []string, root string, o options) *stack {
 	var b [4]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		t.Fatal(err)
@@ -189,8 +561,15 @@ func newStack(t *testing.T, compose []string, root string) *stack {
 		t.Fatal(err)
 	}
 	token := hex.EncodeToString(tok[:])
+	if _, err := rand.Read(tok[:]); err != nil {
+		t.Fatal(err)
+	}
+	env := "TAIKAI_ADMIN_TOKEN=" + token + "\nTAIKAI_NATS_TOKEN=" + hex.EncodeToString(tok[:]) + "\n"
+	if o.workerTimeout != "" {
+		env += "TAIKAI_WORKER_TIMEOUT=" + o.workerTimeout + "\n"
+	}
 	envFile := filepath.Join(t.TempDir(), "taikai.env")
-	if err := os.WriteFile(envFile, []byte("TAIKAI_ADMIN_TOKEN="+token+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(envFile, []byte(env), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	port := freePort(t)
@@ -200,9 +579,12 @@ func newStack(t *testing.T, compose []string, root string) *stack {
 		root:    root,
 		project: project,
 		volume:  project + "-data",
+		nats:    project + "-nats",
 		token:   token,
 		base:    "http://127.0.0.1:" + strconv.Itoa(port),
 		client:  &http.Client{Timeout: 10 * time.Second},
+
+		anonymous: map[string]bool{},
 	}
 	// The shell's values win over a developer's .env next to the compose
 	// file, so every variable the file reads is set here.
@@ -211,10 +593,13 @@ func newStack(t *testing.T, compose []string, root string) *stack {
 		"TAIKAI_ENV_FILE=" + envFile,
 		"TAIKAI_IMAGE=" + testImage,
 		"TAIKAI_VOLUME=" + s.volume,
+		"TAIKAI_NATS_IMAGE=" + testNATSImage,
+		"TAIKAI_NATS_VOLUME=" + s.nats,
+		"TAIKAI_WORKER_CONCURRENCY=" + strconv.Itoa(o.workerConcurrency),
 		"TAIKAI_HTTP_PORT=127.0.0.1:" + strconv.Itoa(port),
 		"TAIKAI_DEMO=0",
 	}
-	t.Logf("project %s, volume %s, %s", project, s.volume, s.base)
+	t.Logf("project %s, volumes %s and %s, %s", project, s.volume, s.nats, s.base)
 	t.Cleanup(func() {
 		if t.Failed() {
 			if out, err := s.compose(time.Minute, "ps", "-a"); err == nil {
@@ -223,18 +608,30 @@ func newStack(t *testing.T, compose []string, root string) *stack {
 			out, err := s.compose(time.Minute, "logs", "--no-color", "--timestamps")
 			t.Logf("docker compose logs (%v):\n%s", err, tail(out, 300))
 		}
+		s.trackVolumes()
 		if out, err := s.compose(stopDown, "down", "-v", "--remove-orphans", "--timeout", "10"); err != nil {
 			t.Errorf("down -v: %v\n%s", err, out)
 		}
-		// down -v removes the project's volumes; make sure, whatever happened.
-		if out, err := run(t, time.Minute, "", nil, "docker", "volume", "rm", "-f", s.volume); err != nil {
-			t.Errorf("docker volume rm %s: %v\n%s", s.volume, err, out)
+		// down -v removes the project's volumes, and the anonymous ones of the
+		// containers it removes; make sure, whatever happened, and remove
+		// those of containers an earlier `down` removed.
+		volumes := []string{s.volume, s.nats}
+		for v := range s.anonymous {
+			volumes = append(volumes, v)
 		}
-		if _, err := run(t, 30*time.Second, "", nil, "docker", "volume", "inspect", s.volume); err == nil {
-			t.Errorf("volume %s still exists after down -v", s.volume)
+		for _, v := range volumes {
+			if out, err := run(t, time.Minute, "", nil, "docker", "volume", "rm", "-f", v); err != nil {
+				t.Errorf("docker volume rm %s: %v\n%s", v, err, out)
+			}
+			if _, err := run(t, 30*time.Second, "", nil, "docker", "volume", "inspect", v); err == nil {
+				t.Errorf("volume %s still exists after down -v", v)
+			}
 		}
 		if out, err := run(t, 30*time.Second, "", nil, "docker", "ps", "-aq", "--filter", "label=com.docker.compose.project="+project); err != nil || strings.TrimSpace(out) != "" {
 			t.Errorf("containers of %s left after down -v: %q (%v)", project, out, err)
+		}
+		if out, err := run(t, 30*time.Second, "", nil, "docker", "network", "ls", "-q", "--filter", "label=com.docker.compose.project="+project); err != nil || strings.TrimSpace(out) != "" {
+			t.Errorf("networks of %s left after down -v: %q (%v)", project, out, err)
 		}
 	})
 	return s
@@ -267,11 +664,44 @@ func (s *stack) composeOK(limit time.Duration, args ...string) string {
 // containerID is the id of the service's container.
 func (s *stack) containerID() string {
 	s.t.Helper()
-	id := strings.TrimSpace(s.composeOK(30*time.Second, "ps", "-q", service))
-	if id == "" || strings.Contains(id, "\n") {
-		s.t.Fatalf("compose ps -q %s: %q", service, id)
+	return s.serviceContainer(service)
+}
+
+// serviceContainer is the id of the one container of a service.
+func (s *stack) serviceContainer(name string) string {
+	s.t.Helper()
+	ids := s.containers(name)
+	if len(ids) != 1 {
+		s.t.Fatalf("compose ps -q %s: %q, want one container", name, ids)
 	}
-	return id
+	return ids[0]
+}
+
+// containers are the full ids of a service's running containers.
+func (s *stack) containers(name string) []string {
+	s.t.Helper()
+	return strings.Fields(s.composeOK(30*time.Second, "ps", "-q", name))
+}
+
+// trackVolumes notes the anonymous volumes of the project's containers (the
+// workers' /data), for cleanup: a `down` without -v leaves them behind.
+func (s *stack) trackVolumes() {
+	s.t.Helper()
+	out, err := run(s.t, 30*time.Second, "", nil, "docker", "ps", "-aq", "--filter", "label=com.docker.compose.project="+s.project)
+	if err != nil || strings.TrimSpace(out) == "" {
+		return
+	}
+	args := append([]string{"inspect", "-f", `{{range .Mounts}}{{if eq .Type "volume"}}{{.Name}} {{end}}{{end}}`}, strings.Fields(out)...)
+	out, err = run(s.t, 30*time.Second, "", nil, "docker", args...)
+	if err != nil {
+		s.t.Logf("docker inspect (volumes): %v\n%s", err, out)
+		return
+	}
+	for _, v := range strings.Fields(out) {
+		if v != s.volume && v != s.nats {
+			s.anonymous[v] = true
+		}
+	}
 }
 
 // checkContainer checks what docker-compose.yml and the Dockerfile promise
@@ -280,42 +710,8 @@ func (s *stack) containerID() string {
 func (s *stack) checkContainer() {
 	t := s.t
 	t.Helper()
-	out, err := run(t, 30*time.Second, "", nil, "docker", "inspect", s.containerID())
-	if err != nil {
-		t.Fatalf("docker inspect: %v\n%s", err, out)
-	}
-	var info []struct {
-		Config struct {
-			User       string
-			Entrypoint []string
-			Cmd        []string
-		}
-		HostConfig struct {
-			NanoCpus     int64
-			Memory       int64
-			PidsLimit    *int64
-			PortBindings map[string][]struct{ HostIP, HostPort string }
-			SecurityOpt  []string
-			MaskedPaths  []string
-		}
-		Mounts []struct {
-			Type, Name, Source, Destination string
-			RW                              bool
-		}
-	}
-	if err := json.Unmarshal([]byte(out), &info); err != nil || len(info) != 1 {
-		t.Fatalf("docker inspect: %v\n%s", err, out)
-	}
-	c := info[0]
-	// The engine sandbox's settings (docker-compose.yml says why each):
-	// root in the container, Docker's seccomp profile off, no masked /proc
-	// paths, the cgroup tree writable.
-	if c.Config.User != "0:0" {
-		t.Errorf("container user %q, want 0:0 (the sandbox's)", c.Config.User)
-	}
-	if !slices.Contains(c.HostConfig.SecurityOpt, "seccomp=unconfined") || len(c.HostConfig.MaskedPaths) != 0 {
-		t.Errorf("security options %q, masked paths %q: want seccomp=unconfined and none masked (systempaths=unconfined)", c.HostConfig.SecurityOpt, c.HostConfig.MaskedPaths)
-	}
+	c := s.inspect(s.containerID())
+	s.checkSandboxSettings("taikai", c)
 	if want := []string{"/usr/bin/tini", "--", "/usr/local/bin/taikai"}; !reflect.DeepEqual(c.Config.Entrypoint, want) {
 		t.Errorf("entrypoint %q, want %q", c.Config.Entrypoint, want)
 	}
@@ -339,14 +735,211 @@ func (s *stack) checkContainer() {
 	if !data {
 		t.Errorf("mounts %+v, want the volume %s at /data", c.Mounts, s.volume)
 	}
-	if !slices.ContainsFunc(c.Mounts, func(m struct {
-		Type, Name, Source, Destination string
-		RW                              bool
-	}) bool {
-		return m.Destination == "/sys/fs/cgroup" && m.RW
-	}) {
-		t.Errorf("mounts %+v, want /sys/fs/cgroup read-write", c.Mounts)
+	if want := []string{"serve"}; !reflect.DeepEqual(c.Config.Cmd, want) {
+		t.Errorf("command %q, want %q", c.Config.Cmd, want)
 	}
+}
+
+// inspected is what the tests read of `docker inspect`.
+type inspected struct {
+	ID     string
+	Name   string
+	Config struct {
+		User        string
+		Hostname    string
+		Entrypoint  []string
+		Cmd         []string
+		Healthcheck *struct{ Test []string }
+	}
+	HostConfig struct {
+		NanoCpus     int64
+		Memory       int64
+		PidsLimit    *int64
+		PortBindings map[string][]struct{ HostIP, HostPort string }
+		SecurityOpt  []string
+		MaskedPaths  []string
+	}
+	Mounts          []mount
+	NetworkSettings struct {
+		Networks map[string]json.RawMessage
+	}
+}
+
+type mount struct {
+	Type, Name, Source, Destination string
+	RW                              bool
+}
+
+func (s *stack) inspect(id string) inspected {
+	s.t.Helper()
+	out, err := run(s.t, 30*time.Second, "", nil, "docker", "inspect", id)
+	if err != nil {
+		s.t.Fatalf("docker inspect: %v\n%s", err, out)
+	}
+	var info []inspected
+	if err := json.Unmarshal([]byte(out), &info); err != nil || len(info) != 1 {
+		s.t.Fatalf("docker inspect: %v\n%s", err, out)
+	}
+	return info[0]
+}
+
+// checkSandboxSettings: the engine sandbox's settings (docker-compose.yml says
+// why each): root in the container, Docker's seccomp profile off, no masked
+// /proc paths, the cgroup tree writable.
+func (s *stack) checkSandboxSettings(what string, c inspected) {
+	t := s.t
+	t.Helper()
+	if c.Config.User != "0:0" {
+		t.Errorf("%s: container user %q, want 0:0 (the sandbox's)", what, c.Config.User)
+	}
+	if !slices.Contains(c.HostConfig.SecurityOpt, "seccomp=unconfined") || len(c.HostConfig.MaskedPaths) != 0 {
+		t.Errorf("%s: security options %q, masked paths %q: want seccomp=unconfined and none masked (systempaths=unconfined)", what, c.HostConfig.SecurityOpt, c.HostConfig.MaskedPaths)
+	}
+	if !slices.ContainsFunc(c.Mounts, func(m mount) bool { return m.Destination == "/sys/fs/cgroup" && m.RW }) {
+		t.Errorf("%s: mounts %+v, want /sys/fs/cgroup read-write", what, c.Mounts)
+	}
+}
+
+// checkWorkerContainers: n worker containers, each with the sandbox's
+// settings, its own limits, no published port, no healthcheck (the image's
+// probes the server's port) and a /data of its own.
+func (s *stack) checkWorkerContainers(n int) {
+	t := s.t
+	t.Helper()
+	ids := s.containers(workerService)
+	if len(ids) != n {
+		t.Fatalf("%d worker containers (%q), want %d", len(ids), ids, n)
+	}
+	data := map[string]bool{}
+	for _, id := range ids {
+		c := s.inspect(id)
+		what := "worker " + c.Name
+		s.checkSandboxSettings(what, c)
+		if want := []string{"worker"}; !reflect.DeepEqual(c.Config.Cmd, want) {
+			t.Errorf("%s: command %q, want %q", what, c.Config.Cmd, want)
+		}
+		if c.HostConfig.NanoCpus != 2e9 || c.HostConfig.Memory != 4<<30 || c.HostConfig.PidsLimit == nil || *c.HostConfig.PidsLimit != 1024 {
+			t.Errorf("%s: limits %d nanocpus, %d bytes, pids %v; want 2 CPUs, 4 GiB, 1024", what, c.HostConfig.NanoCpus, c.HostConfig.Memory, c.HostConfig.PidsLimit)
+		}
+		if len(c.HostConfig.PortBindings) != 0 {
+			t.Errorf("%s: published ports %+v, want none", what, c.HostConfig.PortBindings)
+		}
+		if c.Config.Healthcheck == nil || !reflect.DeepEqual(c.Config.Healthcheck.Test, []string{"NONE"}) {
+			t.Errorf("%s: healthcheck %+v, want none", what, c.Config.Healthcheck)
+		}
+		if !strings.HasPrefix(c.ID, c.Config.Hostname) || len(c.Config.Hostname) != 12 {
+			t.Errorf("%s: hostname %q, want its short container id (the worker's default name)", what, c.Config.Hostname)
+		}
+		var ok bool
+		for _, m := range c.Mounts {
+			if m.Destination == "/data" {
+				ok = m.Type == "volume" && m.Name != s.volume && m.Name != s.nats && !data[m.Name]
+				data[m.Name] = true
+			}
+		}
+		if !ok {
+			t.Errorf("%s: mounts %+v, want a volume of its own at /data", what, c.Mounts)
+		}
+	}
+}
+
+// checkNATSContainer: the nats service runs the locally built nats-server, as
+// its own user, its store on the NATS volume, no port published.
+func (s *stack) checkNATSContainer() {
+	t := s.t
+	t.Helper()
+	c := s.inspect(s.serviceContainer(natsService))
+	if c.Config.User != "nats" {
+		t.Errorf("nats: container user %q, want nats", c.Config.User)
+	}
+	if len(c.HostConfig.PortBindings) != 0 {
+		t.Errorf("nats: published ports %+v, want none", c.HostConfig.PortBindings)
+	}
+	if !slices.ContainsFunc(c.Mounts, func(m mount) bool { return m.Destination == "/data" && m.Type == "volume" && m.Name == s.nats }) {
+		t.Errorf("nats: mounts %+v, want the volume %s at /data", c.Mounts, s.nats)
+	}
+	// The token is required: a client without it is refused.
+	out, err := run(t, 30*time.Second, "", nil, "docker", "exec", c.ID, "bash", "-c",
+		`exec 3<>/dev/tcp/127.0.0.1/4222 && printf 'CONNECT {"verbose":false}\r\nPING\r\n' >&3 && timeout 5 head -n2 <&3`)
+	if !strings.Contains(out, "Authorization Violation") {
+		t.Errorf("nats: a client without the token: %v\n%s\nwant -ERR 'Authorization Violation'", err, out)
+	}
+}
+
+// ---------------------------------------------------------------- workers
+
+type workerRow struct {
+	Name        string    `json:"name"`
+	Host        string    `json:"host"`
+	Pid         int       `json:"pid"`
+	Concurrency int       `json:"concurrency"`
+	Running     int       `json:"running"`
+	Games       []int64   `json:"games"`
+	Done        int64     `json:"done"`
+	Sandbox     string    `json:"sandbox"`
+	LastSeen    time.Time `json:"last_seen"`
+	Silent      bool      `json:"silent"`
+}
+
+type workersList struct {
+	Cluster     bool        `json:"cluster"`
+	Workers     []workerRow `json:"workers"`
+	Queued      int         `json:"queued"`
+	Running     int         `json:"running"`
+	Redelivered int64       `json:"redelivered"`
+}
+
+func (s *stack) workers() workersList {
+	s.t.Helper()
+	var w workersList
+	s.getJSON("/api/workers", &w)
+	return w
+}
+
+// waitWorkers waits for GET /api/workers to list n workers heard from (not
+// silent), one per worker container, each with its engines sandboxed.
+func (s *stack) waitWorkers(n int) {
+	t := s.t
+	t.Helper()
+	deadline := time.Now().Add(startUp)
+	var last workersList
+	for {
+		last = s.workers()
+		ids := s.containers(workerService)
+		hosts := map[string]bool{}
+		for _, w := range last.Workers {
+			if w.Silent {
+				continue
+			}
+			if w.Sandbox != "on" {
+				logs, _ := s.compose(30*time.Second, "logs", "--no-color", workerService)
+				t.Fatalf("worker %s: sandbox %q, want on: its engines would run unsandboxed\n%s", w.Name, w.Sandbox, tail(logs, 40))
+			}
+			if slices.ContainsFunc(ids, func(id string) bool { return w.Host != "" && strings.HasPrefix(id, w.Host) }) {
+				hosts[w.Host] = true
+			}
+		}
+		if !last.Cluster {
+			t.Fatalf("GET /api/workers: cluster false: the server plays the games itself")
+		}
+		if len(hosts) == n && len(ids) == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET /api/workers: not %d workers, one per container (%q), within %s: %+v", n, ids, startUp, last)
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// containerOf is the worker container whose short id is the worker's host.
+func containerOf(w workerRow, ids []string) string {
+	for _, id := range ids {
+		if w.Host != "" && strings.HasPrefix(id, w.Host) {
+			return id
+		}
+	}
+	return ""
 }
 
 // checkSandbox: the server in the container runs its engines sandboxed.
@@ -498,12 +1091,13 @@ func (s *stack) playTournament() played {
 			t.Fatalf("game %d ended by %q, want normal: the engines did not play it out", *g.ID, *g.Reason)
 		}
 		p.moves[*g.ID] = s.moves(*g.ID)
-		var detail struct {
-			Sandbox string `json:"sandbox"`
-		}
-		s.getJSON(fmt.Sprintf("/api/games/%d", *g.ID), &detail)
+		detail := s.game(*g.ID)
 		if detail.Sandbox != "on" {
 			t.Errorf("game %d: sandbox %q, want on: the engines ran unsandboxed in the container", *g.ID, detail.Sandbox)
+		}
+		// Played by the worker, not by the server.
+		if detail.Worker == "" || detail.Attempt < 1 {
+			t.Errorf("game %d: worker %q, attempt %d: want the worker's name and an attempt", *g.ID, detail.Worker, detail.Attempt)
 		}
 		if p.moves[*g.ID] != g.Plies {
 			t.Errorf("game %d: %d plies but %d moves stored", *g.ID, g.Plies, p.moves[*g.ID])
@@ -519,6 +1113,26 @@ func (s *stack) readGames(tournament int64) played {
 	}
 	s.getJSON(fmt.Sprintf("/api/tournaments/%d/games", tournament), &list)
 	return played{tournament: tournament, list: list.Games, moves: map[int64]int{}}
+}
+
+// gameDetail is what the tests read of GET /api/games/{id}.
+type gameDetail struct {
+	ID      int64   `json:"id"`
+	Index   int64   `json:"index"`
+	Status  string  `json:"status"`
+	Result  *string `json:"result"`
+	Reason  *string `json:"reason"`
+	Plies   int     `json:"plies"`
+	Sandbox string  `json:"sandbox"`
+	Worker  string  `json:"worker"`
+	Attempt int     `json:"attempt"`
+}
+
+func (s *stack) game(id int64) gameDetail {
+	s.t.Helper()
+	var g gameDetail
+	s.getJSON(fmt.Sprintf("/api/games/%d", id), &g)
+	return g
 }
 
 func (s *stack) moves(game int64) int {
@@ -674,6 +1288,9 @@ func freePort(t *testing.T) int {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
 }
+
+// short is a container id as docker ps shows it.
+func short(id string) string { return id[:min(12, len(id))] }
 
 func since(t time.Time) time.Duration { return time.Since(t).Round(100 * time.Millisecond) }
 
