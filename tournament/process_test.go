@@ -553,7 +553,11 @@ func TestEngineConnectTimeout(t *testing.T) {
 	slow.Command = append([]string{"sh", "-c", `sleep 1; exec "$0" "$@"`}, engines.BuiltinCommand(self(t), "othello-random", "othello-board")...)
 	slow.ConnectTimeoutMS = 30000
 	set := tournament.Settings{Game: "othello", MoveTimeMS: 2000, ConnectMS: 300}
-	p := play(t, r, tournament.GameSpec{ID: 1, Black: slow, White: builtinEngine("othello-greedy", ""), Settings: set})
+	// White has a time of its own too: a race-built engine took over 300 ms
+	// to start on a loaded machine.
+	white := builtinEngine("othello-greedy", "")
+	white.ConnectTimeoutMS = 30000
+	p := play(t, r, tournament.GameSpec{ID: 1, Black: slow, White: white, Settings: set})
 	if p.Outcome.Reason != games.ReasonNormal {
 		t.Fatalf("outcome %+v (%s), want a game played", p.Outcome, p.Detail)
 	}
@@ -561,7 +565,7 @@ func TestEngineConnectTimeout(t *testing.T) {
 		t.Errorf("connect times %v ms, want black's over its 1 s sleep and white's recorded", p.ConnectMS)
 	}
 	slow.ConnectTimeoutMS = 0 // the tournament's 300 ms
-	p = play(t, r, tournament.GameSpec{ID: 2, Black: slow, White: builtinEngine("othello-greedy", ""), Settings: set})
+	p = play(t, r, tournament.GameSpec{ID: 2, Black: slow, White: white, Settings: set})
 	if p.Outcome.Reason != games.ReasonNoConnect || p.ConnectMS[0] != 0 {
 		t.Errorf("without its own time: outcome %+v, connect %v; want no_connect", p.Outcome, p.ConnectMS)
 	}
