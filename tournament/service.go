@@ -33,6 +33,9 @@ type Event struct {
 	Played       *Played     // game_ended
 	Tick         *Tick       // move
 	Tournament   *Tournament // tournament
+	// Again: a game_started for a game that was already started, played
+	// again from the beginning (its worker was lost).
+	Again bool
 }
 
 // Dispatcher plays games elsewhere (taikai worker processes). Play returns the
@@ -419,7 +422,7 @@ func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) bool {
 		spec.OnRestart = func() {
 			again := *header
 			again.Plies = 0
-			s.publish(Event{Type: EventGameStarted, TournamentID: t.ID, GameID: spec.ID, Game: &again})
+			s.publish(Event{Type: EventGameStarted, TournamentID: t.ID, GameID: spec.ID, Game: &again, Again: true})
 		}
 		p, stored = s.Dispatch.Play(ctx, spec)
 	} else {

@@ -505,7 +505,7 @@ func TestGameRestartResetsViewers(t *testing.T) {
 			t.Fatalf("got %v, want a move", m)
 		}
 	}
-	g.hub.Publish(tournament.Event{Type: tournament.EventGameStarted, TournamentID: g.tid, GameID: g.game.ID, Game: g.game})
+	g.hub.Publish(tournament.Event{Type: tournament.EventGameStarted, TournamentID: g.tid, GameID: g.game.ID, Game: g.game, Again: true})
 	m := read()
 	if m["type"] != "snapshot" || len(m["moves"].([]any)) != 0 {
 		t.Fatalf("after the restart: %v, want a snapshot with no moves", m)

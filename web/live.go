@@ -159,9 +159,8 @@ func (l *Live) event(ev tournament.Event) {
 	case tournament.EventGameStarted:
 		g := &liveGame{header: *ev.Game, replay: newReplay(ev.Game.Game, ev.Game.Rule, ev.Game.Size)}
 		g.last = frame{Board: g.replay.rows()}
-		_, again := l.games[ev.GameID]
 		l.games[ev.GameID] = g
-		if again {
+		if ev.Again {
 			// Its worker was lost and another plays it from the start: the
 			// game's viewers start over from the empty board.
 			l.Hub.Broadcast(gameSnapshot(&g.header, nil, []frame{g.last}, nil, true, nil), gameTopic(ev.GameID))

@@ -71,7 +71,9 @@ func (m *Metrics) Handler() http.Handler {
 func (m *Metrics) Publish(ev tournament.Event) {
 	switch ev.Type {
 	case tournament.EventGameStarted:
-		m.running.Inc()
+		if !ev.Again {
+			m.running.Inc()
+		}
 	case tournament.EventMove:
 		m.moves.Inc()
 	case tournament.EventGameEnded:

@@ -3,11 +3,15 @@ package web_test
 import (
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/taikai-dev/taikai/tournament"
+	"github.com/taikai-dev/taikai/web"
 )
 
 // A websocket is counted as a request (status 101) but its lifetime is not
@@ -52,5 +56,31 @@ func TestMetricsCountWebsocketsWithoutTimingThem(t *testing.T) {
 	}
 	if !strings.Contains(metrics, `taikai_http_request_duration_seconds_count{method="GET",route="/metrics"}`) {
 		t.Errorf("ordinary requests are not timed any more:\n%s", metrics)
+	}
+}
+
+// A game played again from the start (its worker lost) is started twice and
+// ends once: it counts as one running game, and none once over.
+func TestMetricsRunningGameStartedAgain(t *testing.T) {
+	m := web.NewMetrics()
+	g := &tournament.Game{ID: 1, Game: "othello", Reason: "normal"}
+	m.Publish(tournament.Event{Type: tournament.EventGameStarted, GameID: 1, Game: g})
+	m.Publish(tournament.Event{Type: tournament.EventGameStarted, GameID: 1, Game: g, Again: true})
+	running := func() string {
+		rec := httptest.NewRecorder()
+		m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		for _, l := range strings.Split(rec.Body.String(), "\n") {
+			if strings.HasPrefix(l, "taikai_games_running ") {
+				return l
+			}
+		}
+		return ""
+	}
+	if got := running(); got != "taikai_games_running 1" {
+		t.Errorf("after a game started twice: %q, want 1", got)
+	}
+	m.Publish(tournament.Event{Type: tournament.EventGameEnded, GameID: 1, Game: g})
+	if got := running(); got != "taikai_games_running 0" {
+		t.Errorf("after it ended: %q, want 0", got)
 	}
 }
