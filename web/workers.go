@@ -43,13 +43,16 @@ func (s *Server) workersJSON() workersJSON {
 	st := s.Workers.Stats()
 	out.Queued, out.Running, out.Redelivered = st.Queued, st.Running, st.Redelivered
 	for _, w := range s.Workers.Workers() {
-		games := w.Games
-		if games == nil {
-			games = []int64{}
+		silent := time.Since(w.LastSeen) > 3*cluster.HeartbeatEvery
+		games, running := w.Games, w.Running
+		if games == nil || silent {
+			// A silent worker's games are not its any more once its
+			// timeout passes: show none rather than stale ones.
+			games, running = []int64{}, 0
 		}
 		out.Workers = append(out.Workers, workerJSON{
-			Name: w.Name, Host: w.Host, Pid: w.Pid, Concurrency: w.Concurrency, Running: w.Running, Games: games, Done: w.Done,
-			Sandbox: w.Sandbox, LastSeen: w.LastSeen.UTC(), Silent: time.Since(w.LastSeen) > 3*cluster.HeartbeatEvery,
+			Name: w.Name, Host: w.Host, Pid: w.Pid, Concurrency: w.Concurrency, Running: running, Games: games, Done: w.Done,
+			Sandbox: w.Sandbox, LastSeen: w.LastSeen.UTC(), Silent: silent,
 		})
 	}
 	return out
