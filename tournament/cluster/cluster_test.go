@@ -267,3 +267,39 @@ func TestLateResultDiscarded(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// An engine's directory travels by content; one the server cannot read is
+// left to the worker's own path (the engine then fails to start there, as it
+// would on the server), and built-ins send nothing.
+func TestJobFiles(t *testing.T) {
+	nc := embedded(t)
+	srv, err := NewServer(context.Background(), nc, 5*time.Second, t.TempDir(), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "bot.py"), []byte("print('hi')"), 0o644)
+	_, want, err := pack(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "gone")
+	spec := tournament.GameSpec{ID: 9,
+		Black: engines.Engine{Name: "up", Command: []string{"python3", "bot.py"}, Dir: dir},
+		White: engines.Engine{Name: "lost", Command: []string{"python3", "bot.py"}, Dir: missing}}
+	j, err := srv.job(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Files[0] != want || j.Black.Dir != "" {
+		t.Errorf("black: files %q dir %q, want %q and no server path", j.Files[0], j.Black.Dir, want)
+	}
+	if j.Files[1] != "" || j.White.Dir != missing {
+		t.Errorf("white: files %q dir %q, want none and its own path", j.Files[1], j.White.Dir)
+	}
+	spec.Black = engines.Engine{Name: "b", Builtin: "othello-random", Dir: dir}
+	if j, err = srv.job(context.Background(), spec); err != nil || j.Files[0] != "" || j.Black.Dir != "" {
+		t.Errorf("built-in: files %q dir %q (%v), want nothing sent", j.Files[0], j.Black.Dir, err)
+	}
+}

@@ -196,7 +196,13 @@ func (s *Server) job(ctx context.Context, spec tournament.GameSpec) (*Job, error
 		}
 		hash, err := s.putFiles(ctx, *e.dir)
 		if err != nil {
-			return nil, fmt.Errorf("engine %s: %w", e.name, err)
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			// As when the server plays: the engine fails to start where its
+			// directory is missing (and runs where the worker has it).
+			s.log.Error("engine files not sent to the workers: the engine starts from its directory's path, if the worker has it", "engine", e.name, "dir", *e.dir, "err", err)
+			continue
 		}
 		j.Files[i], *e.dir = hash, ""
 	}
