@@ -161,6 +161,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		r.With(s.admin).Post("/engines", s.createEngine)
 		r.Get("/engines/{id}", s.getEngine)
 		r.With(s.admin).Delete("/engines/{id}", s.deleteEngine)
+		r.With(s.admin).Post("/engines/{id}/check", s.checkEngine)
 		r.Get("/builtins", s.listBuiltins)
 		r.Get("/tournaments", s.listTournaments)
 		r.With(s.admin).Post("/tournaments", s.createTournament)
