@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // TestBrowserWorkers: a server whose games are played by a worker through
@@ -69,4 +71,26 @@ func TestBrowserWorkers(t *testing.T) {
 	b.open(t, href)
 	b.waitJS(t, "who played it", `(document.querySelector('#worker')?.textContent ?? '').includes('browser-w1')`, 30*time.Second)
 	b.noErrors(t, "workers", nil)
+
+	// The engines page's Check button: the pre-flight check of an engine
+	// that crashes at once, in words, with its output.
+	var broken engineAnswer
+	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "broken", "game": "othello", "command": []string{"sh", "-c", "echo cannot start >&2; exit 3"}}, &broken)
+	b.open(t, "/engines")
+	b.run(t, "sign in", 30*time.Second,
+		chromedp.Click(chromedp.CSS("#sign-in")),
+		chromedp.WaitVisible(chromedp.CSS("#token-input")),
+		chromedp.SendKeys(chromedp.CSS("#token-input"), browserToken),
+		chromedp.Click(chromedp.CSS(`#token-form button[type=submit]`)))
+	b.waitJS(t, "admin mode", `document.body.classList.contains('admin')`, 15*time.Second)
+	b.waitJS(t, "the broken engine's Check button", fmt.Sprintf(`!!document.querySelector('button.check[data-id="%d"]')`, broken.ID), 30*time.Second)
+	b.run(t, "check", 30*time.Second, chromedp.Click(chromedp.CSS(fmt.Sprintf(`button.check[data-id="%d"]`, broken.ID))))
+	b.waitJS(t, "the check's answer", `document.querySelector('#check-result').classList.contains('failed')`, 2*time.Minute)
+	msg := evalJS[string](t, b, `document.querySelector('#check-message').textContent`)
+	out := evalJS[string](t, b, `document.querySelector('#check-log').textContent`)
+	if !strings.Contains(msg, "exited before its first move") || !strings.Contains(out, "cannot start") {
+		t.Errorf("check shows %q with output %q", msg, out)
+	}
+	b.screenshot(t, "engine-check")
+	b.noErrors(t, "engines (check)", nil)
 }

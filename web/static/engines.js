@@ -30,8 +30,35 @@ function engineRow(e) {
     h('td', null, h('span', {class: `game-tag game-${e.game}`, text: e.game})),
     h('td', {text: e.protocol}),
     h('td', {class: 'command'}, h('code', {text: e.command_line}), e.port ? h('span', {class: 'muted small', text: ` port ${e.port}`}) : null),
-    h('td', {class: 'admin-only actions-cell'}, del));
+    h('td', {class: 'admin-only actions-cell'},
+      h('button', {type: 'button', class: 'button ghost small check', dataset: {id: e.id, name: e.name}, text: 'Check'}), ' ', del));
 }
+
+// Check: one short game against a built-in (POST /api/engines/{id}/check),
+// and what went wrong in a sentence, with the end of the engine's output.
+$('#engines').addEventListener('click', async (ev) => {
+  const b = ev.target.closest('button.check');
+  if (!b) return;
+  const box = $('#check-result');
+  box.hidden = false;
+  box.className = 'card check-result';
+  $('#check-title').textContent = `Checking ${b.dataset.name}: one game against a built-in…`;
+  $('#check-message').textContent = '';
+  $('#check-log').textContent = '';
+  b.disabled = true;
+  try {
+    const r = await write(`/api/engines/${b.dataset.id}/check`, {method: 'POST'});
+    box.classList.add(r.ok ? 'ok' : 'failed');
+    $('#check-title').textContent = `${b.dataset.name}: ${r.ok ? 'passed' : 'failed'} against ${r.opponent} (${r.seconds} s)`;
+    $('#check-message').textContent = r.message;
+    $('#check-log').textContent = r.log || '(no output)';
+  } catch (err) {
+    $('#check-title').textContent = `${b.dataset.name}: the check could not run`;
+    $('#check-message').textContent = err.message;
+  } finally {
+    b.disabled = false;
+  }
+});
 
 // Deleting takes two clicks: the first one asks.
 $('#engines').addEventListener('click', async (ev) => {
