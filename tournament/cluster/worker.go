@@ -45,10 +45,9 @@ type Worker struct {
 
 // attempt is a game this worker plays.
 type attempt struct {
-	n         int
-	cancel    context.CancelFunc
-	byServer  atomic.Bool // the server told it to stop: nothing is handed in
-	startedAt time.Time
+	n        int
+	cancel   context.CancelFunc
+	byServer atomic.Bool // the server told it to stop: nothing is handed in
 }
 
 // Run works until ctx ends; then the games being played are handed back to
@@ -190,7 +189,7 @@ func (w *Worker) play(ctx context.Context, m jetstream.Msg) {
 
 	gctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	a := &attempt{n: n, cancel: cancel, startedAt: time.Now()}
+	a := &attempt{n: n, cancel: cancel}
 	w.mu.Lock()
 	if old := w.games[job.Game]; old != nil {
 		old.byServer.Store(true) // an older delivery to this same worker
