@@ -129,6 +129,11 @@ func Connect(url, name string, log *slog.Logger) (*nats.Conn, error) {
 	opts := []nats.Option{
 		nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(500 * time.Millisecond),
 		nats.RetryOnFailedConnect(true), nats.ReconnectBufSize(32 << 20),
+		// A connection whose network went away without a word (a cable, a
+		// `docker network disconnect`, a new address) is noticed by missed
+		// pings, not by TCP: after 3 pings 5 s apart, not nats.go's 2 x 2
+		// minutes, so that a worker cut off and back plays again soon.
+		nats.PingInterval(5 * time.Second), nats.MaxPingsOutstanding(3),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			if err != nil {
 				log.Warn("nats: disconnected; reconnecting", "err", err)
