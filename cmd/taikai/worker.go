@@ -60,7 +60,11 @@ func parseWorker(args []string, stderr io.Writer) (*workerConfig, error) {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, workerUsage); fs.PrintDefaults() }
 	host, _ := os.Hostname()
-	defName := workerNames.FindString(sanitizeName(host) + "-" + strconv.Itoa(os.Getpid()))
+	host = sanitizeName(host)
+	if len(host) > 50 {
+		host = host[:50]
+	}
+	defName := host + "-" + strconv.Itoa(os.Getpid())
 	conc, err := strconv.Atoi(envOr("TAIKAI_WORKER_CONCURRENCY", strconv.Itoa(runtime.NumCPU())))
 	if err != nil {
 		return nil, fmt.Errorf("TAIKAI_WORKER_CONCURRENCY=%q: want a number", os.Getenv("TAIKAI_WORKER_CONCURRENCY"))
