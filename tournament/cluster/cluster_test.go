@@ -298,8 +298,45 @@ func TestJobFiles(t *testing.T) {
 	if j.Files[1] != "" || j.White.Dir != missing {
 		t.Errorf("white: files %q dir %q, want none and its own path", j.Files[1], j.White.Dir)
 	}
+	// The same directory again: the same name; once a file changes, a new one.
+	if j, err = srv.job(context.Background(), spec); err != nil || j.Files[0] != want {
+		t.Errorf("again: files %q (%v), want %q", j.Files[0], err, want)
+	}
+	os.WriteFile(filepath.Join(dir, "bot.py"), []byte("print('better')"), 0o644)
+	os.Chtimes(filepath.Join(dir, "bot.py"), time.Unix(2e9, 0), time.Unix(2e9, 0))
+	_, changed, _ := pack(dir)
+	if j, err = srv.job(context.Background(), spec); err != nil || j.Files[0] != changed || changed == want {
+		t.Errorf("after a change: files %q (%v), want %q, not %q", j.Files[0], err, changed, want)
+	}
 	spec.Black = engines.Engine{Name: "b", Builtin: "othello-random", Dir: dir}
 	if j, err = srv.job(context.Background(), spec); err != nil || j.Files[0] != "" || j.Black.Dir != "" {
 		t.Errorf("built-in: files %q dir %q (%v), want nothing sent", j.Files[0], j.Black.Dir, err)
+	}
+}
+
+// With TAIKAI_NATS_TOKEN set, the embedded server refuses a client without
+// it, and Connect presents it.
+func TestEmbeddedToken(t *testing.T) {
+	t.Setenv(TokenEnv, "s3cret-token")
+	e, err := StartEmbedded("127.0.0.1:0", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if nc, err := nats.Connect(e.URL(), nats.Timeout(10*time.Second)); err == nil {
+		nc.Close()
+		t.Fatal("a client without the token was let in")
+	}
+	if nc, err := nats.Connect(e.URL(), nats.Token("wrong"), nats.Timeout(10*time.Second)); err == nil {
+		nc.Close()
+		t.Fatal("a client with a wrong token was let in")
+	}
+	nc, err := Connect(e.URL(), "test", slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if err := nc.FlushTimeout(10 * time.Second); err != nil {
+		t.Errorf("Connect with the token: %v", err)
 	}
 }

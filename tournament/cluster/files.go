@@ -78,6 +78,24 @@ func pack(dir string) (data []byte, hash string, err error) {
 	return buf.Bytes(), hex.EncodeToString(sum[:]), nil
 }
 
+// statDir sums up what pack would read without reading it: every entry's
+// name, size, mode and modification time, in name order.
+func statDir(dir string) (string, error) {
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00%v\x00%d\n", p, info.Size(), info.Mode(), info.ModTime().UnixNano())
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil)), err
+}
+
 // unpack writes the archive pack made into dir, which must exist.
 func unpack(data []byte, dir string) error {
 	tr := tar.NewReader(bytes.NewReader(data))

@@ -34,6 +34,7 @@ type Server struct {
 	mu      sync.Mutex
 	pending map[int64]*pending
 	workers map[string]*WorkerState
+	stored  map[string]storedDir // by directory
 
 	redelivered atomic.Int64
 	discarded   atomic.Int64
@@ -72,7 +73,7 @@ func NewServer(ctx context.Context, nc *nats.Conn, ackWait time.Duration, dataDi
 	if err := setup(sctx, js, ackWait); err != nil {
 		return nil, fmt.Errorf("nats: %w", err)
 	}
-	s := &Server{nc: nc, js: js, dataDir: dataDir, log: log, pending: map[int64]*pending{}, workers: map[string]*WorkerState{},
+	s := &Server{nc: nc, js: js, dataDir: dataDir, log: log, pending: map[int64]*pending{}, workers: map[string]*WorkerState{}, stored: map[string]storedDir{},
 		run: strconv.FormatInt(time.Now().UnixNano(), 36)}
 	if s.files, err = js.ObjectStore(sctx, EngineBucket); err != nil {
 		return nil, err
@@ -158,12 +159,17 @@ func (s *Server) Play(ctx context.Context, spec tournament.GameSpec) (*tournamen
 			replies := p.replies
 			s.mu.Unlock()
 			for _, m := range replies {
-				m.Respond([]byte(answer))
+				if err := m.Respond([]byte(answer)); err != nil {
+					// The worker asks again, and is answered gone.
+					s.log.Warn("a worker not told its game's fate", "game", spec.ID, "answer", answer, "err", err)
+				}
 			}
 			for _, name := range r.Logs {
 				if name != "" {
 					dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-					s.logs.Delete(dctx, name)
+					if err := s.logs.Delete(dctx, name); err != nil {
+						s.log.Debug("a log object not deleted (the bucket's 24 h TTL removes it)", "object", name, "err", err)
+					}
 					cancel()
 				}
 			}
@@ -210,22 +216,39 @@ func (s *Server) job(ctx context.Context, spec tournament.GameSpec) (*Job, error
 }
 
 // putFiles stores an engine directory by content, unless it is there.
+// A directory is read and hashed again only when a file's name, size, mode
+// or time changed since it was last stored (statDir): not for every game.
 func (s *Server) putFiles(ctx context.Context, dir string) (string, error) {
+	sig, err := statDir(dir)
+	if err != nil {
+		return "", fmt.Errorf("engine directory %s: %w", dir, err)
+	}
+	s.mu.Lock()
+	known, ok := s.stored[dir]
+	s.mu.Unlock()
+	if ok && known.sig == sig {
+		return known.hash, nil
+	}
 	data, hash, err := pack(dir)
 	if err != nil {
 		return "", err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	if _, err := s.files.GetInfo(ctx, hash); err == nil {
-		return hash, nil
+	if _, err := s.files.GetInfo(ctx, hash); err != nil {
+		if _, err := s.files.PutBytes(ctx, hash, data); err != nil {
+			return "", fmt.Errorf("store engine files: %w", err)
+		}
+		s.log.Info("engine files stored for the workers", "dir", dir, "hash", hash[:12], "bytes", len(data))
 	}
-	if _, err := s.files.PutBytes(ctx, hash, data); err != nil {
-		return "", fmt.Errorf("store engine files: %w", err)
-	}
-	s.log.Info("engine files stored for the workers", "dir", dir, "hash", hash[:12], "bytes", len(data))
+	s.mu.Lock()
+	s.stored[dir] = storedDir{sig: sig, hash: hash}
+	s.mu.Unlock()
 	return hash, nil
 }
+
+// storedDir is an engine directory as last put in the object store.
+type storedDir struct{ sig, hash string }
 
 // played is the game as the server stores it: the worker's record with the
 // server's spec, and the logs written where the server keeps them.
