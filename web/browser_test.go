@@ -639,18 +639,26 @@ func TestBrowser(t *testing.T) {
 			}
 			t.Skip("python3 not installed")
 		}
+		// The interpreter itself, not a version manager's shim (pyenv's
+		// costs seconds a start on a loaded machine).
+		if out, err := exec.Command(python, "-c", "import sys; print(sys.executable)").Output(); err == nil && strings.TrimSpace(string(out)) != "" {
+			python = strings.TrimSpace(string(out))
+		}
 		script, _ := filepath.Abs("../engines/testdata/clients/nboard_engine.py")
 		var e, r engineAnswer
 		s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "nboard-engine", "game": "othello", "protocol": "nboard", "command": []string{python, script}}, &e)
 		s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "nb-random", "game": "othello", "builtin": "othello-random"}, &r)
 		var tr tournamentAnswer
 		s.mustCall(t, "POST", "/api/tournaments", map[string]any{"name": "NBoard notes", "game": "othello", "engines": []int64{e.ID, r.ID},
-			"games_per_pair": 1, "move_time_ms": 2000, "start": true}, &tr)
+			"games_per_pair": 1, "move_time_ms": 5000, "start": true}, &tr)
 		var gl struct{ Games []gameAnswer }
 		waitAPI(t, "the NBoard game", 60*time.Second, func() bool {
 			s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d/games?status=finished", tr.ID), nil, &gl)
 			return len(gl.Games) == 1
 		})
+		if g := gl.Games[0]; g.Plies <= 50 {
+			t.Fatalf("the NBoard game ended after %d plies by %s (%s), want a whole game", g.Plies, strOr(g.Reason), strOr(g.Result))
+		}
 		b.open(t, fmt.Sprintf("/games/%d", gl.Games[0].ID))
 		b.waitJS(t, "the moves", `document.querySelectorAll('#moves li').length > 50`, 30*time.Second)
 		notes := evalJS[[]string](t, b, `[...document.querySelectorAll('#moves .mv-note')].map((n) => n.textContent)`)
