@@ -72,9 +72,32 @@ type Launcher struct {
 	// inside the sandbox (sandbox.Config.Helper) rather than by entering the
 	// sandbox's network namespace, which needs CAP_SYS_ADMIN (containers).
 	SandboxHelper bool
+	// Prepare keeps a sandbox made ahead for each sandboxed engine's next
+	// start (see prepared.go): its game then waits only for the engine's
+	// exec. Close stops them.
+	Prepare bool
 
-	mu    sync.Mutex
-	ports map[int]chan struct{} // fixed port -> a one-slot semaphore
+	pool   sandboxPool
+	ending sync.WaitGroup // sandboxes whose teardown may not be done
+	mu     sync.Mutex
+	ports  map[int]chan struct{} // fixed port -> a one-slot semaphore
+}
+
+// Close stops the sandboxes prepared ahead and waits (a few seconds at most)
+// for the teardown of those that ran engines; Start must not be called
+// after.
+func (l *Launcher) Close() {
+	l.pool.close()
+	done := make(chan struct{})
+	go func() {
+		l.ending.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		l.logger().Warn("sandboxes still being removed at close; the next start sweeps what is left")
+	}
 }
 
 // Launch is one seat's request to start an engine.

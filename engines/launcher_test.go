@@ -19,11 +19,13 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/engines/sandbox"
 )
 
 // The test binary doubles as the engine under test: started with
 // TAIKAI_TEST_HELPER set, it acts out one behaviour and exits.
 func TestMain(m *testing.M) {
+	sandbox.MaybeHelper() // the helper of prepared sandboxes
 	if mode := os.Getenv("TAIKAI_TEST_HELPER"); mode != "" {
 		os.Exit(helper(mode, os.Args[1:]))
 	}

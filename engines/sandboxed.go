@@ -123,6 +123,16 @@ func (l *Launcher) startSandboxed(ctx context.Context, la Launch) (*Process, Str
 		"TAIKAI_GAME_ID="+v["game_id"], "TAIKAI_GAME="+la.Engine.Game, "TAIKAI_RULE="+v["rule"],
 		"TAIKAI_SIZE="+v["size"], "TAIKAI_TIME_MS="+v["time_ms"], "TAIKAI_NAME="+v["name"])
 	cfg.Env = append(cfg.Env, la.Env...)
+	if l.Prepare && len(cfg.CPUs) == 0 {
+		// This engine's next game will find its sandbox made.
+		pcfg := cfg
+		pcfg.Env, pcfg.Name = nil, cgroupName.ReplaceAllString(la.Engine.Name, "")
+		if helper, err := l.self(); err == nil {
+			defer l.pool.refill(poolKey(pcfg), pcfg, helper, func(err error) {
+				l.logger().Warn("preparing a sandbox failed", "engine", la.Engine.Name, "err", err)
+			})
+		}
+	}
 	if !slices.ContainsFunc(cfg.Env, func(kv string) bool { return strings.HasPrefix(kv, "JAVA_TOOL_OPTIONS=") }) {
 		// The JVM cannot see the cgroup limit (no /sys inside) and would size
 		// its heap from the host's memory: a big heap would be an OOM kill
@@ -141,6 +151,14 @@ func (l *Launcher) startSandboxed(ctx context.Context, la Launch) (*Process, Str
 	if folder != "" {
 		cfg.FolderDir = folder
 		folder = sandbox.FolderMount
+	}
+	if l.Prepare && len(cfg.CPUs) == 0 {
+		// (An engine pinned to CPUs is not: a cold start may put it in a
+		// cpuset that it cannot widen.)
+		proc, stream, err, ok := l.startPrepared(ctx, la, cfg, argv, out, folder, deadline, timeout)
+		if ok {
+			return proc, stream, err
+		}
 	}
 	// The Process outlives Start's context: Stop ends it.
 	sb, err := sandbox.Command(context.Background(), cfg, argv...)
@@ -185,6 +203,22 @@ func (l *Launcher) startSandboxed(ctx context.Context, la Launch) (*Process, Str
 	go func() {
 		proc.err = sb.Wait()
 		close(proc.done)
+	}()
+	var in, outFromEngine *os.File
+	if stdio {
+		in, outFromEngine = inW, outR
+	}
+	return l.connectSandboxed(ctx, la, proc, in, outFromEngine, deadline, timeout)
+}
+
+// connectSandboxed watches a started sandboxed engine and, for a TCP engine,
+// waits for its connection; a stdio engine's stream is in and out.
+func (l *Launcher) connectSandboxed(ctx context.Context, la Launch, proc *Process, inW, outR *os.File, deadline time.Time, timeout time.Duration) (*Process, Stream, error) {
+	sb, out, stdio := proc.sb, proc.out, inW != nil
+	l.ending.Add(1)
+	go func() {
+		<-sb.Done()
+		l.ending.Done()
 	}()
 	go proc.watchMemory()
 	if stdio {

@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -202,4 +204,78 @@ func TestEngineLimitsValidate(t *testing.T) {
 	if err != nil || e.MemoryMB != 256 || e.MaxProcs != 32 {
 		t.Errorf("spec: %+v, %v", e, err)
 	}
+}
+
+// With Prepare, an engine's second start runs in the sandbox made after its
+// first, and behaves as a cold one: its seat, its environment, its log, its
+// exit status and usage; a stdio engine too. Close stops what is left
+// prepared: no cgroup of the launcher remains.
+func TestSandboxedPrepared(t *testing.T) {
+	l, bin := sandboxed(t)
+	l.Prepare = true
+	t.Setenv("TAIKAI_ADMIN_TOKEN", "secret-token")
+	dir := t.TempDir()
+	tcp := sandboxedEngine(bin, "connect", 46000)
+	stdio := sandboxedEngine(bin, "stdio", 0)
+	stdio.Protocol = "test-stdio"
+	for i := range 3 {
+		for _, e := range []engines.Engine{tcp, stdio} {
+			log := filepath.Join(dir, e.Name+strings.Repeat("x", i)+".log")
+			p, s, err := l.Start(context.Background(), engines.Launch{Engine: e, Color: "white", LogPath: log})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Protocol == "test-stdio" {
+				s.Write([]byte("PING 1\n"))
+				line, err := bufio.NewReader(s).ReadString('\n')
+				if err != nil || line != "ECHO PING 1\n" {
+					t.Errorf("start %d: engine answered %q, %v", i, line, err)
+				}
+			} else if got, _ := hello(t, s); got != "white" {
+				t.Errorf("start %d: got the hello of %q", i, got)
+			}
+			s.Close()
+			p.Stop(5 * time.Second)
+			if u := p.Usage(); !u.Sandboxed || u.ExitCode != 0 || u.CPUTime <= 0 || u.PeakMemory <= 0 {
+				t.Errorf("start %d of %s: usage %+v", i, e.Name, u)
+			}
+			b, _ := os.ReadFile(log)
+			prepared := strings.Contains(string(b), "prepared ahead")
+			if strings.Contains(string(b), "secret-token") || prepared != (i > 0) {
+				t.Errorf("start %d of %s (prepared: %v):\n%s", i, e.Name, prepared, b)
+			}
+			if e.Protocol != "test-stdio" && !strings.Contains(string(b), "TAIKAI_PORT=46000\n") {
+				t.Errorf("start %d: no environment in the log:\n%s", i, b)
+			}
+		}
+		// The next start finds its sandbox prepared, as a game's would
+		// after the previous game's moves.
+		deadline := time.Now().Add(20 * time.Second)
+		for len(taikaiCgroups(t)) < 2 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	l.Close()
+	if left := taikaiCgroups(t); len(left) > 0 {
+		t.Errorf("cgroups left after Close: %v", left)
+	}
+}
+
+// taikaiCgroups lists this process's sandbox cgroups in every hierarchy
+// (their names start with the server's pid).
+func taikaiCgroups(t *testing.T) []string {
+	t.Helper()
+	var found []string
+	prefix := strconv.Itoa(os.Getpid()) + "-"
+	_ = filepath.WalkDir("/sys/fs/cgroup", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), prefix) {
+			found = append(found, p)
+			return fs.SkipDir
+		}
+		return nil
+	})
+	return found
 }

@@ -373,6 +373,7 @@ func (m *match) play(ctx context.Context) error {
 			return fmt.Errorf("--sandbox: %w", err)
 		}
 	}
+	defer launcher.Close()
 	runner := &tournament.Runner{Launcher: launcher, Affinity: m.cfg.affinity}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()

@@ -33,6 +33,9 @@ func setupSandbox(l *engines.Launcher, enginesDir string) error {
 		// cannot reach it (DATA/engines/NAME is an upload's directory).
 		cfg.EngineDir = enginesDir
 	}
+	// Sandboxes are made ahead of their games (engines/prepared.go); the
+	// launcher's owner calls Close.
+	l.Prepare = true
 	errNS := sandbox.Check(cfg)
 	if errNS == nil {
 		l.SandboxHelper = false
@@ -40,6 +43,7 @@ func setupSandbox(l *engines.Launcher, enginesDir string) error {
 	}
 	cfg.Helper = cfg.ReadOnly[0] // the taikai binary
 	if err := sandbox.Check(cfg); err != nil {
+		l.Prepare = false
 		return fmt.Errorf("sandbox: no way to open an engine's seat inside its sandbox: entering its network namespace: %v; with the taikai binary as helper: %v", errNS, err)
 	}
 	l.SandboxHelper = true

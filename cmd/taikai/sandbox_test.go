@@ -404,13 +404,20 @@ func TestSandboxDaemonDiesWithServer(t *testing.T) {
 	if !waitFor(60*time.Second, func() bool { return len(procsWith(daemon)) > 0 && len(procsWith(builtins)) > 0 }) {
 		t.Fatalf("daemon %v, built-in %v: want the game's running\n%s", procsWith(daemon), procsWith(builtins), s.logs())
 	}
+	// One bwrap per engine, and the sandboxes prepared for the next game
+	// (their helpers waiting inside).
 	bwraps := bwrapsOf(s.cmd.Process.Pid)
-	if len(bwraps) != 2 {
-		t.Errorf("bwrap processes of the server: %v, want one per engine", bwraps)
+	if len(bwraps) < 2 {
+		t.Errorf("bwrap processes of the server: %v, want one per engine at least", bwraps)
 	}
+	inside := descendants(bwraps)
+	if len(inside) < len(bwraps) {
+		t.Errorf("bwraps %v have only %v under them, want each its sandbox's init", bwraps, inside)
+	}
+	t.Logf("bwraps %v, their processes %v", bwraps, inside)
 	s.stop(t, syscall.SIGKILL)
 	gone := func() bool {
-		for _, p := range bwraps {
+		for _, p := range append(bwraps, inside...) {
 			if alive(p) {
 				return false
 			}
@@ -418,8 +425,35 @@ func TestSandboxDaemonDiesWithServer(t *testing.T) {
 		return len(procsWith(daemon)) == 0 && len(procsWith(builtins)) == 0
 	}
 	if !waitFor(time.Second, gone) {
-		t.Errorf("1s after the server's SIGKILL: daemon %v, built-in %v, bwrap of %v", procsWith(daemon), procsWith(builtins), bwraps)
+		t.Errorf("1s after the server's SIGKILL: daemon %v, built-in %v, bwrap of %v, their processes %v", procsWith(daemon), procsWith(builtins), bwraps, inside)
 	}
+}
+
+// descendants lists the processes under pids (children, grandchildren ...).
+func descendants(pids []int) []int {
+	children := map[int][]int{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if i := bytes.LastIndexByte(stat, ')'); i > 0 {
+			if f := strings.Fields(string(stat[i+1:])); len(f) > 1 {
+				ppid, _ := strconv.Atoi(f[1])
+				children[ppid] = append(children[ppid], pid)
+			}
+		}
+	}
+	var out []int
+	for todo := append([]int{}, pids...); len(todo) > 0; {
+		p := todo[0]
+		todo = todo[1:]
+		out = append(out, children[p]...)
+		todo = append(todo, children[p]...)
+	}
+	return out
 }
 
 // alive tells whether pid is a live process (not a zombie).

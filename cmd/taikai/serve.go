@@ -181,8 +181,10 @@ type server struct {
 	nc      *nats.Conn
 	cluster *cluster.Server // the workers' queue, nil when the server plays
 	service *tournament.Service
-	ln      net.Listener
-	http    *http.Server
+	// launcher starts the engines; Close stops its prepared sandboxes.
+	launcher *engines.Launcher
+	ln       net.Listener
+	http     *http.Server
 }
 
 // Open opens the database, recovers from a crash, and starts listening.
@@ -231,6 +233,7 @@ func (a *server) Open(ctx context.Context) error {
 		a.log.Warn("cannot remove what killed uploads left", "err", err)
 	}
 	a.sandbox(launcher)
+	a.launcher = launcher
 	runner := &tournament.Runner{Launcher: launcher, DataDir: data, Log: a.log, Affinity: a.cfg.affinity}
 	metrics := web.NewMetrics()
 	a.live = web.NewLive(a.db, a.log)
@@ -416,6 +419,7 @@ func (a *server) Run(ctx context.Context) error {
 	}
 	a.log.Info("shutting down: aborting running games")
 	a.service.Close()
+	a.launcher.Close()
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	a.live.Close()
@@ -429,6 +433,9 @@ func (a *server) Run(ctx context.Context) error {
 func (a *server) Close() {
 	if a.service != nil {
 		a.service.Close()
+	}
+	if a.launcher != nil {
+		a.launcher.Close()
 	}
 	if a.live != nil {
 		a.live.Close()

@@ -149,6 +149,7 @@ func work(ctx context.Context, cfg *workerConfig, log *slog.Logger) error {
 	}
 	launcher := &engines.Launcher{Self: self, Log: log, FoldersDir: filepath.Join(data, "folders")}
 	engineSandbox(cfg.sandbox, launcher, cacheDir, log)
+	defer launcher.Close()
 	nc, err := cluster.Connect(cfg.nats, "taikai-worker-"+cfg.name, log)
 	if err != nil {
 		return err

@@ -3,11 +3,13 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -24,24 +26,58 @@ const helperMount = "/.taikai/listen"
 // helperFd is the helper's end of the socket pair to the server.
 const helperFd = 6
 
+// helperWaitArg, after the port, makes the helper wait for its command
+// (Prepare); otherwise "--" and the engine's command follow the port.
+const helperWaitArg = "--wait"
+
+// helperMsgMax bounds Exec's message: command and environment.
+const helperMsgMax = 60 << 10
+
 // MaybeHelper must be called first thing in the main function of the binary
 // named by Config.Helper (cmd/taikai). In a process started as the sandbox's
-// helper it never returns: inside the sandbox's network namespace, it opens
-// the listener on 127.0.0.1:Port, hands it to the server over an inherited
-// socket, and execs the engine, which keeps its pid. Otherwise it does
-// nothing.
+// helper it never returns: inside the sandbox, it opens the listener on
+// 127.0.0.1:PORT (unless PORT is 0) and hands it to the server over an
+// inherited socket, then execs the engine, which keeps its pid: the one
+// after "--", or, with --wait (Prepare), the one Exec sends over that socket.
+// Otherwise it does nothing.
 func MaybeHelper() {
-	if len(os.Args) < 5 || os.Args[1] != HelperArg {
+	if len(os.Args) < 4 || os.Args[1] != HelperArg {
 		return
 	}
-	err := helper(os.Args[2], os.Args[4:])
+	err := helper(os.Args[2], os.Args[3], os.Args[4:])
 	fmt.Fprintf(os.Stderr, "taikai sandbox: %v\n", err)
 	os.Exit(127)
 }
 
-// helper's arguments: PORT -- ENGINE ARGV...
-func helper(port string, argv []string) error {
+// helper's arguments: PORT -- ENGINE ARGV..., or PORT --wait.
+func helper(port, mode string, argv []string) error {
 	conn := os.NewFile(helperFd, "taikai-seat")
+	if port != "0" {
+		if err := handListener(conn, port); err != nil {
+			return err
+		}
+	}
+	env := os.Environ()
+	if mode == helperWaitArg {
+		var err error
+		if argv, env, err = waitForCommand(conn); err != nil {
+			return err
+		}
+	} else if mode != "--" || len(argv) == 0 {
+		return fmt.Errorf("usage: %s PORT -- COMMAND... | PORT %s", HelperArg, helperWaitArg)
+	}
+	conn.Close()
+	path, err := lookPath(argv[0], env)
+	if err != nil {
+		return err
+	}
+	// Nothing but stdin, stdout and stderr goes on to the engine.
+	_ = unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	return syscall.Exec(path, argv, env)
+}
+
+// handListener opens the seat's listener and hands it to the server.
+func handListener(conn *os.File, port string) error {
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", port))
 	if err != nil {
 		return err
@@ -50,19 +86,74 @@ func helper(port string, argv []string) error {
 	if err != nil {
 		return err
 	}
+	defer f.Close()
+	defer ln.Close()
 	if err := unix.Sendmsg(int(conn.Fd()), []byte{1}, unix.UnixRights(int(f.Fd())), nil, 0); err != nil {
 		return fmt.Errorf("hand the listener to the server: %w", err)
 	}
-	f.Close()
-	ln.Close()
-	conn.Close()
-	path, err := exec.LookPath(argv[0])
-	if err != nil {
-		return err
+	return nil
+}
+
+// waitForCommand reads Exec's message: the command and its environment,
+// and the descriptors that become the engine's 0, 1 and 2.
+func waitForCommand(conn *os.File) ([]string, []string, error) {
+	buf, oob := make([]byte, helperMsgMax+1), make([]byte, unix.CmsgSpace(3*4))
+	var n, oobn int
+	var err error
+	for {
+		n, oobn, _, _, err = unix.Recvmsg(int(conn.Fd()), buf, oob, unix.MSG_CMSG_CLOEXEC)
+		if err != unix.EINTR {
+			break
+		}
 	}
-	// Nothing but stdin, stdout and stderr goes on to the engine.
-	_ = unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
-	return syscall.Exec(path, argv, os.Environ())
+	if err != nil {
+		return nil, nil, fmt.Errorf("wait for the command: %w", err)
+	}
+	if n == 0 {
+		os.Exit(0) // the server stopped the prepared sandbox
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) != 1 {
+		return nil, nil, fmt.Errorf("no descriptors with the command: %v", err)
+	}
+	fds, err := unix.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds) != 3 {
+		return nil, nil, fmt.Errorf("want 3 descriptors with the command, got %d: %v", len(fds), err)
+	}
+	for i, fd := range fds {
+		if err := unix.Dup3(fd, i, 0); err != nil {
+			return nil, nil, fmt.Errorf("dup2: %w", err)
+		}
+		unix.Close(fd)
+	}
+	var m execMsg
+	if err := json.Unmarshal(buf[:n], &m); err != nil || len(m.Argv) == 0 {
+		return nil, nil, fmt.Errorf("bad command message: %v", err)
+	}
+	return m.Argv, m.Env, nil
+}
+
+// lookPath finds file as execvp(3) does, in env's PATH.
+func lookPath(file string, env []string) (string, error) {
+	if strings.Contains(file, "/") {
+		return file, nil
+	}
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, file)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("exec: %q: executable file not found in $PATH", file)
 }
 
 // helperArgs is the command line bwrap runs when a helper opens the listener.

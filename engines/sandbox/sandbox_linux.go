@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,11 +55,17 @@ type Sandbox struct {
 	// setNoFile: the server sets the init's RLIMIT_NOFILE (prlimit(2))
 	// rather than a prlimit(1) in the exec chain.
 	setNoFile bool
+	// waiting: made by Prepare, the helper waits inside for Exec's command
+	// on ctl (the server's end of a socket pair), which Exec closes.
+	waiting bool
+	ctl     *os.File
+	cpuBase time.Duration // CPU time used before Exec (the waiting helper's)
 
-	done  chan struct{}
-	err   error // Wait's result, valid after done
-	usage Usage
-	stop  sync.Once
+	exited chan struct{} // the engine's main process has exited; usage is final
+	done   chan struct{} // and everything is gone and cleaned up
+	err    error         // Wait's result, valid after exited
+	usage  Usage
+	stop   sync.Once
 }
 
 var counter atomic.Int64
@@ -69,14 +76,25 @@ func Command(ctx context.Context, cfg Config, argv ...string) (*Sandbox, error) 
 	if len(argv) == 0 {
 		return nil, errors.New("sandbox: empty command")
 	}
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	helper := ""
+	if cfg.Port != 0 && cfg.Helper != "" {
+		helper = cfg.Helper
+		argv = helperArgs(cfg.Port, argv)
+	}
+	return command(ctx, cfg, helper, argv)
+}
+
+// command is Command with the host path of the helper to mount ("" for
+// none) and cfg's defaults applied.
+func command(ctx context.Context, cfg Config, helper string, argv []string) (*Sandbox, error) {
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
 		return nil, errors.New("sandbox: bwrap not found: install bubblewrap (apt-get install bubblewrap)")
 	}
-	if err := cfg.defaults(); err != nil {
-		return nil, err
-	}
-	args, err := cfg.bwrapArgs()
+	args, err := cfg.bwrapArgs(helper)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +112,7 @@ func Command(ctx context.Context, cfg Config, argv ...string) (*Sandbox, error) 
 	if buf.Len() > 60<<10 {
 		return nil, fmt.Errorf("sandbox: command and environment too long (%d bytes)", buf.Len())
 	}
-	s := &Sandbox{cfg: cfg, args: []byte(buf.String()), pidfd: -1, done: make(chan struct{})}
+	s := &Sandbox{cfg: cfg, args: []byte(buf.String()), pidfd: -1, exited: make(chan struct{}), done: make(chan struct{})}
 	s.name = fmt.Sprintf("%d-%d", os.Getpid(), counter.Add(1))
 	if n := regexp.MustCompile(`[^A-Za-z0-9_-]+`).ReplaceAllString(cfg.Name, ""); n != "" {
 		s.name += "-" + n
@@ -127,9 +145,6 @@ func Command(ctx context.Context, cfg Config, argv ...string) (*Sandbox, error) 
 			return nil, errors.New("sandbox: prlimit not found: install util-linux")
 		}
 		chain = append([]string{prlimit, fmt.Sprintf("--nofile=%d:%d", cfg.NoFile, cfg.NoFile), "--"}, chain...)
-	}
-	if cfg.Port != 0 && cfg.Helper != "" {
-		argv = helperArgs(cfg.Port, argv)
 	}
 	s.Cmd = exec.CommandContext(ctx, chain[0], append(chain[1:], argv...)...)
 	s.Cmd.Env = []string{} // bwrap itself gets nothing either
@@ -276,7 +291,7 @@ func exposed(p string, st os.FileInfo, uid, gid int) bool {
 }
 
 // bwrapArgs builds bwrap's arguments.
-func (cfg *Config) bwrapArgs() ([]string, error) {
+func (cfg *Config) bwrapArgs(helper string) ([]string, error) {
 	a := []string{
 		"--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
 		"--unshare-cgroup-try", "--hostname", "engine",
@@ -313,8 +328,8 @@ func (cfg *Config) bwrapArgs() ([]string, error) {
 			a = append(a, "--ro-bind", "/dev/null", p)
 		}
 	}
-	if cfg.Port != 0 && cfg.Helper != "" {
-		a = append(a, "--ro-bind", cfg.Helper, helperMount)
+	if helper != "" {
+		a = append(a, "--ro-bind", helper, helperMount)
 	}
 	a = append(a, "--proc", "/proc", "--dev", "/dev")
 	if cfg.ScratchDir != "" {
@@ -411,8 +426,10 @@ func (s *Sandbox) start() error {
 	}
 	ours, theirs = []*os.File{argsW, infoR, blockW, blockR}, []*os.File{argsR, infoW, blockRW}
 	var seatR *os.File // the server's end of the helper's socket pair
-	if s.cfg.Port != 0 && s.cfg.Helper != "" {
-		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	helperListens := s.cfg.Port != 0 && s.cfg.Helper != ""
+	if helperListens || s.waiting {
+		// Datagrams: Exec's command is one message.
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 		if err != nil {
 			return err
 		}
@@ -481,7 +498,7 @@ func (s *Sandbox) start() error {
 			return fmt.Errorf("limit open files: %w", err)
 		}
 	}
-	if s.cfg.Port != 0 && s.cfg.Helper == "" {
+	if s.cfg.Port != 0 && !helperListens {
 		ln, err := listenIn(info.ChildPid, s.pidfd, s.cfg.Port)
 		if err != nil {
 			return err
@@ -491,12 +508,16 @@ func (s *Sandbox) start() error {
 	if _, err := blockW.Write([]byte{1}); err != nil {
 		return fmt.Errorf("release the sandbox: %w", err)
 	}
-	if seatR != nil {
+	if helperListens {
 		ln, err := receiveListener(seatR, time.Now().Add(setupTimeout))
 		if err != nil {
 			return err
 		}
 		s.ln = ln
+	}
+	if s.waiting {
+		ours = slices.DeleteFunc(ours, func(f *os.File) bool { return f == seatR })
+		s.ctl = seatR
 	}
 	return nil
 }
@@ -603,6 +624,7 @@ func (s *Sandbox) abort() {
 		_ = s.Cmd.Wait()
 	}
 	s.teardown()
+	close(s.exited)
 	close(s.done)
 }
 
@@ -621,11 +643,20 @@ func (s *Sandbox) wait() {
 			}
 		}
 	}
+	// The engine's main process has exited (bwrap reports that at once):
+	// the rest of the sandbox is killed, and what it used is final. The
+	// kernel's teardown of its namespaces and the removal of its cgroups,
+	// a few ms, go on after Wait and Stop have returned; Done says when
+	// everything is gone.
+	s.killInit()
+	s.group.usage(&s.usage)
+	s.usage.CPUTime = max(0, s.usage.CPUTime-s.cpuBase)
+	close(s.exited)
 	s.teardown()
 	close(s.done)
 }
 
-// teardown kills what is left, reads the usage and removes the cgroups.
+// teardown kills what is left and removes the cgroups.
 func (s *Sandbox) teardown() {
 	s.killInit()
 	// The init exits once every other process of its namespace is gone. Only
@@ -643,7 +674,6 @@ func (s *Sandbox) teardown() {
 	}
 	if s.group != nil {
 		_ = s.group.kill(time.Now().Add(5 * time.Second))
-		s.group.usage(&s.usage)
 		// A cgroup whose last process is exiting may refuse rmdir for a moment.
 		deadline := time.Now().Add(2 * time.Second)
 		for s.group.remove() != nil && time.Now().Before(deadline) {
@@ -654,6 +684,10 @@ func (s *Sandbox) teardown() {
 	if s.pidfd >= 0 {
 		unix.Close(s.pidfd)
 		s.pidfd = -1
+	}
+	if s.ctl != nil {
+		s.ctl.Close()
+		s.ctl = nil
 	}
 	s.mu.Unlock()
 }
@@ -672,17 +706,18 @@ func (s *Sandbox) Pid() int {
 	return s.Cmd.Process.Pid
 }
 
-// Done is closed once the sandbox has ended and everything is cleaned up.
+// Done is closed once the sandbox has ended and everything is cleaned up:
+// every process gone, the cgroups removed (a few ms after Wait returns).
 func (s *Sandbox) Done() <-chan struct{} { return s.done }
 
 // Wait waits until the engine's main process has exited and every other
-// process of the sandbox is gone, and returns bwrap's exit error (which
-// carries the engine's exit status).
+// process of the sandbox has been killed (Done says when they are gone),
+// and returns bwrap's exit error (which carries the engine's exit status).
 func (s *Sandbox) Wait() error {
 	if s.group == nil {
 		return errors.New("sandbox: not started")
 	}
-	<-s.done
+	<-s.exited
 	return s.err
 }
 
@@ -697,13 +732,13 @@ func (s *Sandbox) Stop(grace time.Duration) {
 		if grace > 0 {
 			t := time.NewTimer(grace)
 			select {
-			case <-s.done:
+			case <-s.exited:
 			case <-t.C:
 			}
 			t.Stop()
 		}
 		select {
-		case <-s.done:
+		case <-s.exited:
 		default:
 			// The init's death kills the namespace; bwrap then exits by itself,
 			// but kill it too in case it is stuck.
@@ -711,7 +746,7 @@ func (s *Sandbox) Stop(grace time.Duration) {
 			_ = s.Cmd.Process.Kill()
 		}
 	})
-	<-s.done
+	<-s.exited
 }
 
 // OverMemory reports whether the kernel has killed a process of the sandbox
@@ -720,7 +755,7 @@ func (s *Sandbox) Stop(grace time.Duration) {
 // child of the engine: a caller that polls this can end the game at once.
 func (s *Sandbox) OverMemory() bool {
 	select {
-	case <-s.done:
+	case <-s.exited:
 		return s.usage.OOMKilled
 	default:
 	}
@@ -734,7 +769,7 @@ func (s *Sandbox) OverMemory() bool {
 // Usage reports how the sandbox ended; Exited is false until it has.
 func (s *Sandbox) Usage() Usage {
 	select {
-	case <-s.done:
+	case <-s.exited:
 		return s.usage
 	default:
 		return Usage{}

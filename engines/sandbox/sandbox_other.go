@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
 	"os/exec"
 	"time"
 )
@@ -34,11 +35,21 @@ func Command(ctx context.Context, cfg Config, argv ...string) (*Sandbox, error) 
 	return nil, errUnsupported
 }
 
-func (s *Sandbox) Start() error             { return errUnsupported }
-func (s *Sandbox) Wait() error              { return errUnsupported }
-func (s *Sandbox) Stop(grace time.Duration) {}
-func (s *Sandbox) Usage() Usage             { return Usage{} }
-func (s *Sandbox) OverMemory() bool         { return false }
-func (s *Sandbox) Listener() net.Listener   { return nil }
-func (s *Sandbox) Pid() int                 { return 0 }
-func (s *Sandbox) Done() <-chan struct{}    { return nil }
+// Prepare fails on this system.
+func Prepare(cfg Config, helper string) (*Sandbox, error) { return nil, errUnsupported }
+
+// ExecRequest is the engine's command of a prepared sandbox.
+type ExecRequest struct {
+	Argv, Env             []string
+	Stdin, Stdout, Stderr *os.File
+}
+
+func (s *Sandbox) Exec(req ExecRequest) error { return errUnsupported }
+func (s *Sandbox) Start() error               { return errUnsupported }
+func (s *Sandbox) Wait() error                { return errUnsupported }
+func (s *Sandbox) Stop(grace time.Duration)   {}
+func (s *Sandbox) Usage() Usage               { return Usage{} }
+func (s *Sandbox) OverMemory() bool           { return false }
+func (s *Sandbox) Listener() net.Listener     { return nil }
+func (s *Sandbox) Pid() int                   { return 0 }
+func (s *Sandbox) Done() <-chan struct{}      { return nil }

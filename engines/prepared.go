@@ -1,0 +1,202 @@
+package engines
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines/sandbox"
+)
+
+// Prepared sandboxes: most of a sandbox's start (bwrap's namespaces and
+// mounts, the cgroups, the seat's listener; about 10 ms here) does not
+// depend on the game, only on the engine. With Launcher.Prepare, each
+// sandboxed start of an engine has a sandbox for that engine's next start
+// made in the background (sandbox.Prepare), so that the next game of the
+// engine waits only for the exec of its command.
+const (
+	// preparedIdle is how long a prepared sandbox waits for its game before
+	// it is stopped (a tournament that ended leaves nothing running long).
+	preparedIdle = 30 * time.Second
+	// preparedPerEngine bounds the prepared sandboxes kept per engine
+	// configuration (both seats of a self-play game, several games at once).
+	preparedPerEngine = 4
+)
+
+// sandboxPool holds prepared sandboxes by the configuration they were made
+// for.
+type sandboxPool struct {
+	mu       sync.Mutex
+	ready    map[string][]*sandbox.Sandbox
+	making   map[string]int
+	closed   bool
+	inflight sync.WaitGroup
+}
+
+// poolKey identifies the sandboxes interchangeable for cfg: everything
+// bwrap and the cgroups are set up with.
+func poolKey(cfg sandbox.Config) string {
+	return fmt.Sprintf("%q|%q|%d|%d|%d|%d|%q|%q|%q|%d/%d", cfg.EngineDir, cfg.FolderDir, cfg.MemoryBytes, cfg.Pids,
+		cfg.NoFile, cfg.Port, cfg.Helper, cfg.ReadOnly, cfg.Hide, cfg.UID, cfg.GID)
+}
+
+// take returns a prepared sandbox for key, or nil.
+func (p *sandboxPool) take(key string) *sandbox.Sandbox {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.ready[key]) > 0 {
+		sbs := p.ready[key]
+		sb := sbs[len(sbs)-1]
+		p.ready[key] = sbs[:len(sbs)-1]
+		select {
+		case <-sb.Done(): // died waiting (stopped when idle)
+		default:
+			return sb
+		}
+	}
+	return nil
+}
+
+// refill prepares one more sandbox for key in the background, unless
+// enough are ready or on their way.
+func (p *sandboxPool) refill(key string, cfg sandbox.Config, helper string, log func(error)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || len(p.ready[key])+p.making[key] >= preparedPerEngine {
+		return
+	}
+	if p.ready == nil {
+		p.ready, p.making = map[string][]*sandbox.Sandbox{}, map[string]int{}
+	}
+	p.making[key]++
+	p.inflight.Add(1)
+	go func() {
+		defer p.inflight.Done()
+		sb, err := sandbox.Prepare(cfg, helper)
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.making[key]--
+		if err != nil {
+			log(err)
+			return
+		}
+		if p.closed {
+			go sb.Stop(0)
+			return
+		}
+		p.ready[key] = append(p.ready[key], sb)
+		time.AfterFunc(preparedIdle, func() {
+			if p.remove(key, sb) {
+				sb.Stop(0)
+			}
+		})
+	}()
+}
+
+// remove takes sb out of the pool, reporting whether it was there (not
+// taken by a game).
+func (p *sandboxPool) remove(key string, sb *sandbox.Sandbox) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	sbs := p.ready[key]
+	for i, s := range sbs {
+		if s == sb {
+			p.ready[key] = append(sbs[:i:i], sbs[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// close stops every prepared sandbox and waits for those being made.
+func (p *sandboxPool) close() {
+	p.mu.Lock()
+	p.closed = true
+	var all []*sandbox.Sandbox
+	for _, sbs := range p.ready {
+		all = append(all, sbs...)
+	}
+	p.ready = nil
+	p.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, sb := range all {
+		wg.Go(func() {
+			sb.Stop(0)
+			<-sb.Done()
+		})
+	}
+	wg.Wait()
+	p.inflight.Wait()
+}
+
+// startPrepared starts la's engine in a prepared sandbox for cfg, if the
+// pool has one: ok is false if it has none or the one it had is unusable
+// (the caller then starts a sandbox as usual).
+func (l *Launcher) startPrepared(ctx context.Context, la Launch, cfg sandbox.Config, argv []string, out *cappedWriter,
+	folder string, deadline time.Time, timeout time.Duration) (*Process, Stream, error, bool) {
+	pcfg := cfg
+	pcfg.Env, pcfg.Name = nil, cgroupName.ReplaceAllString(la.Engine.Name, "")
+	sb := l.pool.take(poolKey(pcfg))
+	if sb == nil {
+		return nil, nil, nil, false
+	}
+	p, _ := LookupProtocol(la.Engine.Protocol)
+	stdio := p.Transport == Stdio
+	var ours, theirs []*os.File // closed here: the server's ends on failure, the engine's always
+	defer func() {
+		for _, f := range theirs {
+			f.Close()
+		}
+	}()
+	fail := func(err error) (*Process, Stream, error, bool) {
+		for _, f := range ours {
+			f.Close()
+		}
+		sb.Stop(0)
+		l.logger().Warn("a prepared sandbox was unusable; starting another", "engine", la.Engine.Name, "err", err)
+		return nil, nil, nil, false
+	}
+	logR, logW, err := os.Pipe()
+	if err != nil {
+		return fail(err)
+	}
+	ours, theirs = append(ours, logR), append(theirs, logW)
+	req := sandbox.ExecRequest{Argv: argv, Env: cfg.Env, Stdout: logW, Stderr: logW}
+	var inW, outR *os.File
+	if stdio {
+		inR, w, err := os.Pipe()
+		if err != nil {
+			return fail(err)
+		}
+		ours, theirs, inW = append(ours, w), append(theirs, inR), w
+		r, outW, err := os.Pipe()
+		if err != nil {
+			return fail(err)
+		}
+		ours, theirs, outR = append(ours, r), append(theirs, outW), r
+		req.Stdin, req.Stdout = inR, outW
+	}
+	fmt.Fprintf(out, "[taikai] %s: sandboxed, prepared ahead (memory %d MiB, %d processes): %s\n", time.Now().UTC().Format(time.RFC3339Nano),
+		cfg.MemoryBytes>>20, max(cfg.Pids, sandbox.DefaultPids), QuoteCommand(argv))
+	if err := sb.Exec(req); err != nil {
+		return fail(err)
+	}
+	copied := make(chan struct{})
+	go func() {
+		// Ends at end of file: once every process of the sandbox is gone.
+		_, _ = io.Copy(out, logR)
+		logR.Close()
+		close(copied)
+	}()
+	proc := &Process{sb: sb, done: make(chan struct{}), out: out, folder: folder}
+	go func() {
+		proc.err = sb.Wait()
+		<-copied
+		close(proc.done)
+	}()
+	proc2, stream, err := l.connectSandboxed(ctx, la, proc, inW, outR, deadline, timeout)
+	return proc2, stream, err, true
+}

@@ -1,0 +1,196 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// prepare makes a prepared sandbox, stopped at the test's end.
+func prepare(t testing.TB, cfg Config, helper string) *Sandbox {
+	t.Helper()
+	sb, err := Prepare(cfg, helper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Stop(0) })
+	return sb
+}
+
+// execLogged runs argv in a prepared sandbox with stdout and stderr into a
+// pipe read into out until the sandbox ends.
+func execLogged(t testing.TB, sb *Sandbox, stdin *os.File, env []string, argv ...string) *syncBuf {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &syncBuf{}
+	go io.Copy(out, r) // ends at end of file: when the sandbox is gone
+	t.Cleanup(func() { r.Close() })
+	err = sb.Exec(ExecRequest{Argv: argv, Env: env, Stdin: stdin, Stdout: w, Stderr: w})
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// A prepared sandbox runs its engine as Command's would: its seat's listener
+// (opened by the server or by the helper), its environment and nothing of
+// the server's, the engine directory as working directory, the engine's uid,
+// and its exit status.
+func TestPrepareExec(t *testing.T) {
+	requireSandbox(t)
+	helper := testHelper(t)
+	eng := publicDir(t)
+	putFile(t, filepath.Join(eng, "client.sh"), `
+exec 3<>/dev/tcp/127.0.0.1/46000
+echo "hello $GREETING from $(pwd) uid $(id -u) pid $$ home $HOME secret=${TAIKAI_SANDBOX_TEST_SECRET:-none}" >&3
+read -r reply <&3
+echo "got $reply"
+exit 7
+`, 0o644)
+	t.Setenv("TAIKAI_SANDBOX_TEST_SECRET", "server-only")
+	setnsErr := Check(Config{Port: 46000})
+	for _, helperListens := range []bool{false, true} {
+		if !helperListens && setnsErr != nil {
+			t.Logf("no listener through setns here: %v", setnsErr)
+			continue
+		}
+		cfg := Config{EngineDir: eng, Port: 46000}
+		if helperListens {
+			cfg.Helper = helper
+		}
+		sb := prepare(t, cfg, helper)
+		ln := sb.Listener()
+		if ln == nil {
+			t.Fatal("a prepared sandbox with a port has no listener")
+		}
+		defer ln.Close()
+		out := execLogged(t, sb, nil, []string{"GREETING=world"}, "bash", "client.sh")
+		ln.(*net.TCPListener).SetDeadline(time.Now().Add(20 * time.Second))
+		c, err := ln.Accept()
+		if err != nil {
+			t.Fatalf("accept: %v\n%s", err, out)
+		}
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		line, err := bufio.NewReader(c).ReadString('\n')
+		if err != nil {
+			t.Fatalf("read: %v\n%s", err, out)
+		}
+		want := "hello world from /engine uid " // uid checked below
+		if !strings.HasPrefix(line, want) || !strings.Contains(line, "pid 2 home /tmp secret=none") {
+			t.Errorf("helper listens %v: engine said %q", helperListens, line)
+		}
+		if os.Geteuid() == 0 && !strings.Contains(line, "uid 65534 ") {
+			t.Errorf("engine not run as 65534: %q", line)
+		}
+		io.WriteString(c, "pong\n")
+		c.Close()
+		u := waitDone(t, sb, out, 20*time.Second)
+		if u.ExitCode != 7 || !strings.Contains(out.String(), "got pong") {
+			t.Errorf("helper listens %v: usage %+v, output:\n%s", helperListens, u, out)
+		}
+	}
+}
+
+// A stdio engine gets its pipes; a missing executable exits with 127 and
+// says so in the engine's output, as under Command.
+func TestPrepareStdioAndMissing(t *testing.T) {
+	requireSandbox(t)
+	helper := testHelper(t)
+	sb := prepare(t, Config{}, helper)
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inW.Close()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outR.Close()
+	err = sb.Exec(ExecRequest{Argv: []string{"sh", "-c", "read -r x; echo \"echo $x\""}, Stdin: inR, Stdout: outW})
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(inW, "ping\n")
+	outR.SetReadDeadline(time.Now().Add(20 * time.Second))
+	line, err := bufio.NewReader(outR).ReadString('\n')
+	if err != nil || line != "echo ping\n" {
+		t.Errorf("read %q, %v", line, err)
+	}
+	if u := waitDone(t, sb, &syncBuf{}, 20*time.Second); u.ExitCode != 0 {
+		t.Errorf("usage %+v", u)
+	}
+	if err := sb.Exec(ExecRequest{Argv: []string{"true"}}); err == nil {
+		t.Error("a second Exec was accepted")
+	}
+
+	sb = prepare(t, Config{}, helper)
+	out := execLogged(t, sb, nil, nil, "./no-such-engine")
+	u := waitDone(t, sb, out, 20*time.Second)
+	if u.ExitCode != 127 || !strings.Contains(out.String(), "no such file") {
+		t.Errorf("missing engine: usage %+v, output %q", u, out)
+	}
+}
+
+// A prepared sandbox that is never used is stopped with nothing left: its
+// helper and its cgroups are gone.
+func TestPrepareStopUnused(t *testing.T) {
+	requireSandbox(t)
+	sb := prepare(t, Config{Port: 46000, Helper: testHelper(t)}, testHelper(t))
+	dirs := make([]string, 0, len(sb.group.dirs))
+	for _, d := range sb.group.dirs {
+		dirs = append(dirs, d)
+	}
+	if len(sb.group.procs()) == 0 {
+		t.Fatal("no process in the prepared sandbox's cgroups")
+	}
+	sb.Stop(0)
+	select {
+	case <-sb.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("prepared sandbox still running 10 s after Stop")
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(d); !os.IsNotExist(err) {
+			t.Errorf("cgroup %s left behind (%v)", d, err)
+		}
+	}
+	if err := sb.Exec(ExecRequest{Argv: []string{"true"}}); err == nil {
+		t.Error("Exec on a stopped sandbox succeeded")
+	}
+}
+
+// BenchmarkPreparedStart is the part of a sandbox's start that a game waits
+// for when the sandbox was prepared ahead: Exec of /bin/true to its end
+// (compare BenchmarkStart/plain, an unsandboxed /bin/true, in the same run).
+func BenchmarkPreparedStart(b *testing.B) {
+	requireSandbox(b)
+	helper := testHelper(b)
+	for b.Loop() {
+		b.StopTimer()
+		sb, err := Prepare(Config{}, helper)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if err := sb.Exec(ExecRequest{Argv: []string{"/bin/true"}}); err != nil {
+			b.Fatal(err)
+		}
+		if err := sb.Wait(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
