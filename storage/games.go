@@ -254,21 +254,30 @@ func (db *DB) Game(ctx context.Context, id int64) (*tournament.Game, error) {
 	if err := applyNotes(g.Moves, notes.String); err != nil {
 		return nil, fmt.Errorf("game %d: %w", id, err)
 	}
+	if err := readDetail(g, viol, usage); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// readDetail fills in a game's violations and engine usage from their
+// columns.
+func readDetail(g *tournament.Game, viol, usage sql.NullString) error {
 	if viol.Valid {
 		var m map[string]games.Violations
 		if err := json.Unmarshal([]byte(viol.String), &m); err != nil {
-			return nil, fmt.Errorf("game %d: violations: %w", id, err)
+			return fmt.Errorf("game %d: violations: %w", g.ID, err)
 		}
 		g.Violations = [2]games.Violations{m["black"], m["white"]}
 	}
 	if usage.Valid {
 		var m map[string]*engines.Usage
 		if err := json.Unmarshal([]byte(usage.String), &m); err != nil {
-			return nil, fmt.Errorf("game %d: engine usage: %w", id, err)
+			return fmt.Errorf("game %d: engine usage: %w", g.ID, err)
 		}
 		g.Usage = [2]*engines.Usage{m["black"], m["white"]}
 	}
-	return g, nil
+	return nil
 }
 
 // EachFinishedGame calls fn for every finished game of a tournament, with its

@@ -30,7 +30,7 @@ var assets embed.FS
 
 // pageNames are the templates under templates/ that are whole pages; each is
 // parsed together with layout.html and must define "title" and "content".
-var pageNames = []string{"index", "tournament", "game", "engines", "workers", "error"}
+var pageNames = []string{"index", "tournament", "game", "engines", "workers", "error", "engine"}
 
 // pages are the dashboard's server-rendered pages and the static files they use.
 type pages struct {
@@ -177,6 +177,7 @@ type view struct {
 	Games      []gameChoice
 	Message    string
 	Workers    *workersJSON
+	Engine     *engineJSON
 	// Cluster: games are played by workers (the nav shows their page).
 	Cluster bool
 	// SandboxWarning, if set, is shown on every page: engines run without
@@ -240,6 +241,20 @@ func (p *pages) routes(r chi.Router, s *Server) {
 	})
 	r.Get("/engines", func(w http.ResponseWriter, r *http.Request) {
 		p.render(w, r, s, "engines", &view{Title: "Engines"})
+	})
+	r.Get("/engines/{id}", func(w http.ResponseWriter, r *http.Request) {
+		id, err := idParam(r, "id")
+		if err != nil {
+			p.notFound(w, r, s, "There is no engine "+strconv.Quote(chi.URLParam(r, "id"))+".")
+			return
+		}
+		row, err := s.DB.EngineRow(r.Context(), id)
+		if err != nil {
+			p.fail(w, r, s, err, fmt.Sprintf("There is no engine %d.", id))
+			return
+		}
+		e := s.engineJSON(row)
+		p.render(w, r, s, "engine", &view{Title: "Engine " + e.Name, Engine: &e})
 	})
 	r.Get("/workers", func(w http.ResponseWriter, r *http.Request) {
 		ws := s.workersJSON()

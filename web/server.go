@@ -162,6 +162,8 @@ func (s *Server) Handler() (http.Handler, error) {
 		r.Get("/engines/{id}", s.getEngine)
 		r.With(s.admin).Delete("/engines/{id}", s.deleteEngine)
 		r.With(s.admin).Post("/engines/{id}/check", s.checkEngine)
+		r.Get("/engines/{id}/record", s.getEngineRecord)
+		r.Get("/engines/{id}/games", s.getEngineGames)
 		r.Get("/builtins", s.listBuiltins)
 		r.Get("/tournaments", s.listTournaments)
 		r.With(s.admin).Post("/tournaments", s.createTournament)

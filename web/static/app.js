@@ -310,6 +310,14 @@ export function clearErrors(form) {
   for (const el of $$('[aria-invalid]', form)) el.removeAttribute('aria-invalid');
 }
 
+/**
+ * fill puts values into a text's {placeholders}: fill('{n} games', {n: 3}).
+ * Texts are whole sentences or labels, so that each can be translated as one.
+ */
+export function fill(text, values = {}) {
+  return text.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
+}
+
 /** pageData reads the JSON the server put in the page. */
 export function pageData() {
   const el = $('#page-data');
@@ -322,6 +330,19 @@ export function pageData() {
 document.addEventListener('securitypolicyviolation', (ev) => {
   console.error(`CSP blocked ${ev.blockedURI || 'inline code'} (${ev.violatedDirective})`);
 });
+
+// Every form's error slots are announced when they fill (role=alert), and
+// each field's slot describes its input, so that focusing the input reads it.
+for (const [i, slot] of $$('.field-error').entries()) {
+  if (!slot.hasAttribute('role')) slot.setAttribute('role', 'alert');
+  const field = slot.closest('.field');
+  // A group of checkboxes is described as a whole, on its fieldset.
+  const input = field && field.tagName === 'FIELDSET' ? field : field?.querySelector('input, select, textarea');
+  if (!input) continue;
+  slot.id ||= `field-error-${i}`;
+  const by = (input.getAttribute('aria-describedby') || '').split(' ').filter(Boolean);
+  if (!by.includes(slot.id)) input.setAttribute('aria-describedby', [...by, slot.id].join(' '));
+}
 
 $('#sign-in')?.addEventListener('click', () => { signIn(); });
 $('#sign-out')?.addEventListener('click', signOut);

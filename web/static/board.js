@@ -192,3 +192,43 @@ export function lastMove(m) {
 export function miniBoard() {
   return s('svg', {class: 'board mini', role: 'img', 'aria-label': 'board'});
 }
+
+/**
+ * describeBoard writes a board into table as text, for screen readers: a
+ * caption, the columns' names as headers, and per row its name as a row
+ * header and each square's content in words. words holds the texts (black,
+ * white, blackKing, whiteKing, empty): the page's own, board.js has none.
+ */
+export function describeBoard(table, {view, board, caption, words}) {
+  const n = board.length;
+  // Numbered squares (checkers) are named by column and row here.
+  const named = view && view.coords === 'squares' ? {...view, coords: 'algebraic'} : view;
+  const word = {x: words.black, o: words.white, X: words.blackKing, O: words.whiteKing};
+  const cap = document.createElement('caption');
+  cap.textContent = caption;
+  const head = document.createElement('tr');
+  head.append(document.createElement('td'));
+  for (let x = 0; x < n; x++) {
+    const th = document.createElement('th');
+    th.scope = 'col';
+    th.textContent = coordLabels(named, n, x, 0)[0];
+    head.append(th);
+  }
+  const thead = document.createElement('thead');
+  thead.append(head);
+  const tbody = document.createElement('tbody');
+  for (let y = 0; y < n; y++) {
+    const tr = document.createElement('tr');
+    const th = document.createElement('th');
+    th.scope = 'row';
+    th.textContent = coordLabels(named, n, 0, y)[1];
+    tr.append(th);
+    for (let x = 0; x < n; x++) {
+      const td = document.createElement('td');
+      td.textContent = word[board[y][x]] || words.empty;
+      tr.append(td);
+    }
+    tbody.append(tr);
+  }
+  table.replaceChildren(cap, thead, tbody);
+}

@@ -1,6 +1,6 @@
 // engines.js: the registered engines, the form to submit one (a command with
 // optional files, or a built-in), and delete buttons.
-import {$, $$, h, api, write, plural, showErrors, clearErrors} from 'taikai/app.js';
+import {$, $$, h, href, api, write, plural, showErrors, clearErrors} from 'taikai/app.js';
 
 const form = $('#engine-form');
 let catalog = {builtins: [], protocols: {}, placeholders: []};
@@ -24,7 +24,7 @@ function engineRow(e) {
   const del = h('button', {type: 'button', class: 'button ghost small danger-text delete', dataset: {id: e.id}, text: 'Delete'});
   return h('tr', {dataset: {engineId: e.id}},
     h('td', {class: 'num', text: e.id}),
-    h('td', {class: 'name'}, h('span', {class: 'strong', text: e.name}),
+    h('td', {class: 'name'}, h('a', {href: href(`/engines/${e.id}`), class: 'strong engine-link', text: e.name}),
       e.builtin ? h('span', {class: 'badge', text: 'built-in'}) : null,
       e.uploaded ? h('span', {class: 'badge', text: 'uploaded'}) : null),
     h('td', null, h('span', {class: `game-tag game-${e.game}`, text: e.game})),

@@ -1,7 +1,19 @@
 // game.js: one game, live or replayed: the board at any ply, the move list,
 // step and seek controls, clocks while it is played, and the result.
-import {$, h, live, api, seconds, clock, resultText, reasonLabels, pageData} from 'taikai/app.js';
-import {drawBoard, count, emptyBoard, lastMove, moveLabel} from 'taikai/board.js';
+import {$, h, live, api, seconds, clock, fill, resultText, reasonLabels, pageData} from 'taikai/app.js';
+import {drawBoard, describeBoard, count, emptyBoard, lastMove, moveLabel} from 'taikai/board.js';
+
+// ---- texts of the board's text alternative: whole, with {placeholders} ----
+const TEXT = {
+  squares: {black: 'black', white: 'white', blackKing: 'black king', whiteKing: 'white king', empty: 'empty'},
+  colour: {black: 'Black', white: 'White'},
+  caption: 'Position after ply {ply} of {total}',
+  start: 'Start position, ply 0 of {total}.',
+  played: 'Ply {ply} of {total}: {color} played {move}.',
+  counts: 'Black has {black}, white has {white}.',
+  toMove: '{color} to move.',
+  over: 'The game is over.',
+};
 
 const data = pageData();
 const settings = data.settings || {};
@@ -24,6 +36,9 @@ const state = {
 
 const el = {
   board: $('#board'),
+  boardFocus: $('#board-focus'),
+  boardStatus: $('#board-status'),
+  boardText: $('#board-text'),
   ply: $('#ply'),
   total: $('#ply-total'),
   seek: $('#seek'),
@@ -120,10 +135,18 @@ document.addEventListener('keydown', (ev) => {
   if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
   // Form controls handle their own keys (the slider moves itself).
   if (ev.target.closest && ev.target.closest('input, select, textarea, dialog')) return;
-  const to = {ArrowLeft: state.ply - 1, ArrowRight: state.ply + 1, Home: 0, End: state.moves.length}[ev.key];
+  const inList = ev.target.closest && ev.target.closest('#moves');
+  const keys = {ArrowLeft: -1, ArrowRight: 1, PageUp: -10, PageDown: 10};
+  // In the move list (a column) the up and down arrows step too.
+  if (inList) Object.assign(keys, {ArrowUp: -1, ArrowDown: 1});
+  let to = keys[ev.key] === undefined ? undefined : state.ply + keys[ev.key];
+  if (ev.key === 'Home') to = 0;
+  if (ev.key === 'End') to = state.moves.length;
   if (to === undefined) return;
   ev.preventDefault();
   go(to);
+  // Focus follows the current move in the list (one tab stop for it all).
+  if (inList) (el.moves.querySelector('[aria-current]') || el.moves.querySelector('button'))?.focus();
 });
 
 // ---- drawing ----
@@ -146,14 +169,16 @@ function render() {
     flipped: frame.flipped,
     five: atEnd && state.ended ? state.five : null,
   });
-  el.board.setAttribute('aria-label', `board after ply ${ply}`);
   el.board.dataset.ply = ply;
   el.ply.textContent = ply;
   el.total.textContent = moves.length;
   el.seek.max = moves.length;
   el.seek.value = ply;
-  el.first.disabled = el.prev.disabled = ply === 0;
-  el.next.disabled = el.last.disabled = atEnd;
+  // aria-disabled, not disabled: a button that focus is on keeps it.
+  for (const [b, off] of [[el.first, ply === 0], [el.prev, ply === 0], [el.next, atEnd], [el.last, atEnd]]) {
+    b.setAttribute('aria-disabled', String(off));
+  }
+  describe(frame.board, mv);
   el.current.textContent = mv
     ? `${mv.ply}. ${mv.color} ${label(mv)}${mv.opening ? ' (opening)' : mv.auto ? ' (played for it)' : ''} · ${seconds(mv.ms)}${mv.note ? ` · ${mv.note}` : ''}`
     : 'start position';
@@ -177,6 +202,29 @@ function render() {
   tickClocks();
 }
 
+// describe writes the position as text for screen readers: a table of the
+// board and a sentence on the move, the pieces and the side to move, which is
+// announced as it changes (aria-live).
+function describe(board, mv) {
+  const {ply, moves} = state;
+  const total = moves.length;
+  describeBoard(el.boardText, {view: state.game.view, board, caption: fill(TEXT.caption, {ply, total}), words: TEXT.squares});
+  const c = count(board);
+  const parts = [mv
+    ? fill(TEXT.played, {ply, total, color: TEXT.colour[mv.color], move: label(mv)})
+    : fill(TEXT.start, {total})];
+  parts.push(fill(TEXT.counts, {black: c.black, white: c.white}));
+  // The next move's colour is the side to move; at the end of a live game,
+  // the side after the last move's.
+  let toMove = ply < total ? moves[ply].color : null;
+  if (ply === total && !state.ended && state.game.status !== 'finished' && state.game.status !== 'aborted') {
+    toMove = total ? (moves[total - 1].color === 'black' ? 'white' : 'black') : 'black';
+  }
+  parts.push(toMove ? fill(TEXT.toMove, {color: TEXT.colour[toMove]}) : TEXT.over);
+  const text = parts.join(' ');
+  if (el.boardStatus.textContent !== text) el.boardStatus.textContent = text;
+}
+
 // label is a move as people read it in this game (h8 · 7,7 in Gomoku).
 function label(m) {
   const frame = state.frames[0];
@@ -191,7 +239,7 @@ function renderMoves() {
     const m = state.moves[i];
     const title = m.opening ? `opening ${state.game.opening ? state.game.opening.suite + ' #' + (state.game.opening.index + 1) : ''}, played by the referee` : m.auto ? 'played by the referee' : null;
     list.append(h('li', {class: m.opening ? 'opening' : null},
-      h('button', {type: 'button', class: 'move', dataset: m.opening ? {ply: m.ply, opening: '1'} : {ply: m.ply}, title},
+      h('button', {type: 'button', class: 'move', tabindex: '-1', dataset: m.opening ? {ply: m.ply, opening: '1'} : {ply: m.ply}, title},
         h('span', {class: 'mv-n', text: m.ply}),
         h('span', {class: `disc-icon ${m.color}`, 'aria-label': m.color}),
         h('span', {class: 'mv-t' + (m.auto ? ' auto' : '') + (m.opening ? ' opening' : ''), text: label(m)}),
@@ -201,6 +249,10 @@ function renderMoves() {
   const cur = list.querySelector('[aria-current]');
   if (cur) cur.removeAttribute('aria-current');
   const li = state.ply > 0 ? list.children[state.ply - 1] : null;
+  // One tab stop for the list: the current move (the first at the start).
+  for (const b of list.querySelectorAll('button[tabindex="0"]')) b.tabIndex = -1;
+  const stop = li ? li.firstChild : list.querySelector('button');
+  if (stop) stop.tabIndex = 0;
   if (li) {
     li.firstChild.setAttribute('aria-current', 'step');
     const top = li.offsetTop;

@@ -1,7 +1,13 @@
 // livegrid.js: a grid of small live boards, one card per running game, each a
 // link to its game page. Fed by /ws/live (and /ws/tournaments) messages.
-import {h, href, resultText} from 'taikai/app.js';
+import {h, href, fill, resultText} from 'taikai/app.js';
 import {drawBoard, count, lastMove, miniBoard} from 'taikai/board.js';
+
+// ---- texts: whole, with {placeholders} ----
+const TEXT = {
+  // A small board's text alternative.
+  board: 'Board after ply {ply}: black has {black}, white has {white}.',
+};
 
 export class LiveGrid {
   /**
@@ -118,6 +124,7 @@ export class LiveGrid {
       c.countB.textContent = n.black;
       c.countW.textContent = n.white;
       c.plyEl.textContent = `ply ${c.ply}`;
+      c.svg.setAttribute('aria-label', fill(TEXT.board, {ply: c.ply, black: n.black, white: n.white}));
     }
     this.dirty.clear();
   }

@@ -61,7 +61,7 @@ function renderStandings(rows) {
     if (i === 0 || s.points !== standings[i - 1].points) rank = i + 1;
     return h('tr', {dataset: {engineId: s.engine_id}},
       h('td', {class: 'num rank', text: rank}),
-      h('td', {class: 'name'}, h('span', {class: 'swatch', dataset: {i}}), s.name),
+      h('td', {class: 'name'}, h('span', {class: 'swatch', dataset: {i}}), h('a', {href: href(`/engines/${s.engine_id}`), class: 'engine-link', text: s.name})),
       // What matters first (a phone shows these without scrolling).
       h('td', {class: 'num strong', text: points(s.points)}),
       h('td', {class: 'num', text: s.games ? s.score_pct.toFixed(1) + '%' : '–'}),
@@ -82,7 +82,7 @@ function renderCrosstable(cells) {
     h('th', {class: 'num', text: 'Points'})));
   $('#crosstable tbody').replaceChildren(...standings.map((s, i) => h('tr', null,
     h('td', {class: 'num', text: i + 1}),
-    h('td', {class: 'name', text: s.name}),
+    h('td', {class: 'name'}, h('a', {href: href(`/engines/${s.engine_id}`), class: 'engine-link', text: s.name})),
     ...Array.from({length: n}, (_, j) => {
       if (i === j) return h('td', {class: 'num self'});
       const c = cells && cells[i] && cells[i][j];
