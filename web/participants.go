@@ -121,7 +121,6 @@ func parseNames(r io.Reader) ([]string, []int, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
@@ -129,6 +128,7 @@ func parseNames(r io.Reader) ([]string, []int, error) {
 			}
 			return nil, nil, errInvalid("csv", "csv: "+err.Error())
 		}
+		line, _ := cr.FieldPos(0)
 		if first {
 			first = false
 			header := false
