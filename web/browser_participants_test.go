@@ -22,6 +22,14 @@ func signInAs(tb testing.TB, b *browser, token string) {
 	b.waitJS(tb, "signed in", `(document.body.classList.contains('admin') || document.body.classList.contains('participant')) && !document.querySelector('#token-dialog').open`, 15*time.Second)
 }
 
+// signOut signs the browser out and waits until the server cleared the
+// cookie (a navigation before would cancel the request).
+func signOut(tb testing.TB, b *browser) {
+	tb.Helper()
+	b.run(tb, "sign out", 15*time.Second, chromedp.Click(chromedp.CSS("#sign-out")))
+	b.waitJS(tb, "signed out", `!document.body.classList.contains('participant') && !document.body.classList.contains('admin')`, 15*time.Second)
+}
+
 // fetchStatus is the HTTP status of a GET the page makes (with its cookie).
 func fetchStatus(tb testing.TB, b *browser, path string) int {
 	tb.Helper()
@@ -113,8 +121,7 @@ func TestBrowserParticipants(t *testing.T) {
 	}
 
 	// The admin locks submissions on the participants page.
-	b.run(t, "sign out", 15*time.Second, chromedp.Click(chromedp.CSS("#sign-out")))
-	b.waitJS(t, "signed out", `!document.body.classList.contains('participant')`, 15*time.Second)
+	signOut(t, b)
 	b.open(t, "/participants")
 	signInAs(t, b, browserToken)
 	b.run(t, "lock", 15*time.Second, chromedp.WaitVisible(chromedp.CSS("#lock-now")), chromedp.Click(chromedp.CSS("#lock-now")))
@@ -125,7 +132,7 @@ func TestBrowserParticipants(t *testing.T) {
 	}
 
 	// Bob's late upload is refused with the deadline.
-	b.run(t, "sign out", 15*time.Second, chromedp.Click(chromedp.CSS("#sign-out")))
+	signOut(t, b)
 	b.open(t, "/engines")
 	signInAs(t, b, tokens["Bob"])
 	b.waitJS(t, "the form", `document.querySelector('#engine-form').offsetParent !== null && document.querySelector('#e-protocol').options.length > 0`, 15*time.Second)
