@@ -18,9 +18,11 @@ type EngineRow struct {
 	engines.Engine
 	CreatedAt time.Time  `json:"created_at"`
 	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// OwnerID is the participant who submitted the engine; 0 for the admin's.
+	OwnerID int64 `json:"owner_id,omitempty"`
 }
 
-const engineColumns = `id, name, game, protocol, command, dir, port, builtin, memory_mb, max_procs, connect_timeout_ms, created_at, deleted_at`
+const engineColumns = `id, name, game, protocol, command, dir, port, builtin, memory_mb, max_procs, connect_timeout_ms, created_at, deleted_at, owner_id`
 
 type scanner interface{ Scan(...any) error }
 
@@ -30,8 +32,9 @@ func scanEngine(s scanner) (EngineRow, error) {
 		command string
 		created int64
 		deleted sql.NullInt64
+		owner   sql.NullInt64
 	)
-	if err := s.Scan(&e.ID, &e.Name, &e.Game, &e.Protocol, &command, &e.Dir, &e.Port, &e.Builtin, &e.MemoryMB, &e.MaxProcs, &e.ConnectTimeoutMS, &created, &deleted); err != nil {
+	if err := s.Scan(&e.ID, &e.Name, &e.Game, &e.Protocol, &command, &e.Dir, &e.Port, &e.Builtin, &e.MemoryMB, &e.MaxProcs, &e.ConnectTimeoutMS, &created, &deleted, &owner); err != nil {
 		return e, err
 	}
 	if err := json.Unmarshal([]byte(command), &e.Command); err != nil {
@@ -39,6 +42,7 @@ func scanEngine(s scanner) (EngineRow, error) {
 	}
 	e.CreatedAt = time.UnixMilli(created).UTC()
 	e.DeletedAt = msTime(deleted)
+	e.OwnerID = owner.Int64
 	return e, nil
 }
 
@@ -48,6 +52,8 @@ func (db *DB) CreateEngine(ctx context.Context, e *engines.Engine) error {
 	return db.write(ctx, func(tx *sql.Tx) error { return createEngine(ctx, tx, e, true) })
 }
 
+// createEngine stores an engine; a listed (registered) one gets its version 1,
+// the admin's.
 func createEngine(ctx context.Context, tx *sql.Tx, e *engines.Engine, listed bool) error {
 	command, err := json.Marshal(nonNil(e.Command))
 	if err != nil {
@@ -61,8 +67,10 @@ func createEngine(ctx context.Context, tx *sql.Tx, e *engines.Engine, listed boo
 	if err != nil {
 		return err
 	}
-	e.ID, err = res.LastInsertId()
-	return err
+	if e.ID, err = res.LastInsertId(); err != nil || !listed {
+		return err
+	}
+	return addVersion(ctx, tx, *e, Submission{}, 1)
 }
 
 func nonNil(s []string) []string {

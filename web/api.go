@@ -42,6 +42,76 @@ type engineJSON struct {
 	Files       []string   `json:"files,omitempty"`
 	CreatedAt   time.Time  `json:"created_at"`
 	DeletedAt   *time.Time `json:"deleted_at,omitempty"` // deleted engines keep their games
+	// Owner is the participant who submitted the engine, null for the admin's.
+	Owner *participantRef `json:"owner"`
+	// Version is the engine's newest version (replacing an engine adds one),
+	// SubmittedAt when it was uploaded.
+	Version     int        `json:"version,omitempty"`
+	SubmittedAt *time.Time `json:"submitted_at,omitempty"`
+	// Check is the engine's last pre-flight check, for those who may read
+	// it (everyone for the admin's engines, the owner and the admin for a
+	// participant's).
+	Check *checkSummaryJSON `json:"check,omitempty"`
+}
+
+// checkSummaryJSON is an engine's last check in the engine list.
+type checkSummaryJSON struct {
+	Status  string `json:"status"` // queued, running, done
+	Version int    `json:"version"`
+	OK      bool   `json:"ok"`
+	Message string `json:"message,omitempty"`
+}
+
+// engineExtras are what an engine list shows beside the engines: owners'
+// names, newest versions, last checks.
+type engineExtras struct {
+	owners   map[int64]string
+	versions map[int64]storage.EngineVersion
+	checks   map[int64]storage.EngineCheck
+	caller   caller
+}
+
+func (s *Server) loadEngineExtras(r *http.Request) (engineExtras, error) {
+	x := engineExtras{owners: map[int64]string{}, versions: map[int64]storage.EngineVersion{}, caller: s.softCaller(r)}
+	ps, err := s.DB.Participants(r.Context())
+	if err != nil {
+		return x, err
+	}
+	for _, p := range ps {
+		x.owners[p.ID] = p.Name
+	}
+	vs, err := s.DB.EngineVersions(r.Context(), 0)
+	if err != nil {
+		return x, err
+	}
+	for _, v := range vs {
+		if _, ok := x.versions[v.EngineID]; !ok {
+			x.versions[v.EngineID] = v
+		}
+	}
+	x.checks, err = s.DB.Checks(r.Context())
+	return x, err
+}
+
+// add fills in an engine's owner, version and check.
+func (x engineExtras) add(j *engineJSON, owner int64) {
+	if owner > 0 {
+		j.Owner = &participantRef{ID: owner, Name: x.owners[owner]}
+	}
+	if v, ok := x.versions[j.ID]; ok {
+		t := v.CreatedAt
+		j.Version, j.SubmittedAt = v.Version, &t
+	}
+	if c, ok := x.checks[j.ID]; ok && mayRead(x.caller, owner) == nil {
+		sum := &checkSummaryJSON{Status: c.Status, Version: c.Version}
+		if c.Result != nil {
+			var res checkJSON
+			if json.Unmarshal(c.Result, &res) == nil {
+				sum.OK, sum.Message = res.OK, res.Message
+			}
+		}
+		j.Check = sum
+	}
 }
 
 func (s *Server) engineJSON(e storage.EngineRow) engineJSON {
@@ -62,9 +132,15 @@ func (s *Server) listEngines(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	x, err := s.loadEngineExtras(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	out := make([]engineJSON, len(list))
 	for i, e := range list {
 		out[i] = s.engineJSON(e)
+		x.add(&out[i], e.OwnerID)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"engines": out})
 }
@@ -117,29 +193,24 @@ func (req *engineRequest) engine() (engines.Engine, error) {
 	return e, e.Validate()
 }
 
+// createEngine is POST /api/engines: the admin registers an engine of
+// their own, a participant one they own (until submissions close). Every
+// engine but a built-in is checked in the background.
 func (s *Server) createEngine(w http.ResponseWriter, r *http.Request) {
-	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
-		s.uploadEngine(w, r)
-		return
-	}
-	var req engineRequest
-	if err := decode(w, r, &req); err != nil {
+	c := callerOf(r)
+	if err := s.submissionsOpen(r.Context(), c); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	e, err := req.engine()
-	if err == nil {
-		err = s.admit(r, e)
-	}
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if err := s.DB.CreateEngine(r.Context(), &e); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	s.writeEngine(w, r, http.StatusCreated, e.ID)
+	s.receiveEngine(w, r, nil, func(e *engines.Engine, hash string) (int, error) {
+		if err := s.DB.RegisterEngine(r.Context(), e, storage.Submission{Owner: c.ID, By: c.ID, FilesHash: hash}); err != nil {
+			return 0, err
+		}
+		if e.Builtin == "" {
+			s.startCheck(*e, 1)
+		}
+		return http.StatusCreated, nil
+	})
 }
 
 // writeEngine answers with an engine and the files of its upload.
@@ -153,16 +224,27 @@ func (s *Server) writeEngine(w http.ResponseWriter, r *http.Request, status int,
 	if row.Dir != "" {
 		j.Files = listFiles(row.Dir, 200)
 	}
-	writeJSON(w, status, j)
-}
-
-func (s *Server) deleteEngine(w http.ResponseWriter, r *http.Request) {
-	id, err := idParam(r, "id")
+	x, err := s.loadEngineExtras(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if err := s.DB.DeleteEngine(r.Context(), id); err != nil {
+	x.add(&j, row.OwnerID)
+	writeJSON(w, status, j)
+}
+
+// deleteEngine is DELETE /api/engines/{id}: the admin deletes any engine, a
+// participant withdraws their own (until submissions close).
+func (s *Server) deleteEngine(w http.ResponseWriter, r *http.Request) {
+	row, ok := s.ownedEngine(w, r)
+	if !ok {
+		return
+	}
+	if err := s.submissionsOpen(r.Context(), callerOf(r)); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := s.DB.DeleteEngine(r.Context(), row.ID); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -809,6 +891,19 @@ func (s *Server) getGameLog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g, err := s.DB.Game(r.Context(), id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	// A participant's engine's output is for its owner and the admin.
+	engineID := g.Black.EngineID
+	if c == games.White {
+		engineID = g.White.EngineID
+	}
+	row, err := s.DB.EngineRow(r.Context(), engineID)
+	if err == nil {
+		err = mayRead(s.softCaller(r), row.OwnerID)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return

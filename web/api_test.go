@@ -58,6 +58,7 @@ func newAPIServer(tb testing.TB, options ...func(*web.Server)) *apiServer {
 	ts := httptest.NewServer(h)
 	tb.Cleanup(func() {
 		ts.Close()
+		srv.Close() // the background checks
 		svc.Close()
 		hub.Close()
 		db.Close()

@@ -159,6 +159,7 @@ func startSiteWith(tb testing.TB, withWorker bool) *site {
 		_ = hs.Serve(ln)
 	}()
 	tb.Cleanup(func() {
+		srv.Close() // stops the background checks and reaps their engines
 		svc.Close() // cancels running games; every engine process is reaped
 		hub.Close()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -3,16 +3,21 @@ package web
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/games"
+	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
 )
 
@@ -39,21 +44,19 @@ type checkJSON struct {
 	Seconds    float64           `json:"seconds"`
 	Usage      *engines.Usage    `json:"usage,omitempty"`
 	Settings   map[string]string `json:"settings"`
+	Version    int               `json:"version,omitempty"` // the engine's version checked
 }
 
 // checkEngine is POST /api/engines/{id}/check: one short game of the engine,
-// in the sandbox, against a built-in, and what went wrong in words.
+// in the sandbox, against a built-in, and what went wrong in words. The
+// admin may check every engine, a participant their own; the answer is
+// stored as the engine's last check.
 func (s *Server) checkEngine(w http.ResponseWriter, r *http.Request) {
-	id, err := idParam(r, "id")
-	if err != nil {
-		s.writeError(w, r, err)
+	row, ok := s.ownedEngine(w, r)
+	if !ok {
 		return
 	}
-	e, err := s.DB.Engine(r.Context(), id)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
+	e := row.Engine
 	if s.Service == nil || s.Service.Runner == nil {
 		s.writeError(w, r, &games.Error{Code: games.EUnavailable, Message: "this server cannot play games"})
 		return
@@ -64,10 +67,40 @@ func (s *Server) checkEngine(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	res, err := s.preflight(r.Context(), e)
+	version, err := s.DB.LatestVersion(r.Context(), e.ID)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	run := &checkRun{version: version}
+	// A check under way (the one a submission started) gives way to this one.
+	ctx, ok := s.checks.claim(e.ID, run)
+	if !ok {
+		s.writeError(w, r, &games.Error{Code: games.EUnavailable, Message: "the server is stopping"})
+		return
+	}
+	stop := context.AfterFunc(r.Context(), run.cancel)
+	defer stop()
+	started := time.Now()
+	res, err := s.preflight(ctx, e)
+	current := s.checks.release(e.ID, run)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if !current {
+		s.writeError(w, r, games.Errorf(games.EConflict, "another check of engine %d replaced this one before it finished: its result will be at GET /api/engines/%d/check", e.ID, e.ID))
+		return
+	}
+	res.Version = version
+	{
+		b, err := json.Marshal(res)
+		if err == nil {
+			t := time.Now()
+			if err := s.DB.SaveCheck(r.Context(), storage.EngineCheck{EngineID: e.ID, Version: version, Status: "done", Result: b, StartedAt: started, FinishedAt: &t}); err != nil {
+				s.log().Warn("store engine check", "engine", e.ID, "err", err)
+			}
+		}
 	}
 	writeJSON(w, http.StatusOK, res)
 }
@@ -138,8 +171,12 @@ func checkMessage(e engines.Engine, p *tournament.Played, legal int) (bool, stri
 	switch {
 	case o.Reason == games.ReasonAborted:
 		return false, fmt.Sprintf("The check game did not finish within %v (%s).", checkWithin, p.Detail)
+	case blamed && o.Reason == games.ReasonNoConnect && noPort(e):
+		return false, fmt.Sprintf("Your engine was started but never connected (%s). Its command has no {port}, so it was not told which port to dial: add {host} and {port} to the command (or read TAIKAI_HOST and TAIKAI_PORT), speaking %s.", p.Detail, e.Protocol)
 	case blamed && o.Reason == games.ReasonNoConnect:
 		return false, fmt.Sprintf("Your engine was started but never connected (%s). Its command must dial the address {host} and {port} stand for (or its fixed port), speaking %s.", p.Detail, e.Protocol)
+	case blamed && (o.Reason == games.ReasonCrash || o.Reason == games.ReasonNoConnect) && legal == 0 && missingProgram(e) != "":
+		return false, fmt.Sprintf("Your engine could not start: the program %q was not found (%s). Upload it with the engine's files, or give its path in the command.", missingProgram(e), cmp.Or(p.Exits[0], p.Detail))
 	case blamed && o.Reason == games.ReasonCrash && legal == 0:
 		return false, fmt.Sprintf("Your engine exited before its first move (%s): see the end of its output below; is the command right, and are its files there?", cmp.Or(p.Exits[0], p.Detail))
 	case blamed && o.Reason == games.ReasonCrash:
@@ -166,6 +203,43 @@ func checkMessage(e engines.Engine, p *tournament.Played, legal int) (bool, stri
 		res = "a loss"
 	}
 	return true, fmt.Sprintf("Your engine connected and played a whole game: %s, %s (%s).", moves, res, o.Reason)
+}
+
+// noPort says whether an engine of a TCP protocol is given no port to dial:
+// no {port} in its command and no fixed port.
+func noPort(e engines.Engine) bool {
+	p, ok := engines.LookupProtocol(e.Protocol)
+	if !ok || p.Transport != engines.TCP || e.Port != 0 || e.Builtin != "" {
+		return false
+	}
+	return !slices.ContainsFunc(e.Command, func(a string) bool { return strings.Contains(a, "{port}") })
+}
+
+// missingProgram is the engine's program when it cannot be found: a path
+// (relative to the engine's directory) that does not exist, or a bare name
+// that is not on the server's PATH; "" otherwise.
+func missingProgram(e engines.Engine) string {
+	if e.Builtin != "" || len(e.Command) == 0 {
+		return ""
+	}
+	prog := e.Command[0]
+	if strings.Contains(prog, "{") {
+		return ""
+	}
+	if !strings.Contains(prog, "/") {
+		if _, err := exec.LookPath(prog); err != nil {
+			return prog
+		}
+		return ""
+	}
+	path := prog
+	if !filepath.IsAbs(path) && e.Dir != "" {
+		path = filepath.Join(e.Dir, path)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return prog
+	}
+	return ""
 }
 
 // wrongProtocol is a hint when the engine's lines did not read as its
@@ -216,4 +290,162 @@ func logTail(path string, n int64) string {
 		}
 	}
 	return string(b)
+}
+
+// maxChecks bounds the pre-flight checks played at once: forty students
+// submitting before a deadline queue up rather than load the machine with
+// forty games.
+const maxChecks = 2
+
+// checkQueue runs the pre-flight checks that submissions start by themselves:
+// at most one per engine (a newer version's check replaces an older one's),
+// at most maxChecks at once, each within checkWithin, all stopped by Close.
+type checkQueue struct {
+	mu      sync.Mutex
+	running map[int64]*checkRun // by engine id
+	slots   chan struct{}
+	ctx     context.Context
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+// checkRun is one engine's check under way.
+type checkRun struct {
+	version int
+	cancel  context.CancelFunc
+}
+
+func (q *checkQueue) init() {
+	if q.running == nil {
+		q.running = map[int64]*checkRun{}
+		q.slots = make(chan struct{}, maxChecks)
+		q.ctx, q.stop = context.WithCancel(context.Background())
+	}
+}
+
+// claim makes run the engine's check: a check of the engine under way is
+// cancelled for it. It fails when the server stops.
+func (q *checkQueue) claim(id int64, run *checkRun) (context.Context, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.init()
+	if q.ctx.Err() != nil {
+		return nil, false
+	}
+	if old := q.running[id]; old != nil {
+		old.cancel()
+	}
+	ctx, cancel := context.WithCancel(q.ctx)
+	run.cancel = cancel
+	q.running[id] = run
+	return ctx, true
+}
+
+// release ends run; it reports whether run was still the engine's current
+// check (not replaced by a newer one).
+func (q *checkQueue) release(id int64, run *checkRun) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	run.cancel()
+	if q.running[id] != run {
+		return false
+	}
+	delete(q.running, id)
+	return true
+}
+
+// Close stops the checks under way and waits for them; their engines'
+// processes are killed and reaped by the runner.
+func (s *Server) Close() {
+	q := &s.checks
+	q.mu.Lock()
+	q.init()
+	q.stop()
+	q.mu.Unlock()
+	q.wg.Wait()
+}
+
+// startCheck queues the pre-flight check of an engine's version in the
+// background; its state is stored at once (queued), then as it goes.
+func (s *Server) startCheck(e engines.Engine, version int) {
+	run := &checkRun{version: version}
+	ctx, ok := s.checks.claim(e.ID, run)
+	if !ok {
+		return
+	}
+	q := &s.checks
+	started := time.Now()
+	save := func(status string, res *checkJSON) {
+		c := storage.EngineCheck{EngineID: e.ID, Version: version, Status: status, StartedAt: started}
+		if res != nil {
+			b, err := json.Marshal(res)
+			if err != nil {
+				return
+			}
+			t := time.Now()
+			c.Result, c.FinishedAt = b, &t
+		}
+		// Stored even as the server stops: a fresh context, bounded.
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := s.DB.SaveCheck(sctx, c); err != nil {
+			s.log().Warn("store engine check", "engine", e.ID, "err", err)
+		}
+	}
+	save("queued", nil)
+	q.wg.Add(1)
+	go func() {
+		defer q.wg.Done()
+		var res *checkJSON
+		select {
+		case q.slots <- struct{}{}:
+			if ctx.Err() == nil {
+				save("running", nil)
+				res = s.checkOnce(ctx, e)
+			}
+			<-q.slots
+		case <-ctx.Done():
+		}
+		if !q.release(e.ID, run) {
+			return // a newer version's check took over
+		}
+		if res == nil || ctx.Err() != nil && res.Reason == games.ReasonAborted {
+			res = &checkJSON{Message: "The check was stopped before it finished (the server stopped).", Violations: games.Violations{}, Settings: map[string]string{}}
+		}
+		res.Version = version
+		save("done", res)
+	}()
+}
+
+// checkOnce plays the check, or says why it cannot be played.
+func (s *Server) checkOnce(ctx context.Context, e engines.Engine) *checkJSON {
+	unplayable := func(msg string) *checkJSON {
+		return &checkJSON{Message: msg, Violations: games.Violations{}, Settings: map[string]string{}}
+	}
+	if s.Service == nil || s.Service.Runner == nil {
+		return unplayable("The check could not run: this server cannot play games.")
+	}
+	if err := s.allow(e); err != nil {
+		return unplayable(fmt.Sprintf("The check could not run: %v.", err))
+	}
+	res, err := s.preflight(ctx, e)
+	if err != nil {
+		return unplayable(fmt.Sprintf("The check could not run: %s.", apiError(err).Message))
+	}
+	return res
+}
+
+// getCheck is GET /api/engines/{id}/check: the engine's last check, stored,
+// with its state (queued, running or done) and, when done, its answer.
+func (s *Server) getCheck(w http.ResponseWriter, r *http.Request) {
+	row, ok := s.readableEngine(w, r)
+	if !ok {
+		return
+	}
+	c, err := s.DB.Check(r.Context(), row.ID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, c)
 }

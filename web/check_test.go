@@ -28,7 +28,7 @@ func TestPreflightCheck(t *testing.T) {
 		log          string   // in the log, if set
 	}{
 		{"no-such-file", `{"name":"no-such-file","game":"othello","command":["./no-such-engine","{host}","{port}"]}`, false,
-			[]string{"exited before its first move", "no such file"}, ""},
+			[]string{"could not start", `program "./no-such-engine" was not found`, "no such file"}, ""},
 		{"never-connects", `{"name":"never-connects","game":"othello","command":["sleep","30"],"connect_timeout_ms":2000}`, false,
 			[]string{"never connected", "{host}"}, ""},
 		{"illegal-first-move", fmt.Sprintf(`{"name":"illegal-first-move","game":"othello","command":["bash","-c",%q,"{host}","{port}"]}`, offBoard), false,

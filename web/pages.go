@@ -30,7 +30,7 @@ var assets embed.FS
 
 // pageNames are the templates under templates/ that are whole pages; each is
 // parsed together with layout.html and must define "title" and "content".
-var pageNames = []string{"index", "tournament", "game", "engines", "workers", "error", "engine"}
+var pageNames = []string{"index", "tournament", "game", "engines", "workers", "error", "engine", "participants", "invite"}
 
 // pages are the dashboard's server-rendered pages and the static files they use.
 type pages struct {
@@ -164,11 +164,13 @@ func (p *pages) importMap() (string, error) {
 
 // view is what every page template gets.
 type view struct {
-	Title  string
-	Page   string
-	Admin  bool
-	TV     bool
-	Status int
+	Title string
+	Page  string
+	Admin bool
+	// Participant is the signed-in participant, nil for the admin or nobody.
+	Participant *participantRef
+	TV          bool
+	Status      int
 
 	Tournament *tournamentJSON
 	Game       *gameJSON
@@ -299,6 +301,14 @@ func (p *pages) routes(r chi.Router, s *Server) {
 		}
 		p.render(w, r, s, "game", v)
 	})
+	r.Get("/participants", func(w http.ResponseWriter, r *http.Request) {
+		p.render(w, r, s, "participants", &view{Title: "Participants"})
+	})
+	// The invitation page does not use the code up: the button on it does
+	// (POST /api/invitations/accept), so that a link preview cannot.
+	r.Get("/invite/{code}", func(w http.ResponseWriter, r *http.Request) {
+		p.render(w, r, s, "invite", &view{Title: "Invitation"})
+	})
 	r.Get("/static/{hash}/{name}", p.serveStatic)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		p.notFound(w, r, s, "There is no page at "+r.URL.Path+".")
@@ -323,7 +333,11 @@ func (p *pages) notFound(w http.ResponseWriter, r *http.Request, s *Server, msg 
 // a clean 500 rather than half a page.
 func (p *pages) render(w http.ResponseWriter, r *http.Request, s *Server, name string, v *view) {
 	v.Page = name
-	v.Admin = s.isAdmin(r)
+	c := s.softCaller(r)
+	v.Admin = c.Admin
+	if c.ID > 0 {
+		v.Participant = &participantRef{ID: c.ID, Name: c.Name}
+	}
 	v.TV = r.URL.Query().Get("tv") == "1"
 	v.Games = gameChoices()
 	v.Cluster = s.Workers != nil
@@ -376,13 +390,6 @@ func validHost(host string) bool {
 		}
 	}
 	return true
-}
-
-// isAdmin tells whether the browser holds the admin token in its cookie; it
-// only decides what the page shows, every write is checked by admin.
-func (s *Server) isAdmin(r *http.Request) bool {
-	c, err := r.Cookie(TokenCookie)
-	return err == nil && s.TokenOK(c.Value)
 }
 
 // serveStatic serves a static file whose URL names its checksum; any other

@@ -73,6 +73,9 @@ type Server struct {
 
 	pages   *pages
 	signIns signInLimiter // failed sign-ins per client address
+	// accountSignIns counts failed sign-ins per participant account.
+	accountSignIns signInLimiter
+	checks         checkQueue // the pre-flight checks run in the background
 	// health is the last write check of /healthz.
 	health struct {
 		sync.Mutex
@@ -135,6 +138,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		return nil, err
 	}
 	s.pages = p
+	s.accountSignIns.perAccount = true
 	r := chi.NewRouter()
 	r.Use(s.recoverer)
 	r.Use(s.bodyDeadline)
@@ -158,10 +162,22 @@ func (s *Server) Handler() (http.Handler, error) {
 	}
 	r.Route("/api", func(r chi.Router) {
 		r.Get("/engines", s.listEngines)
-		r.With(s.admin).Post("/engines", s.createEngine)
+		r.With(s.member).Post("/engines", s.createEngine)
 		r.Get("/engines/{id}", s.getEngine)
-		r.With(s.admin).Delete("/engines/{id}", s.deleteEngine)
-		r.With(s.admin).Post("/engines/{id}/check", s.checkEngine)
+		r.With(s.member).Delete("/engines/{id}", s.deleteEngine)
+		r.With(s.member).Post("/engines/{id}/check", s.checkEngine)
+		r.With(s.member).Put("/engines/{id}", s.replaceEngine)
+		r.With(s.reader).Get("/engines/{id}/check", s.getCheck)
+		r.With(s.reader).Get("/engines/{id}/versions", s.getVersions)
+		r.With(s.admin).Post("/participants", s.createParticipants)
+		r.With(s.admin).Get("/participants", s.listParticipants)
+		r.With(s.admin).Post("/participants/{id}/invitation", s.reinvite)
+		r.Post("/invitations/accept", s.acceptInvitation)
+		r.With(s.reader).Get("/session", s.getSession)
+		r.Post("/session", s.signIn)
+		r.Delete("/session", s.signOut)
+		r.Get("/submissions", s.getSubmissions)
+		r.With(s.admin).Put("/submissions", s.setSubmissions)
 		r.Get("/engines/{id}/record", s.getEngineRecord)
 		r.Get("/engines/{id}/games", s.getEngineGames)
 		r.Get("/builtins", s.listBuiltins)
@@ -297,35 +313,13 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 // Authorization header (Bearer), or in the dashboard's cookie together with its
 // request header (a cross-site form cannot set that header).
 func (s *Server) admin(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, ok := "", false
-		if h := r.Header.Get("Authorization"); h != "" {
-			token, ok = strings.CutPrefix(h, "Bearer ")
-			if !ok {
-				s.writeError(w, r, &games.Error{Code: games.EUnauthorized, Message: "Authorization must be 'Bearer <token>'", Field: "Authorization"})
-				return
-			}
-		} else if c, err := r.Cookie(TokenCookie); err == nil && r.Header.Get(csrfHeader) == csrfValue {
-			token, ok = c.Value, true
-		}
-		addr, now := clientAddr(r), time.Now()
-		if wait, blocked := s.signIns.blocked(addr, now); blocked {
-			w.Header().Set("Retry-After", retryAfter(wait))
-			s.writeError(w, r, &games.Error{Code: games.ETooMany, Message: "too many wrong admin tokens from this address: try again in " + retryAfter(wait) + " s", Field: "Authorization"})
-			return
-		}
-		if !ok || token == "" {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="taikai"`)
-			s.writeError(w, r, &games.Error{Code: games.EUnauthorized, Message: "this needs the admin token: Authorization: Bearer <token>", Field: "Authorization"})
-			return
-		}
-		if !s.TokenOK(token) {
-			s.signIns.failed(addr, now)
-			s.writeError(w, r, &games.Error{Code: games.EForbidden, Message: "wrong admin token", Field: "Authorization"})
+	return s.member(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !callerOf(r).Admin {
+			s.writeError(w, r, &games.Error{Code: games.EForbidden, Message: "this needs the admin token; a participant's token does not do it", Field: "Authorization"})
 			return
 		}
 		next.ServeHTTP(w, r)
-	})
+	}))
 }
 
 func (s *Server) checkAuth(w http.ResponseWriter, r *http.Request) {

@@ -10,23 +10,41 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// Failed sign-ins (a write with a wrong admin token) are limited per client
-// address with a token bucket: signInBurst failures at once, then one every
-// signInEvery. An address over its limit gets 429 with Retry-After for every
-// write, right token or not, until its bucket refills; other addresses are
-// not affected.
+// Failed sign-ins (a wrong admin or participant token, a wrong invitation
+// code) are limited with token buckets: per client address, signInBurst
+// failures at once, then one every signInEvery; and per participant account
+// (a participant's token names its account), accountBurst, then one every
+// accountEvery, so that many addresses cannot share the guessing of one
+// account. A key over its limit gets 429 with Retry-After, right token or
+// not, until its bucket refills; other keys are not affected. The account's
+// burst is larger than the address's, so one address alone never locks an
+// account: it is stopped first.
 const (
-	signInBurst = 10
-	signInEvery = 3 * time.Second
-	// signInKeep is how long an address's bucket is kept after its last
-	// failure (a full bucket is the same as none).
+	signInBurst  = 10
+	signInEvery  = 3 * time.Second
+	accountBurst = 30
+	accountEvery = 10 * time.Second
+	// signInKeep is how long a key's bucket is kept after its last failure
+	// (a full bucket is the same as none).
 	signInKeep = 10 * time.Minute
 )
 
+// signInLimiter counts failures by key (a client address, or an account).
+// The zero value limits as for addresses; perAccount selects the account's
+// limits.
 type signInLimiter struct {
+	perAccount bool
+
 	mu     sync.Mutex
 	byAddr map[string]*addrLimit
 	swept  time.Time
+}
+
+func (l *signInLimiter) newLimiter() *rate.Limiter {
+	if l.perAccount {
+		return rate.NewLimiter(rate.Every(accountEvery), accountBurst)
+	}
+	return rate.NewLimiter(rate.Every(signInEvery), signInBurst)
 }
 
 type addrLimit struct {
@@ -74,7 +92,7 @@ func (l *signInLimiter) failed(addr string, now time.Time) {
 	}
 	a := l.byAddr[addr]
 	if a == nil {
-		a = &addrLimit{lim: rate.NewLimiter(rate.Every(signInEvery), signInBurst)}
+		a = &addrLimit{lim: l.newLimiter()}
 		l.byAddr[addr] = a
 	}
 	a.last = now

@@ -1,10 +1,14 @@
 package web_test
 
 import (
+	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/taikai-dev/taikai/web"
 )
 
 // clientFrom is an HTTP client whose connections come from the loopback
@@ -53,5 +57,154 @@ func TestWrongTokensAreRateLimited(t *testing.T) {
 	}
 	if code, _ := ask(clientFrom("127.0.0.2"), "guess"); code != http.StatusForbidden {
 		t.Errorf("a wrong token from another address: %d, want 403 (its own budget)", code)
+	}
+}
+
+// signInFrom signs in (POST /api/session, the dashboard's way) from the
+// client c and returns the status and the answer.
+func signInFrom(t *testing.T, c *http.Client, url, token string) (int, *http.Response) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url+"/api/session", strings.NewReader(fmt.Sprintf(`{"token":%q}`, token)))
+	req.Header.Set("X-Requested-With", "taikai")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode, resp
+}
+
+// A participant's sign-ins are limited per address and per account: 100
+// wrong tokens for one account from one address within a second end in
+// 429s, and the right token still works from another address; wrong tokens
+// for that account from several addresses then lock the account itself, for
+// every address, with a 429 naming the account.
+func TestParticipantSignInsAreRateLimited(t *testing.T) {
+	s := startSite(t)
+	var inv invitedAnswer
+	if code := postCSV(t, s, "Carol\n", &inv); code != http.StatusCreated {
+		t.Fatalf("create Carol: %d", code)
+	}
+	token := accept(t, s, inv.Participants[0].Invitation.Code)
+	wrong := fmt.Sprintf("tkp_%d_wrong-guess", inv.Participants[0].ID)
+
+	attacker := clientFrom("127.0.0.1")
+	codes := map[int]int{}
+	start := time.Now()
+	for range 100 {
+		code, resp := signInFrom(t, attacker, s.URL, wrong)
+		codes[code]++
+		if code == http.StatusTooManyRequests && resp.Header.Get("Retry-After") == "" {
+			t.Fatal("429 without Retry-After")
+		}
+	}
+	took := time.Since(start)
+	t.Logf("100 wrong sign-ins in %v: %v", took, codes)
+	if codes[http.StatusForbidden] > 10+int(took/(3*time.Second))+1 || codes[http.StatusTooManyRequests] < 80 {
+		t.Errorf("answers %v, want at most the burst of 10 refused as wrong and the rest 429", codes)
+	}
+	if code, _ := signInFrom(t, clientFrom("127.0.0.2"), s.URL, token); code != http.StatusOK {
+		t.Errorf("Carol's right token from another address: %d, want 200", code)
+	}
+
+	// Four more addresses, ten wrong tokens each, pass the account's 30.
+	for i := 3; i <= 6; i++ {
+		c := clientFrom(fmt.Sprintf("127.0.0.%d", i))
+		for range 10 {
+			signInFrom(t, c, s.URL, wrong)
+		}
+	}
+	code, resp := signInFrom(t, clientFrom("127.0.0.7"), s.URL, token)
+	if code != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("Carol's right token after 50 failures on her account: %d, want 429 with Retry-After", code)
+	}
+	// Other accounts and the admin are not affected.
+	if code, _ := signInFrom(t, clientFrom("127.0.0.7"), s.URL, s.token); code != http.StatusOK {
+		t.Errorf("the admin token from a fresh address: %d, want 200", code)
+	}
+}
+
+// A write with the sign-in cookie needs the dashboard's header (CSRF): a
+// cross-site form cannot send it. The cookie the sign-in sets is HTTP-only
+// and SameSite=Strict, and Secure behind a proxy that says HTTPS.
+func TestSessionCookieAndCSRF(t *testing.T) {
+	s := startSite(t)
+	var inv invitedAnswer
+	if code := postCSV(t, s, "Dave\n", &inv); code != http.StatusCreated {
+		t.Fatalf("create Dave: %d", code)
+	}
+	token := accept(t, s, inv.Participants[0].Invitation.Code)
+
+	_, resp := signInFrom(t, http.DefaultClient, s.URL, token)
+	var cookie *http.Cookie
+	for _, c := range resp.Cookies() {
+		if c.Name == web.TokenCookie {
+			cookie = c
+		}
+	}
+	if cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode || cookie.Secure || cookie.Value != token {
+		t.Fatalf("sign-in cookie %+v, want HTTP-only, SameSite=Strict, not Secure over plain HTTP", cookie)
+	}
+	req, _ := http.NewRequest("POST", s.URL+"/api/session", strings.NewReader(fmt.Sprintf(`{"token":%q}`, token)))
+	req.Header.Set("X-Requested-With", "taikai")
+	req.Header.Set("X-Forwarded-Proto", "https")
+	behind, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	behind.Body.Close()
+	if cs := behind.Cookies(); len(cs) != 1 || !cs[0].Secure {
+		t.Errorf("behind an HTTPS proxy the cookie %+v, want Secure", cs)
+	}
+
+	register := func(header bool, name string) int {
+		req, _ := http.NewRequest("POST", s.URL+"/api/engines", strings.NewReader(fmt.Sprintf(`{"name":%q,"game":"othello","builtin":"othello-random"}`, name)))
+		req.AddCookie(cookie)
+		req.Header.Set("Content-Type", "application/json")
+		if header {
+			req.Header.Set("X-Requested-With", "taikai")
+		}
+		return s.do(t, req, nil)
+	}
+	if code := register(false, "csrf"); code != http.StatusUnauthorized {
+		t.Errorf("a write with the cookie and without the header: %d, want 401", code)
+	}
+	if code := register(true, "dave-random"); code != http.StatusCreated {
+		t.Errorf("a write with the cookie and the header: %d, want 201", code)
+	}
+	// Signing in without the header is refused too (a login CSRF).
+	req, _ = http.NewRequest("POST", s.URL+"/api/session", strings.NewReader(fmt.Sprintf(`{"token":%q}`, token)))
+	if code := s.do(t, req, nil); code != http.StatusForbidden {
+		t.Errorf("a sign-in without the header: %d, want 403", code)
+	}
+}
+
+// A CSV of names is taken all or none, and each error names its line.
+func TestParticipantsCSVErrors(t *testing.T) {
+	s := startSite(t)
+	if code := postCSV(t, s, "Erin\n", nil); code != http.StatusCreated {
+		t.Fatalf("create Erin: %d", code)
+	}
+	long := strings.Repeat("x", 65)
+	for _, tc := range []struct{ csv, want string }{
+		{"Ann\nBen\nann\n", `line 3: the name "ann" is already on line 1`},
+		{"id,name\n1,Cat\n2,\n", "line 3: the name is empty"},
+		{"Ann\n\"Be\"n\"\n", "line 2: "},
+		{"Ann\n" + long + "\n", "line 2: the name \"" + long + "\" is longer than 64 bytes"},
+		{"Ann\nBen\nErin\n", `line 3: a participant named "Erin" already exists`},
+		{"name\n\n", "no names in the file"},
+		{"Ann\nB\x01n\n", "line 2: the name \"B\\x01n\" has a character that cannot be printed"},
+	} {
+		var ae errorAnswer
+		code := postCSV(t, s, tc.csv, &ae)
+		if code/100 != 4 || ae.Error.Field != "csv" || !strings.Contains(ae.Error.Message, tc.want) {
+			t.Errorf("CSV %q: %d %+v, want a 4xx on field csv saying %q", tc.csv, code, ae.Error, tc.want)
+		}
+	}
+	var list struct{ Participants []struct{ Name string } }
+	s.mustCall(t, "GET", "/api/participants", nil, &list)
+	if len(list.Participants) != 1 {
+		t.Errorf("participants after refused CSVs: %+v, want Erin alone", list.Participants)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"archive/zip"
 	"compress/gzip"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/games"
 )
 
@@ -30,8 +32,10 @@ const (
 // uploadEngine registers an engine from multipart/form-data: a "meta" part with
 // the JSON of POST /api/engines and one or more "file" parts (single files,
 // .zip, .tar.gz/.tgz), unpacked into the engine's own directory, which becomes
-// its working directory. Nothing is kept unless everything is valid.
-func (s *Server) uploadEngine(w http.ResponseWriter, r *http.Request) {
+// its working directory. Nothing is kept unless everything is valid. save
+// stores the engine (registered or replacing one) with its files' hash and
+// returns the id and status to answer with.
+func (s *Server) uploadEngine(w http.ResponseWriter, r *http.Request, fill func(*engineRequest), save engineSaver) {
 	r.Body = http.MaxBytesReader(w, r.Body, MaxUpload)
 	root := filepath.Join(s.DataDir, "engines")
 	if err := os.MkdirAll(root, 0o755); err != nil {
@@ -53,6 +57,9 @@ func (s *Server) uploadEngine(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	if fill != nil {
+		fill(req)
 	}
 	e, err := req.engine()
 	if err == nil {
@@ -78,14 +85,57 @@ func (s *Server) uploadEngine(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e.Dir = dir
-	if err := s.DB.CreateEngine(r.Context(), &e); err != nil {
+	hash, err := filesHash(dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		s.writeError(w, r, err)
+		return
+	}
+	status, err := save(&e, hash)
+	if err != nil {
 		os.RemoveAll(dir)
 		s.writeError(w, r, err)
 		return
 	}
 	keep = dir
 	s.log().Info("engine uploaded", "engine", e.Name, "id", e.ID, "dir", dir, "files", files)
-	s.writeEngine(w, r, http.StatusCreated, e.ID)
+	s.writeEngine(w, r, status, e.ID)
+}
+
+// engineSaver stores an engine received from a request, given the hash of
+// its files ("" when none), sets its ID, and returns the answer's status.
+type engineSaver func(e *engines.Engine, filesHash string) (int, error)
+
+// filesHash is the hex SHA-256 of an engine directory's files: each regular
+// file's path, mode and contents, in name order, so that the same upload
+// always gives the same hash.
+func filesHash(dir string) (string, error) {
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		fmt.Fprintf(h, "%s\x00%o\x00%d\x00", filepath.ToSlash(rel), info.Mode().Perm(), info.Size())
+		_, err = io.Copy(h, f)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // dirName is a directory name for an engine: its name made safe, and a random

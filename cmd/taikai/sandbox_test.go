@@ -57,6 +57,19 @@ func upload(tb testing.TB, s *serverProcess, meta string, files map[string][]byt
 	return out.ID
 }
 
+// waitChecked waits for the pre-flight check an upload starts by itself to be
+// done, so that its game is not counted with a test's own.
+func waitChecked(tb testing.TB, s *serverProcess, id int64) {
+	tb.Helper()
+	var c struct{ Status string }
+	if !waitFor(3*time.Minute, func() bool {
+		s.call(tb, "GET", fmt.Sprintf("/api/engines/%d/check", id), nil, "", &c)
+		return c.Status == "done"
+	}) {
+		tb.Fatalf("engine %d's check: %q after 3 min\n%s", id, c.Status, s.logs())
+	}
+}
+
 // gameLog is an engine's captured output in a game.
 func gameLog(tb testing.TB, s *serverProcess, id int64, color string) string {
 	tb.Helper()
@@ -396,6 +409,7 @@ func TestSandboxDaemonDiesWithServer(t *testing.T) {
 	marker := fmt.Sprintf("taikai-daemon-kill-%d", time.Now().UnixNano())
 	id := upload(t, s, fmt.Sprintf(`{"name":"daemon","game":"othello","command":["python3","hostile.py","{host}","{port}","setsid",%q,"hang"]}`, marker),
 		map[string][]byte{"hostile.py": hostile})
+	waitChecked(t, s, id) // its check game's sandbox is gone before the count
 	// The built-in's name is in its command line (--name): this server's alone.
 	builtinName := "random-" + marker
 	random := s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":%q,"game":"othello","builtin":"othello-random"}`, builtinName))
@@ -520,6 +534,7 @@ func TestSandboxClients(t *testing.T) {
 	}
 	pyBrain := upload(t, s, `{"name":"py-brain","game":"gomoku","protocol":"pbrain","command":["python3","pbrain_brain.py"]}`,
 		map[string][]byte{"pbrain_brain.py": read("pbrain_brain.py")})
+	waitChecked(t, s, pyBrain) // the check's game counts in its folder too
 	threat := s.postJSON(t, "/api/engines", `{"name":"threat","game":"gomoku","builtin":"gomoku-threat"}`)
 	grandom := s.postJSON(t, "/api/engines", `{"name":"g-random","game":"gomoku","builtin":"gomoku-random"}`)
 	orandom := s.postJSON(t, "/api/engines", `{"name":"o-random","game":"othello","builtin":"othello-random","protocol":"othello-move"}`)
@@ -538,8 +553,8 @@ func TestSandboxClients(t *testing.T) {
 	// the sandbox: it counted every game of the gomoku tournament.
 	defer func() {
 		b, err := os.ReadFile(filepath.Join(dir, "data", "folders", strconv.FormatInt(pyBrain, 10), "py-brain", "games"))
-		if err != nil || strings.TrimSpace(string(b)) != "4" {
-			t.Errorf("py-brain's folder count %q (%v), want 4: one per game", b, err)
+		if err != nil || strings.TrimSpace(string(b)) != "5" {
+			t.Errorf("py-brain's folder count %q (%v), want 5: one per game, its pre-flight check's included", b, err)
 		}
 	}()
 	ct := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"checkers","game":"checkers","engines":[%d,%d,%d,%d],"games_per_pair":1,"move_time_ms":2000,"concurrency":2,"start":true}`,

@@ -177,6 +177,7 @@ type server struct {
 
 	db      *storage.DB
 	live    *web.Live
+	web     *web.Server       // stopped first: its checks play games
 	nats    *cluster.Embedded // the embedded NATS server, nil if none
 	nc      *nats.Conn
 	cluster *cluster.Server // the workers' queue, nil when the server plays
@@ -254,6 +255,10 @@ func (a *server) Open(ctx context.Context) error {
 	}
 	if launcher.SandboxErr != nil {
 		srv.SandboxError = launcher.SandboxErr.Error()
+	}
+	a.web = srv
+	if err := a.db.AbandonChecks(ctx); err != nil {
+		a.log.Warn("cannot mark the checks a stopped server left", "err", err)
 	}
 	handler, err := srv.Handler()
 	if err != nil {
@@ -418,6 +423,7 @@ func (a *server) Run(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	a.log.Info("shutting down: aborting running games")
+	a.web.Close()
 	a.service.Close()
 	a.launcher.Close()
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -431,6 +437,9 @@ func (a *server) Run(ctx context.Context) error {
 
 // Close releases what Open took.
 func (a *server) Close() {
+	if a.web != nil {
+		a.web.Close()
+	}
 	if a.service != nil {
 		a.service.Close()
 	}

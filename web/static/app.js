@@ -1,8 +1,6 @@
 // app.js: what every page shares: DOM helpers, the API client with the admin
 // token, live sockets that reconnect by themselves, and number formats.
 
-const TOKEN_COOKIE = 'taikai_token';
-
 /** tv is the big-screen mode (?tv=1): no admin controls, larger boards. */
 export const tv = document.body.classList.contains('tv');
 
@@ -87,28 +85,47 @@ export async function write(path, opts) {
   }
 }
 
-// ---- admin token ----
+// ---- sign-in ----
 
-function setTokenCookie(token) {
-  const secure = location.protocol === 'https:' ? '; Secure' : '';
-  if (token) {
-    document.cookie = `${TOKEN_COOKIE}=${token}; Path=/; Max-Age=2592000; SameSite=Strict${secure}`;
-  } else {
-    document.cookie = `${TOKEN_COOKIE}=; Path=/; Max-Age=0; SameSite=Strict${secure}`;
-  }
+// TEXT: every sentence this file shows (for the translation catalog).
+const TEXT = {
+  enterToken: 'Enter your token.',
+  wrongToken: 'This token is not right.',
+};
+
+/** fmt fills a sentence's {name} placeholders: fmt('Hi {who}.', {who: 'Ann'}). */
+export function fmt(sentence, vars = {}) {
+  return sentence.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
 }
 
 /** isAdmin says whether this browser holds a token the server accepted. */
 export const isAdmin = () => document.body.classList.contains('admin');
 
-function setAdmin(on) {
-  document.body.classList.toggle('admin', on);
-  document.dispatchEvent(new CustomEvent('taikai:admin', {detail: on}));
+/** participantID is the signed-in participant's id, 0 for the admin or nobody. */
+export const participantID = () => Number(document.body.dataset.participantId || 0);
+
+/** signedIn says whether the admin or a participant is signed in. */
+export const signedIn = () => isAdmin() || participantID() > 0;
+
+/** setSession shows who is signed in: the API's {admin, participant}. */
+export function setSession(s) {
+  const admin = !!(s && s.admin);
+  const p = s && s.participant;
+  document.body.classList.toggle('admin', admin);
+  document.body.classList.toggle('participant', !!p);
+  if (p) document.body.dataset.participantId = String(p.id);
+  else delete document.body.dataset.participantId;
+  const badge = $('#participant-badge');
+  if (badge) badge.textContent = p ? p.name : '';
+  document.dispatchEvent(new CustomEvent('taikai:admin', {detail: admin}));
 }
 
 let pendingSignIn = null;
 
-/** signIn shows the token form; it resolves true once the server accepts it. */
+/**
+ * signIn shows the token form; it resolves true once the server accepts the
+ * token and has set its HTTP-only cookie (POST /api/session).
+ */
 export function signIn() {
   if (pendingSignIn) return pendingSignIn;
   const dialog = $('#token-dialog');
@@ -130,20 +147,15 @@ export function signIn() {
     const onSubmit = async (ev) => {
       ev.preventDefault();
       const token = input.value.trim();
-      // A cookie cannot hold spaces, quotes, commas, semicolons or backslashes.
-      if (!/^[\x21\x23-\x2B\x2D-\x3A\x3C-\x5B\x5D-\x7E]+$/.test(token)) {
-        error.textContent = token ? 'This token has characters a cookie cannot hold; use the Authorization header instead.' : 'Enter the token.';
+      if (!token) {
+        error.textContent = TEXT.enterToken;
         return;
       }
-      setTokenCookie(token);
       try {
-        await api('/api/auth');
-        setAdmin(true);
+        setSession(await api('/api/session', {method: 'POST', body: {token}}));
         done(true);
       } catch (err) {
-        setTokenCookie('');
-        setAdmin(false);
-        error.textContent = err.status === 403 ? 'Wrong token.' : err.message;
+        error.textContent = err.status === 403 ? TEXT.wrongToken : err.message;
         input.select();
       }
     };
@@ -156,9 +168,13 @@ export function signIn() {
   return pendingSignIn;
 }
 
-function signOut() {
-  setTokenCookie('');
-  setAdmin(false);
+async function signOut() {
+  try {
+    await api('/api/session', {method: 'DELETE'});
+  } catch (err) {
+    console.warn('sign out:', err.message);
+  }
+  setSession(null);
 }
 
 // ---- live sockets ----

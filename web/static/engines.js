@@ -1,9 +1,29 @@
 // engines.js: the registered engines, the form to submit one (a command with
 // optional files, or a built-in), and delete buttons.
-import {$, $$, h, href, api, write, plural, showErrors, clearErrors} from 'taikai/app.js';
+import {$, $$, h, href, api, write, plural, fmt, isAdmin, participantID, showErrors, clearErrors} from 'taikai/app.js';
+
+// TEXT: the sentences this file adds for participants, owners, versions and
+// checks (for the translation catalog).
+const TEXT = {
+  adminOwner: 'Admin',
+  withdraw: 'Withdraw',
+  replace: 'New version',
+  replacing: 'You are submitting a new version of {name}: its name and game stay, and the old version stays in its history.',
+  replaced: 'Submitted version {version} of {name}.',
+  checkQueued: 'The check is waiting for its turn.',
+  checkRunning: 'The check is playing its game.',
+  checkPassed: 'Passed: {message}',
+  checkFailed: 'Failed: {message}',
+  checkNone: 'Not checked yet.',
+  open: 'Submissions are open.',
+  openUntil: 'Submissions are open until {at}.',
+  closed: 'Submissions closed at {at}: participants can no longer submit, replace or withdraw engines.',
+};
 
 const form = $('#engine-form');
 let catalog = {builtins: [], protocols: {}, placeholders: []};
+let replacing = null; // the engine a new version is submitted for
+let polling = 0;
 
 // ---- list ----
 
@@ -18,10 +38,43 @@ async function loadEngines() {
   $('#engines tbody').replaceChildren(...list.map(engineRow));
   $('#engines-empty').hidden = list.length > 0;
   $('#engine-count').textContent = plural(list.length, 'engine');
+  // A check under way is shown at once when it is done: poll until then.
+  clearTimeout(polling);
+  if (list.some((e) => e.check && e.check.status !== 'done')) polling = setTimeout(loadEngines, 1000);
+}
+
+/** mine says whether the signed-in user may change e. */
+const mine = (e) => isAdmin() || (participantID() > 0 && e.owner && e.owner.id === participantID());
+
+function checkCell(e) {
+  const c = e.check;
+  if (!c) return h('td', {class: 'check-cell muted', text: e.builtin ? '' : TEXT.checkNone});
+  let text = TEXT.checkQueued;
+  let cls = 'check-cell';
+  if (c.status === 'running') text = TEXT.checkRunning;
+  if (c.status === 'done') {
+    text = fmt(c.ok ? TEXT.checkPassed : TEXT.checkFailed, {message: c.message});
+    cls += c.ok ? ' ok' : ' failed';
+  }
+  return h('td', {class: cls, dataset: {status: c.status, ok: c.status === 'done' ? String(c.ok) : ''}, text});
+}
+
+async function loadSubmissions() {
+  try {
+    const sub = await api('/api/submissions');
+    let text = TEXT.open;
+    if (sub.close_at) text = fmt(sub.open ? TEXT.openUntil : TEXT.closed, {at: new Date(sub.close_at).toLocaleString()});
+    $('#submissions-state').textContent = text;
+  } catch (err) {
+    console.warn('submissions:', err.message);
+  }
 }
 
 function engineRow(e) {
-  const del = h('button', {type: 'button', class: 'button ghost small danger-text delete', dataset: {id: e.id}, text: 'Delete'});
+  const del = h('button', {type: 'button', class: 'button ghost small danger-text delete', dataset: {id: e.id, label: isAdmin() ? 'Delete' : TEXT.withdraw}, text: isAdmin() ? 'Delete' : TEXT.withdraw});
+  const actions = mine(e) ? [
+    h('button', {type: 'button', class: 'button ghost small check', dataset: {id: e.id, name: e.name}, text: 'Check'}), ' ',
+    e.builtin ? null : h('button', {type: 'button', class: 'button ghost small replace', dataset: {id: e.id}, text: TEXT.replace}), ' ', del] : [];
   return h('tr', {dataset: {engineId: e.id}},
     h('td', {class: 'num', text: e.id}),
     h('td', {class: 'name'}, h('a', {href: href(`/engines/${e.id}`), class: 'strong engine-link', text: e.name}),
@@ -30,9 +83,32 @@ function engineRow(e) {
     h('td', null, h('span', {class: `game-tag game-${e.game}`, text: e.game})),
     h('td', {text: e.protocol}),
     h('td', {class: 'command'}, h('code', {text: e.command_line}), e.port ? h('span', {class: 'muted small', text: ` port ${e.port}`}) : null),
-    h('td', {class: 'admin-only actions-cell'},
-      h('button', {type: 'button', class: 'button ghost small check', dataset: {id: e.id, name: e.name}, text: 'Check'}), ' ', del));
+    h('td', {class: 'owner', text: e.owner ? e.owner.name : TEXT.adminOwner}),
+    h('td', {class: 'num version', text: e.version || ''}),
+    checkCell(e),
+    h('td', {class: 'member-only actions-cell'}, ...actions));
 }
+
+// A new version: the form submits with PUT /api/engines/{id}.
+$('#engines').addEventListener('click', (ev) => {
+  const b = ev.target.closest('button.replace');
+  if (!b) return;
+  const row = b.closest('tr');
+  replacing = {id: Number(b.dataset.id), name: row.querySelector('.name .strong').textContent};
+  $('#e-name').value = replacing.name;
+  $('#e-name').disabled = true;
+  $('#replace-text').textContent = fmt(TEXT.replacing, replacing);
+  $('#replace-note').hidden = false;
+  $('#e-command').focus();
+});
+
+function stopReplacing() {
+  replacing = null;
+  $('#e-name').disabled = false;
+  $('#e-name').value = '';
+  $('#replace-note').hidden = true;
+}
+$('#replace-cancel').addEventListener('click', stopReplacing);
 
 // Check: one short game against a built-in (POST /api/engines/{id}/check),
 // and what went wrong in a sentence, with the end of the engine's output.
@@ -57,6 +133,7 @@ $('#engines').addEventListener('click', async (ev) => {
     $('#check-message').textContent = err.message;
   } finally {
     b.disabled = false;
+    loadEngines();
   }
 });
 
@@ -67,7 +144,7 @@ $('#engines').addEventListener('click', async (ev) => {
   if (!b.dataset.armed) {
     b.dataset.armed = '1';
     b.textContent = 'Really delete?';
-    setTimeout(() => { delete b.dataset.armed; b.textContent = 'Delete'; }, 4000);
+    setTimeout(() => { delete b.dataset.armed; b.textContent = b.dataset.label; }, 4000);
     return;
   }
   $('#engines-error').textContent = '';
@@ -141,8 +218,13 @@ form.addEventListener('submit', async (ev) => {
   const button = $('#e-submit');
   button.disabled = true;
   try {
-    const e = await write('/api/engines', {method: 'POST', body});
-    $('#engine-ok').textContent = `Registered ${e.name} (id ${e.id})${e.files && e.files.length ? ` with ${plural(e.files.length, 'file')}` : ''}.`;
+    const e = replacing
+      ? await write(`/api/engines/${replacing.id}`, {method: 'PUT', body})
+      : await write('/api/engines', {method: 'POST', body});
+    $('#engine-ok').textContent = replacing
+      ? fmt(TEXT.replaced, e)
+      : `Registered ${e.name} (id ${e.id})${e.files && e.files.length ? ` with ${plural(e.files.length, 'file')}` : ''}.`;
+    stopReplacing();
     $('#e-name').value = '';
     $('#e-command').value = '';
     $('#e-port').value = '';
@@ -156,5 +238,7 @@ form.addEventListener('submit', async (ev) => {
   }
 });
 
+document.addEventListener('taikai:admin', () => loadEngines());
 loadCatalog();
 loadEngines();
+loadSubmissions();

@@ -1,0 +1,303 @@
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/taikai-dev/taikai/games"
+)
+
+// caller is who makes a request: the admin, a participant (ID > 0), or
+// nobody (the zero value).
+type caller struct {
+	Admin bool
+	ID    int64
+	Name  string
+}
+
+func (c caller) member() bool { return c.Admin || c.ID > 0 }
+
+// owns says whether the caller may change an engine owned by owner (0: the
+// admin's): the admin may change every engine, a participant their own.
+func (c caller) owns(owner int64) bool { return c.Admin || c.ID > 0 && c.ID == owner }
+
+type callerKey struct{}
+
+// callerOf is the caller that identify found for the request.
+func callerOf(r *http.Request) caller {
+	c, _ := r.Context().Value(callerKey{}).(caller)
+	return c
+}
+
+// participantTokenPrefix starts every participant token: tkp_<id>_<secret>.
+// The id names the account, so that failures can be counted per account and
+// a token is checked against one stored hash.
+const participantTokenPrefix = "tkp_"
+
+// sessionMaxAge is how long a browser's sign-in cookie lasts.
+const sessionMaxAge = 30 * 24 * time.Hour
+
+// newSecret is 32 random bytes in URL-safe base64 (43 characters, none that
+// a cookie or a URL path cannot hold).
+func newSecret() string {
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// newParticipantToken makes a participant's token.
+func newParticipantToken(id int64) string {
+	return participantTokenPrefix + strconv.FormatInt(id, 10) + "_" + newSecret()
+}
+
+// participantOf reads the account id out of a participant token.
+func participantOf(token string) (int64, bool) {
+	rest, ok := strings.CutPrefix(token, participantTokenPrefix)
+	if !ok {
+		return 0, false
+	}
+	idText, _, ok := strings.Cut(rest, "_")
+	id, err := strconv.ParseInt(idText, 10, 64)
+	return id, ok && err == nil && id > 0
+}
+
+// credentials reads a token from the request: the Authorization header
+// (Bearer), or the sign-in cookie. The cookie counts for a write only with
+// the dashboard's request header (a cross-site form or a cross-site fetch
+// cannot send it without the server's consent, which it never gives); a
+// read (GET, HEAD) takes the cookie alone when cookieRead is set, so that a
+// signed-in browser can open a log link.
+func credentials(r *http.Request, cookieRead bool) (token string, present bool, err error) {
+	if h := r.Header.Get("Authorization"); h != "" {
+		token, ok := strings.CutPrefix(h, "Bearer ")
+		if !ok {
+			return "", true, &games.Error{Code: games.EUnauthorized, Message: "Authorization must be 'Bearer <token>'", Field: "Authorization"}
+		}
+		return token, true, nil
+	}
+	c, cerr := r.Cookie(TokenCookie)
+	if cerr != nil || c.Value == "" {
+		return "", false, nil
+	}
+	safe := r.Method == http.MethodGet || r.Method == http.MethodHead
+	if r.Header.Get(csrfHeader) == csrfValue || cookieRead && safe {
+		return c.Value, true, nil
+	}
+	return "", false, nil
+}
+
+// authenticate finds who a token belongs to, under the sign-in limits: a
+// 429 error when the address (or the token's account) is over its limit, a
+// 403 error for a wrong token (counted as a failure).
+func (s *Server) authenticate(ctx context.Context, addr, token string) (caller, error) {
+	now := time.Now()
+	if wait, blocked := s.signIns.blocked(addr, now); blocked {
+		return caller{}, tooMany("too many failed sign-ins from this address: try again in %s s", wait)
+	}
+	if id, ok := participantOf(token); ok {
+		key := "p" + strconv.FormatInt(id, 10)
+		if wait, blocked := s.accountSignIns.blocked(key, now); blocked {
+			return caller{}, tooMany("too many failed sign-ins to this account: try again in %s s", wait)
+		}
+		name, hash, err := s.DB.ParticipantTokenHash(ctx, id)
+		if err != nil && games.ErrorCode(err) != games.ENotFound {
+			return caller{}, err
+		}
+		if err == nil && hash != "" && subtle.ConstantTimeCompare([]byte(HashToken(token)), []byte(hash)) == 1 {
+			return caller{ID: id, Name: name}, nil
+		}
+		s.signIns.failed(addr, now)
+		s.accountSignIns.failed(key, now)
+		return caller{}, &games.Error{Code: games.EForbidden, Message: "wrong token", Field: "Authorization"}
+	}
+	if s.TokenOK(token) {
+		return caller{Admin: true, Name: "admin"}, nil
+	}
+	s.signIns.failed(addr, now)
+	return caller{}, &games.Error{Code: games.EForbidden, Message: "wrong admin token", Field: "Authorization"}
+}
+
+// limitedError is a sign-in refused because its address or account is over
+// its limit, and how long until it may try again.
+type limitedError struct {
+	err  *games.Error
+	wait time.Duration
+}
+
+func (e *limitedError) Error() string { return e.err.Message }
+func (e *limitedError) Unwrap() error { return e.err }
+
+func tooMany(format string, wait time.Duration) *limitedError {
+	return &limitedError{err: &games.Error{Code: games.ETooMany, Message: fmt.Sprintf(format, retryAfter(wait)), Field: "Authorization"}, wait: wait}
+}
+
+// writeAuthError writes an authentication error, with Retry-After on a 429.
+func (s *Server) writeAuthError(w http.ResponseWriter, r *http.Request, err error) {
+	var l *limitedError
+	if errors.As(err, &l) {
+		w.Header().Set("Retry-After", retryAfter(l.wait))
+		err = l.err
+	}
+	s.writeError(w, r, err)
+}
+
+// member lets a request through with the admin's or a participant's token;
+// the handler finds who with callerOf.
+func (s *Server) member(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, present, err := credentials(r, false)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if !present || token == "" {
+			if wait, blocked := s.signIns.blocked(clientAddr(r), time.Now()); blocked {
+				s.writeAuthError(w, r, tooMany("too many failed sign-ins from this address: try again in %s s", wait))
+				return
+			}
+			w.Header().Set("WWW-Authenticate", `Bearer realm="taikai"`)
+			s.writeError(w, r, &games.Error{Code: games.EUnauthorized, Message: "this needs the admin's or a participant's token: Authorization: Bearer <token>", Field: "Authorization"})
+			return
+		}
+		c, err := s.authenticate(r.Context(), clientAddr(r), token)
+		if err != nil {
+			s.writeAuthError(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
+	})
+}
+
+// reader finds who makes a read that anyone may make but whose answer
+// depends on who asks (an engine's log): a wrong or limited token makes the
+// caller nobody, and still counts as a failed sign-in, so that a public page
+// is no way around the limits.
+func (s *Server) reader(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, s.softCaller(r))))
+	})
+}
+
+// softCaller is the request's caller, nobody when its token is missing,
+// wrong or over the limits.
+func (s *Server) softCaller(r *http.Request) caller {
+	token, present, err := credentials(r, true)
+	if err != nil || !present || token == "" {
+		return caller{}
+	}
+	c, err := s.authenticate(r.Context(), clientAddr(r), token)
+	if err != nil {
+		return caller{}
+	}
+	return c
+}
+
+// setSession signs a browser in: the token goes into an HTTP-only cookie
+// that is sent to this site only (SameSite=Strict), and only over HTTPS when
+// the request came over TLS or through a proxy that says it did.
+func setSession(w http.ResponseWriter, r *http.Request, token string) {
+	c := &http.Cookie{Name: TokenCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: overTLS(r)}
+	if token == "" {
+		c.MaxAge = -1
+	} else {
+		c.MaxAge = int(sessionMaxAge / time.Second)
+	}
+	http.SetCookie(w, c)
+}
+
+// overTLS says whether the browser reached the server over HTTPS: directly,
+// or through a proxy that sets X-Forwarded-Proto (a client that lies only
+// makes its own cookie HTTPS-only).
+func overTLS(r *http.Request) bool {
+	return r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
+}
+
+// sessionJSON says who is signed in.
+type sessionJSON struct {
+	Admin       bool             `json:"admin"`
+	Participant *participantRef  `json:"participant"`
+	Submissions *submissionsJSON `json:"submissions,omitempty"`
+}
+
+type participantRef struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+func sessionOf(c caller) sessionJSON {
+	out := sessionJSON{Admin: c.Admin}
+	if c.ID > 0 {
+		out.Participant = &participantRef{ID: c.ID, Name: c.Name}
+	}
+	return out
+}
+
+// getSession is GET /api/session: who the request's token or cookie belongs
+// to (nobody: admin false, participant null), and whether submissions are
+// open.
+func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
+	out := sessionOf(callerOf(r))
+	sub, err := s.submissions(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out.Submissions = &sub
+	writeJSON(w, http.StatusOK, out)
+}
+
+// signIn is POST /api/session {"token"}: the browser's sign-in. A right token
+// (the admin's or a participant's) sets the session cookie.
+func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get(csrfHeader) != csrfValue {
+		s.writeError(w, r, &games.Error{Code: games.EForbidden, Message: "signing in needs the dashboard's header X-Requested-With: taikai", Field: csrfHeader})
+		return
+	}
+	var req struct {
+		Token string `json:"token"`
+	}
+	if err := decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req.Token = strings.TrimSpace(req.Token)
+	if req.Token == "" {
+		s.writeError(w, r, errInvalid("token", "token: enter your token"))
+		return
+	}
+	c, err := s.authenticate(r.Context(), clientAddr(r), req.Token)
+	if err != nil {
+		var l *limitedError
+		if errors.As(err, &l) {
+			w.Header().Set("Retry-After", retryAfter(l.wait))
+			err = l.err
+		}
+		if ge, ok := err.(*games.Error); ok {
+			e := *ge
+			e.Field = "token"
+			err = &e
+		}
+		s.writeError(w, r, err)
+		return
+	}
+	setSession(w, r, req.Token)
+	writeJSON(w, http.StatusOK, sessionOf(c))
+}
+
+// signOut is DELETE /api/session: the cookie is cleared.
+func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get(csrfHeader) != csrfValue && r.Header.Get("Authorization") == "" {
+		s.writeError(w, r, &games.Error{Code: games.EForbidden, Message: "signing out needs the dashboard's header X-Requested-With: taikai", Field: csrfHeader})
+		return
+	}
+	setSession(w, r, "")
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,609 @@
+package web
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/games"
+	"github.com/taikai-dev/taikai/storage"
+)
+
+// Participants (issue 21): the admin creates them, one by one or from a CSV
+// of names, and hands each an invitation link; accepting it sets up the
+// participant's own token.
+const (
+	// invitationTTL is how long an invitation link works.
+	invitationTTL = 14 * 24 * time.Hour
+	// maxParticipantName bounds a participant's name in bytes.
+	maxParticipantName = 64
+	// maxCSVNames bounds the names of one CSV upload.
+	maxCSVNames = 1000
+	// deadlineKey is the server setting that holds when submissions close
+	// (RFC 3339); unset: open.
+	deadlineKey = "submissions_close_at"
+)
+
+// invitationJSON is a participant's invitation as the admin gets it, once:
+// the code is not stored, only its hash.
+type invitationJSON struct {
+	Code      string    `json:"code"`
+	URL       string    `json:"url"`
+	Path      string    `json:"path"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// participantJSON is a participant as the admin sees them, with what they
+// submitted and when.
+type participantJSON struct {
+	ID         int64               `json:"id"`
+	Name       string              `json:"name"`
+	Status     string              `json:"status"` // invited, active (accepted an invitation), expired (invitation expired, never accepted)
+	CreatedAt  time.Time           `json:"created_at"`
+	AcceptedAt *time.Time          `json:"accepted_at"`
+	InviteEnds *time.Time          `json:"invitation_expires_at"`
+	Invitation *invitationJSON     `json:"invitation,omitempty"` // only in the answer that made it
+	Engines    []submittedJSON     `json:"engines"`
+	Versions   []engineVersionJSON `json:"versions"` // every version they uploaded, newest first
+	LastSubmit *time.Time          `json:"last_submitted_at"`
+}
+
+// submittedJSON is one of a participant's engines.
+type submittedJSON struct {
+	ID          int64      `json:"id"`
+	Name        string     `json:"name"`
+	Game        string     `json:"game"`
+	Version     int        `json:"version"`
+	SubmittedAt time.Time  `json:"submitted_at"` // its newest version's
+	DeletedAt   *time.Time `json:"deleted_at,omitempty"`
+}
+
+// engineVersionJSON is one version of an engine.
+type engineVersionJSON struct {
+	EngineID    int64     `json:"engine_id"`
+	Version     int       `json:"version"`
+	Command     string    `json:"command_line"`
+	Protocol    string    `json:"protocol"`
+	FilesHash   string    `json:"files_hash,omitempty"`
+	UploadedBy  string    `json:"uploaded_by"`
+	UploadedByI int64     `json:"uploaded_by_id,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
+}
+
+func versionJSON(v storage.EngineVersion) engineVersionJSON {
+	cmd := engines.QuoteCommand(v.Engine.Command)
+	if v.Engine.Builtin != "" {
+		cmd = "taikai engine " + v.Engine.Builtin
+	}
+	return engineVersionJSON{EngineID: v.EngineID, Version: v.Version, Command: cmd, Protocol: v.Engine.Protocol, FilesHash: v.FilesHash,
+		UploadedBy: v.By, UploadedByI: v.ByID, CreatedAt: v.CreatedAt}
+}
+
+// newInvitation makes an invitation code and its link.
+func newInvitation(r *http.Request) (invitationJSON, string) {
+	code := newSecret()
+	scheme := "http"
+	if overTLS(r) {
+		scheme = "https"
+	}
+	path := "/invite/" + code
+	host := r.Host
+	if !validHost(host) {
+		host = "localhost"
+	}
+	return invitationJSON{Code: code, Path: path, URL: scheme + "://" + host + path, ExpiresAt: time.Now().Add(invitationTTL).UTC()}, HashToken(code)
+}
+
+// parseNames reads a CSV of participants' names: one name a line in the
+// first column, or in the column headed "name" when the first line is a
+// header naming it. Blank lines are skipped. Every error names its line.
+func parseNames(r io.Reader) ([]string, []int, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	var (
+		names []string
+		lines []int
+		col   = 0
+		seen  = map[string]int{}
+		first = true
+	)
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return nil, nil, errInvalid("csv", fmt.Sprintf("line %d: %v", pe.Line, pe.Err))
+			}
+			return nil, nil, errInvalid("csv", "csv: "+err.Error())
+		}
+		line, _ := cr.FieldPos(0)
+		if first {
+			first = false
+			header := false
+			for i, f := range rec {
+				if strings.EqualFold(strings.TrimSpace(f), "name") {
+					col, header = i, true
+					break
+				}
+			}
+			if header {
+				continue
+			}
+		}
+		if col >= len(rec) {
+			return nil, nil, errInvalid("csv", fmt.Sprintf("line %d: no name column (column %d)", line, col+1))
+		}
+		name := strings.TrimSpace(rec[col])
+		if name == "" && len(rec) == 1 {
+			continue
+		}
+		if err := checkParticipantName(name); err != nil {
+			return nil, nil, errInvalid("csv", fmt.Sprintf("line %d: %s", line, err.Error()))
+		}
+		key := strings.ToLower(name)
+		if prev, ok := seen[key]; ok {
+			return nil, nil, errInvalid("csv", fmt.Sprintf("line %d: the name %q is already on line %d", line, name, prev))
+		}
+		seen[key] = line
+		names = append(names, name)
+		lines = append(lines, line)
+		if len(names) > maxCSVNames {
+			return nil, nil, errInvalid("csv", fmt.Sprintf("line %d: more than %d names in one file", line, maxCSVNames))
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil, errInvalid("csv", "csv: no names in the file: want one name a line")
+	}
+	return names, lines, nil
+}
+
+// checkParticipantName says what is wrong with a name, nil if nothing.
+func checkParticipantName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("the name is empty")
+	case len(name) > maxParticipantName:
+		return fmt.Errorf("the name %q is longer than %d bytes", name, maxParticipantName)
+	case !utf8.ValidString(name):
+		return errors.New("the name is not valid UTF-8")
+	}
+	for _, c := range name {
+		if !unicode.IsPrint(c) {
+			return fmt.Errorf("the name %q has a character that cannot be printed (%U)", name, c)
+		}
+	}
+	return nil
+}
+
+// createParticipants is POST /api/participants: JSON {"name"} for one, or a
+// CSV of names (Content-Type text/csv) for many, all or none. Each comes
+// with an invitation link, shown this once.
+func (s *Server) createParticipants(w http.ResponseWriter, r *http.Request) {
+	var (
+		names []string
+		lines []int
+	)
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "text/csv") {
+		var err error
+		if names, lines, err = parseNames(http.MaxBytesReader(w, r.Body, maxJSON)); err != nil {
+			var big *http.MaxBytesError
+			if errors.As(err, &big) {
+				err = &games.Error{Code: games.ETooLarge, Field: "csv", Message: fmt.Sprintf("csv: over %d bytes", maxJSON)}
+			}
+			s.writeError(w, r, err)
+			return
+		}
+	} else {
+		var req struct {
+			Name string `json:"name"`
+		}
+		if err := decode(w, r, &req); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		name := strings.TrimSpace(req.Name)
+		if err := checkParticipantName(name); err != nil {
+			s.writeError(w, r, errInvalid("name", "name: "+err.Error()))
+			return
+		}
+		names = []string{name}
+	}
+	list := make([]storage.NewParticipant, len(names))
+	invites := make([]invitationJSON, len(names))
+	for i, n := range names {
+		var hash string
+		invites[i], hash = newInvitation(r)
+		list[i] = storage.NewParticipant{Name: n, InviteHash: hash}
+	}
+	made, bad, err := s.DB.CreateParticipants(r.Context(), list, invites[0].ExpiresAt)
+	if err != nil {
+		var ge *games.Error
+		if bad >= 0 && lines != nil && errors.As(err, &ge) {
+			err = &games.Error{Code: ge.Code, Field: "csv", Message: fmt.Sprintf("line %d: %s", lines[bad], strings.TrimPrefix(ge.Message, "name: "))}
+		}
+		s.writeError(w, r, err)
+		return
+	}
+	out := make([]participantJSON, len(made))
+	for i, p := range made {
+		out[i] = participantOut(p)
+		inv := invites[i]
+		out[i].Invitation = &inv
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"participants": out})
+}
+
+func participantOut(p storage.Participant) participantJSON {
+	j := participantJSON{ID: p.ID, Name: p.Name, CreatedAt: p.CreatedAt, AcceptedAt: p.Accepted, InviteEnds: p.InviteExpires,
+		Engines: []submittedJSON{}, Versions: []engineVersionJSON{}}
+	switch {
+	case p.Accepted != nil:
+		j.Status = "active"
+	case p.InviteExpires != nil && time.Now().After(*p.InviteExpires):
+		j.Status = "expired"
+	default:
+		j.Status = "invited"
+	}
+	return j
+}
+
+// listParticipants is GET /api/participants: every participant with their
+// engines and every version they uploaded, and when.
+func (s *Server) listParticipants(w http.ResponseWriter, r *http.Request) {
+	ps, err := s.DB.Participants(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	rows, err := s.DB.EnginesOwned(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	versions, err := s.DB.EngineVersions(r.Context(), 0)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	latest := map[int64]storage.EngineVersion{}
+	for _, v := range versions {
+		if _, ok := latest[v.EngineID]; !ok {
+			latest[v.EngineID] = v // newest first
+		}
+	}
+	out := make([]participantJSON, len(ps))
+	index := map[int64]int{}
+	for i, p := range ps {
+		out[i] = participantOut(p)
+		index[p.ID] = i
+	}
+	for _, e := range rows {
+		i, ok := index[e.OwnerID]
+		if !ok {
+			continue
+		}
+		v := latest[e.ID]
+		out[i].Engines = append(out[i].Engines, submittedJSON{ID: e.ID, Name: e.Name, Game: e.Game, Version: v.Version, SubmittedAt: v.CreatedAt, DeletedAt: e.DeletedAt})
+	}
+	for _, v := range versions {
+		if i, ok := index[v.ByID]; ok && v.ByID > 0 {
+			out[i].Versions = append(out[i].Versions, versionJSON(v))
+			if out[i].LastSubmit == nil {
+				t := v.CreatedAt
+				out[i].LastSubmit = &t
+			}
+		}
+	}
+	sub, err := s.submissions(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"participants": out, "submissions": sub})
+}
+
+// reinvite is POST /api/participants/{id}/invitation: a new invitation link,
+// which replaces the pending one; accepting it replaces the participant's
+// token (for a student who lost theirs).
+func (s *Server) reinvite(w http.ResponseWriter, r *http.Request) {
+	id, err := idParam(r, "id")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	inv, hash := newInvitation(r)
+	if err := s.DB.SetInvitation(r.Context(), id, hash, inv.ExpiresAt); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	p, err := s.DB.Participant(r.Context(), id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	j := participantOut(p)
+	j.Invitation = &inv
+	writeJSON(w, http.StatusCreated, j)
+}
+
+// acceptInvitation is POST /api/invitations/accept {"code"}: the invitation
+// is used up, the participant gets a new token (in this answer only) and the
+// browser is signed in with it. A wrong code counts as a failed sign-in.
+func (s *Server) acceptInvitation(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Code string `json:"code"`
+	}
+	if err := decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	addr, now := clientAddr(r), time.Now()
+	if wait, blocked := s.signIns.blocked(addr, now); blocked {
+		s.writeAuthError(w, r, tooMany("too many failed sign-ins from this address: try again in %s s", wait))
+		return
+	}
+	code := strings.TrimSpace(req.Code)
+	if code == "" {
+		s.writeError(w, r, errInvalid("code", "code: the invitation code is missing"))
+		return
+	}
+	p, token, err := s.accept(r.Context(), HashToken(code))
+	if err != nil {
+		if errors.Is(err, storage.ErrBadInvitation) {
+			s.signIns.failed(addr, now)
+		}
+		s.writeError(w, r, err)
+		return
+	}
+	if r.Header.Get(csrfHeader) == csrfValue {
+		setSession(w, r, token)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"participant": participantRef{ID: p.ID, Name: p.Name}, "token": token})
+}
+
+// accept uses up an invitation and gives its participant a new token.
+func (s *Server) accept(ctx context.Context, codeHash string) (storage.Participant, string, error) {
+	var token string
+	p, err := s.DB.AcceptInvitationWith(ctx, codeHash, func(id int64) string {
+		token = newParticipantToken(id)
+		return HashToken(token)
+	})
+	return p, token, err
+}
+
+// submissionsJSON says whether participants may submit.
+type submissionsJSON struct {
+	Open    bool       `json:"open"`
+	CloseAt *time.Time `json:"close_at"` // nil: no deadline
+}
+
+func (s *Server) submissions(ctx context.Context) (submissionsJSON, error) {
+	v, err := s.DB.Setting(ctx, deadlineKey)
+	if err != nil || v == "" {
+		return submissionsJSON{Open: true}, err
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return submissionsJSON{}, fmt.Errorf("setting %s: %w", deadlineKey, err)
+	}
+	t = t.UTC()
+	return submissionsJSON{Open: time.Now().Before(t), CloseAt: &t}, nil
+}
+
+// submissionsOpen refuses a participant's submission after the deadline; the
+// admin is never refused.
+func (s *Server) submissionsOpen(ctx context.Context, c caller) error {
+	if c.Admin {
+		return nil
+	}
+	sub, err := s.submissions(ctx)
+	if err != nil || sub.Open {
+		return err
+	}
+	return &games.Error{Code: games.EConflict, Field: "deadline", Message: fmt.Sprintf("Submissions closed at %s (the deadline the admin set): engines can no longer be registered, replaced or withdrawn.", sub.CloseAt.Format("2006-01-02 15:04:05 MST"))}
+}
+
+func (s *Server) getSubmissions(w http.ResponseWriter, r *http.Request) {
+	sub, err := s.submissions(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, sub)
+}
+
+// setSubmissions is PUT /api/submissions: {"close_at": RFC 3339} sets the
+// deadline, {"close_at": null} removes it, {"locked": true} closes
+// submissions now and {"locked": false} opens them.
+func (s *Server) setSubmissions(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		CloseAt *string `json:"close_at"`
+		Locked  *bool   `json:"locked"`
+	}
+	if err := decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var at string
+	switch {
+	case req.Locked != nil && req.CloseAt != nil:
+		s.writeError(w, r, errInvalid("locked", "locked: give either locked or close_at, not both"))
+		return
+	case req.Locked != nil && *req.Locked:
+		at = time.Now().UTC().Format(time.RFC3339Nano)
+	case req.CloseAt != nil:
+		t, err := time.Parse(time.RFC3339, *req.CloseAt)
+		if err != nil {
+			s.writeError(w, r, errInvalid("close_at", fmt.Sprintf("close_at: %q is not a time like 2025-06-30T23:59:00+09:00", *req.CloseAt)))
+			return
+		}
+		at = t.UTC().Format(time.RFC3339Nano)
+	}
+	var err error
+	if at == "" {
+		err = s.DB.DeleteSetting(r.Context(), deadlineKey)
+	} else {
+		err = s.DB.SetSetting(r.Context(), deadlineKey, at)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.getSubmissions(w, r)
+}
+
+// ownedEngine is the engine of the route's id if the caller may change it:
+// the admin any, a participant their own.
+func (s *Server) ownedEngine(w http.ResponseWriter, r *http.Request) (storage.EngineRow, bool) {
+	id, err := idParam(r, "id")
+	if err != nil {
+		s.writeError(w, r, err)
+		return storage.EngineRow{}, false
+	}
+	row, err := s.DB.EngineRow(r.Context(), id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return row, false
+	}
+	if c := callerOf(r); !c.owns(row.OwnerID) {
+		s.writeError(w, r, games.Errorf(games.EForbidden, "engine %d is not yours: a participant may change only their own engines", id))
+		return row, false
+	}
+	return row, true
+}
+
+// mayRead says whether the caller may read what only an engine's owner
+// reads (its logs, its checks, its versions): anyone for the admin's and the
+// built-in engines, the admin and the owner for a participant's.
+func mayRead(c caller, owner int64) error {
+	switch {
+	case owner == 0 || c.owns(owner):
+		return nil
+	case c.member():
+		return &games.Error{Code: games.EForbidden, Message: "this belongs to another participant's engine: only its owner and the admin may read it"}
+	}
+	return &games.Error{Code: games.EUnauthorized, Message: "this belongs to a participant's engine: sign in as its owner (or the admin) to read it"}
+}
+
+// readableEngine is the engine of the route's id if the caller may read its
+// private parts.
+func (s *Server) readableEngine(w http.ResponseWriter, r *http.Request) (storage.EngineRow, bool) {
+	id, err := idParam(r, "id")
+	if err != nil {
+		s.writeError(w, r, err)
+		return storage.EngineRow{}, false
+	}
+	row, err := s.DB.EngineRow(r.Context(), id)
+	if err == nil {
+		err = mayRead(callerOf(r), row.OwnerID)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return row, false
+	}
+	return row, true
+}
+
+// replaceEngine is PUT /api/engines/{id}: a new version of an engine (JSON,
+// or multipart with files like POST /api/engines); the name and game stay,
+// the old version is kept in the engine's history.
+func (s *Server) replaceEngine(w http.ResponseWriter, r *http.Request) {
+	row, ok := s.ownedEngine(w, r)
+	if !ok {
+		return
+	}
+	c := callerOf(r)
+	if err := s.submissionsOpen(r.Context(), c); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if row.DeletedAt != nil {
+		s.writeError(w, r, games.Errorf(games.ENotFound, "engine %d was withdrawn: register a new one", row.ID))
+		return
+	}
+	fill := func(req *engineRequest) {
+		if strings.TrimSpace(req.Name) == "" {
+			req.Name = row.Name
+		}
+		if req.Game == "" {
+			req.Game = row.Game
+		}
+	}
+	save := func(e *engines.Engine, hash string) (int, error) {
+		if e.Name != row.Name {
+			return 0, errInvalid("name", fmt.Sprintf("name: a new version keeps the name %q (register another engine for another name)", row.Name))
+		}
+		e.ID = row.ID
+		version, err := s.DB.ReplaceEngine(r.Context(), *e, storage.Submission{Owner: row.OwnerID, By: c.ID, FilesHash: hash})
+		if err != nil {
+			return 0, err
+		}
+		s.log().Info("engine replaced", "engine", e.Name, "id", e.ID, "version", version, "by", c.Name)
+		if e.Builtin == "" {
+			s.startCheck(*e, version)
+		}
+		return http.StatusOK, nil
+	}
+	s.receiveEngine(w, r, fill, save)
+}
+
+// receiveEngine reads an engine from a request, JSON or multipart, and saves it.
+func (s *Server) receiveEngine(w http.ResponseWriter, r *http.Request, fill func(*engineRequest), save engineSaver) {
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+		s.uploadEngine(w, r, fill, save)
+		return
+	}
+	var req engineRequest
+	if err := decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if fill != nil {
+		fill(&req)
+	}
+	e, err := req.engine()
+	if err == nil {
+		err = s.admit(r, e)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	status, err := save(&e, "")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeEngine(w, r, status, e.ID)
+}
+
+// getVersions is GET /api/engines/{id}/versions: the engine's versions,
+// newest first, for its owner and the admin.
+func (s *Server) getVersions(w http.ResponseWriter, r *http.Request) {
+	row, ok := s.readableEngine(w, r)
+	if !ok {
+		return
+	}
+	vs, err := s.DB.EngineVersions(r.Context(), row.ID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := make([]engineVersionJSON, len(vs))
+	for i, v := range vs {
+		out[i] = versionJSON(v)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"versions": out})
+}
