@@ -39,7 +39,7 @@ func TestBrowserEnginePage(t *testing.T) {
 			t.Errorf("heading %q, want greedy", got)
 		}
 		headings := evalJS[[]string](t, b, `[...document.querySelectorAll('main h2')].map((h) => h.textContent)`)
-		for _, want := range []string{"Rating", "Tournaments", "Against each opponent", "Violations", "Time use", "Games"} {
+		for _, want := range []string{"Rating", "Versions", "Tournaments", "Against each opponent", "Violations", "Time use", "Games"} {
 			if !slices.Contains(headings, want) {
 				t.Errorf("no section %q in %q", want, headings)
 			}
@@ -60,6 +60,10 @@ func TestBrowserEnginePage(t *testing.T) {
 		}
 		if got, want := evalJS[string](t, b, `document.querySelector('#rating-note').textContent`), fmt.Sprintf("rank %d of %d engines, over %d finished games", r.Rank, r.Engines, r.Games); got != want {
 			t.Errorf("rating note %q, want %q", got, want)
+		}
+		// A built-in registered once: version 1, current, no files.
+		if got := evalJS[[]string](t, b, `[...document.querySelectorAll('#engine-versions tbody tr')].map((tr) => tr.cells[0].textContent + ' ' + tr.cells[4].textContent)`); !slices.Equal(got, []string{"1 (current) no files"}) {
+			t.Errorf("versions %q, want one, current, without files", got)
 		}
 		tours := evalJS[[]string](t, b, `[...document.querySelectorAll('#engine-tournaments tbody a')].map((a) => a.getAttribute('href'))`)
 		if len(tours) != len(rec.Tournaments) {

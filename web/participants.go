@@ -592,8 +592,15 @@ func (s *Server) receiveEngine(w http.ResponseWriter, r *http.Request, fill func
 // getVersions is GET /api/engines/{id}/versions: the engine's versions,
 // newest first, for its owner and the admin.
 func (s *Server) getVersions(w http.ResponseWriter, r *http.Request) {
-	row, ok := s.readableEngine(w, r)
-	if !ok {
+	// Public, as the engine's command and owner are: its page shows them.
+	id, err := idParam(r, "id")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	row, err := s.DB.EngineRow(r.Context(), id)
+	if err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	vs, err := s.DB.EngineVersions(r.Context(), row.ID)

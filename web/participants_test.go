@@ -198,7 +198,6 @@ func TestParticipantsEndToEnd(t *testing.T) {
 		{"PUT", fmt.Sprintf("/api/engines/%d", eb.ID), map[string]any{"command": studentCommand}},
 		{"POST", fmt.Sprintf("/api/engines/%d/check", eb.ID), nil},
 		{"GET", fmt.Sprintf("/api/engines/%d/check", eb.ID), nil},
-		{"GET", fmt.Sprintf("/api/engines/%d/versions", eb.ID), nil},
 	} {
 		var ae errorAnswer
 		if code := alice.call(t, tc.method, tc.path, tc.body, &ae); code != http.StatusForbidden {
@@ -207,6 +206,10 @@ func TestParticipantsEndToEnd(t *testing.T) {
 	}
 	if code := anon.call(t, "GET", fmt.Sprintf("/api/engines/%d/check", ea.ID), nil, nil); code != http.StatusUnauthorized {
 		t.Errorf("nobody reading Alice's check: %d, want 401", code)
+	}
+	// The versions are public, as the engine's command is: its page lists them.
+	if code := anon.call(t, "GET", fmt.Sprintf("/api/engines/%d/versions", eb.ID), nil, nil); code != http.StatusOK {
+		t.Errorf("nobody reading Bob's versions: %d, want 200", code)
 	}
 
 	// A new version keeps the old one in the history.

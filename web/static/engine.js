@@ -26,6 +26,9 @@ const TEXT = {
   logNone: 'not kept',
   format: {round_robin: 'round robin', gauntlet: 'gauntlet', swiss: 'swiss', knockout: 'knockout', match: 'match'},
   loadError: 'The engine\'s record could not be loaded: {message}',
+  noFiles: 'no files',
+  filesHash: 'SHA-256 {hash}',
+  current: '{version} (current)',
 };
 
 const engine = pageData();
@@ -138,6 +141,15 @@ $('#games-more').addEventListener('click', async () => {
   $(`#engine-games tbody tr:nth-child(${first + 1}) a`)?.focus();
 });
 
+function renderVersions(list) {
+  $('#engine-versions tbody').replaceChildren(...list.map((v, i) => h('tr', {dataset: {version: v.version}},
+    h('td', {class: 'num', text: i === 0 ? fill(TEXT.current, {version: v.version}) : v.version}),
+    h('td', null, h('time', {datetime: v.created_at, text: new Date(v.created_at).toLocaleString()})),
+    h('td', {text: v.uploaded_by}),
+    h('td', null, h('code', {text: v.command_line})),
+    h('td', null, v.files_hash ? h('code', {title: fill(TEXT.filesHash, {hash: v.files_hash}), text: v.files_hash.slice(0, 12)}) : TEXT.noFiles))));
+}
+
 // ---- load ----
 
 async function load() {
@@ -150,6 +162,7 @@ async function load() {
     renderOpponents(rec.opponents);
     renderViolations(rec.violations);
     renderTime(rec.time, finished);
+    renderVersions((await api(`/api/engines/${id}/versions`)).versions);
     await loadGames(false);
     document.body.dataset.loaded = 'true';
   } catch (err) {
