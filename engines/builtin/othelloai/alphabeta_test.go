@@ -96,8 +96,13 @@ func TestAlphaBetaPlaysPerfectEndgame(t *testing.T) {
 	}
 }
 
+// AlphaBeta stops at its deadline, also mid-solve of an endgame that would
+// take it seconds to finish. The slack is wide, for a busy machine (it failed
+// at 30 ms once under load, returning after 143 ms): this catches a search
+// that ignores its deadline; how close to it engines answer is measured by
+// taikai bench's clock part.
 func TestAlphaBetaMeetsDeadline(t *testing.T) {
-	const budget, slack = 50 * time.Millisecond, 30 * time.Millisecond
+	const budget, slack = 50 * time.Millisecond, time.Second
 	positions := []othello.Board{othello.New()}
 	positions = append(positions, randomPositions(t, 21, 3)...)
 	for _, e := range []int{24, 18, 16, 14} {
