@@ -43,6 +43,13 @@ func poolKey(cfg sandbox.Config) string {
 		cfg.NoFile, cfg.Port, cfg.Helper, cfg.ReadOnly, cfg.Hide, cfg.UID, cfg.GID)
 }
 
+// preparedConfig is cfg without what the game decides (the environment
+// goes with Exec), named after the engine.
+func preparedConfig(cfg sandbox.Config, e Engine) sandbox.Config {
+	cfg.Env, cfg.Name = nil, cgroupName.ReplaceAllString(e.Name, "")
+	return cfg
+}
+
 // take returns a prepared sandbox for key, or nil.
 func (p *sandboxPool) take(key string) *sandbox.Sandbox {
 	p.mu.Lock()
@@ -137,9 +144,7 @@ func (p *sandboxPool) close() {
 // (the caller then starts a sandbox as usual).
 func (l *Launcher) startPrepared(ctx context.Context, la Launch, cfg sandbox.Config, argv []string, out *cappedWriter,
 	folder string, deadline time.Time, timeout time.Duration) (*Process, Stream, error, bool) {
-	pcfg := cfg
-	pcfg.Env, pcfg.Name = nil, cgroupName.ReplaceAllString(la.Engine.Name, "")
-	sb := l.pool.take(poolKey(pcfg))
+	sb := l.pool.take(poolKey(preparedConfig(cfg, la.Engine)))
 	if sb == nil {
 		return nil, nil, nil, false
 	}

@@ -123,16 +123,6 @@ func (l *Launcher) startSandboxed(ctx context.Context, la Launch) (*Process, Str
 		"TAIKAI_GAME_ID="+v["game_id"], "TAIKAI_GAME="+la.Engine.Game, "TAIKAI_RULE="+v["rule"],
 		"TAIKAI_SIZE="+v["size"], "TAIKAI_TIME_MS="+v["time_ms"], "TAIKAI_NAME="+v["name"])
 	cfg.Env = append(cfg.Env, la.Env...)
-	if l.Prepare && len(cfg.CPUs) == 0 {
-		// This engine's next game will find its sandbox made.
-		pcfg := cfg
-		pcfg.Env, pcfg.Name = nil, cgroupName.ReplaceAllString(la.Engine.Name, "")
-		if helper, err := l.self(); err == nil {
-			defer l.pool.refill(poolKey(pcfg), pcfg, helper, func(err error) {
-				l.logger().Warn("preparing a sandbox failed", "engine", la.Engine.Name, "err", err)
-			})
-		}
-	}
 	if !slices.ContainsFunc(cfg.Env, func(kv string) bool { return strings.HasPrefix(kv, "JAVA_TOOL_OPTIONS=") }) {
 		// The JVM cannot see the cgroup limit (no /sys inside) and would size
 		// its heap from the host's memory: a big heap would be an OOM kill
@@ -153,8 +143,15 @@ func (l *Launcher) startSandboxed(ctx context.Context, la Launch) (*Process, Str
 		folder = sandbox.FolderMount
 	}
 	if l.Prepare && len(cfg.CPUs) == 0 {
-		// (An engine pinned to CPUs is not: a cold start may put it in a
-		// cpuset that it cannot widen.)
+		// This engine's next game will find its sandbox made. (An engine
+		// pinned to CPUs is not: a cold start may put it in a cpuset that it
+		// cannot widen.)
+		pcfg := preparedConfig(cfg, la.Engine)
+		if helper, err := l.self(); err == nil {
+			defer l.pool.refill(poolKey(pcfg), pcfg, helper, func(err error) {
+				l.logger().Warn("preparing a sandbox failed", "engine", la.Engine.Name, "err", err)
+			})
+		}
 		proc, stream, err, ok := l.startPrepared(ctx, la, cfg, argv, out, folder, deadline, timeout)
 		if ok {
 			return proc, stream, err

@@ -218,14 +218,24 @@ func TestSandboxedPrepared(t *testing.T) {
 	tcp := sandboxedEngine(bin, "connect", 46000)
 	stdio := sandboxedEngine(bin, "stdio", 0)
 	stdio.Protocol = "test-stdio"
+	// A brain with its persistent folder (mounted when prepared).
+	brain := sandboxedEngine(bin, "stdio", 0)
+	brain.ID, brain.Name, brain.Game, brain.Protocol = 7, "helper-brain", "gomoku", "pbrain"
+	l.FoldersDir = filepath.Join(dir, "folders")
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for i := range 3 {
-		for _, e := range []engines.Engine{tcp, stdio} {
+		for _, e := range []engines.Engine{tcp, stdio, brain} {
 			log := filepath.Join(dir, e.Name+strings.Repeat("x", i)+".log")
 			p, s, err := l.Start(context.Background(), engines.Launch{Engine: e, Color: "white", LogPath: log})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if e.Protocol == "test-stdio" {
+			if e.Protocol == "pbrain" && p.Folder() != sandbox.FolderMount {
+				t.Errorf("start %d of the brain: folder %q", i, p.Folder())
+			}
+			if e.Protocol != "othello-board" {
 				s.Write([]byte("PING 1\n"))
 				line, err := bufio.NewReader(s).ReadString('\n')
 				if err != nil || line != "ECHO PING 1\n" {
@@ -244,14 +254,14 @@ func TestSandboxedPrepared(t *testing.T) {
 			if strings.Contains(string(b), "secret-token") || prepared != (i > 0) {
 				t.Errorf("start %d of %s (prepared: %v):\n%s", i, e.Name, prepared, b)
 			}
-			if e.Protocol != "test-stdio" && !strings.Contains(string(b), "TAIKAI_PORT=46000\n") {
+			if e.Protocol == "othello-board" && !strings.Contains(string(b), "TAIKAI_PORT=46000\n") {
 				t.Errorf("start %d: no environment in the log:\n%s", i, b)
 			}
 		}
 		// The next start finds its sandbox prepared, as a game's would
 		// after the previous game's moves.
 		deadline := time.Now().Add(20 * time.Second)
-		for len(taikaiCgroups(t)) < 2 && time.Now().Before(deadline) {
+		for liveSandboxes(t) < 3 && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
@@ -259,6 +269,17 @@ func TestSandboxedPrepared(t *testing.T) {
 	if left := taikaiCgroups(t); len(left) > 0 {
 		t.Errorf("cgroups left after Close: %v", left)
 	}
+}
+
+// liveSandboxes counts this process's sandboxes with a process in them.
+func liveSandboxes(t *testing.T) int {
+	live := map[string]bool{}
+	for _, dir := range taikaiCgroups(t) {
+		if b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs")); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+			live[filepath.Base(dir)] = true
+		}
+	}
+	return len(live)
 }
 
 // taikaiCgroups lists this process's sandbox cgroups in every hierarchy
