@@ -1,7 +1,61 @@
-// app.js: what every page shares: DOM helpers, the API client with the admin
-// token, live sockets that reconnect by themselves, and number formats.
+// app.js: what every page shares: DOM helpers, the page's messages (t), the
+// API client with the admin token, live sockets that reconnect by themselves,
+// and number formats.
 
 const TOKEN_COOKIE = 'taikai_token';
+const LANG_COOKIE = 'taikai_lang';
+
+// ---- messages ----
+
+/** lang is the page's language ("en" or "ja"), as the server chose it. */
+export const lang = document.documentElement.lang || 'en';
+
+// The catalog is in the page (a JSON script element: no code, so the CSP
+// allows it): {key: "text with {name}" | {one: ..., other: ...}}.
+const catalog = JSON.parse(document.getElementById('i18n')?.textContent || '{}');
+const pluralRules = new Intl.PluralRules(lang);
+
+/** has tells whether the catalog has a message for key. */
+export const has = (key) => Object.hasOwn(catalog, key);
+
+/**
+ * t is the message key in the page's language with its {placeholders} filled
+ * from params; params.count picks the plural form. Every text a script shows
+ * comes from here, as a whole sentence: never glue translated pieces.
+ */
+export function t(key, params = {}) {
+  let m = catalog[key];
+  if (m === undefined) {
+    console.warn(`no message ${key}`);
+    return key;
+  }
+  if (typeof m === 'object') m = m[pluralRules.select(Number(params.count ?? 0))] ?? m.other;
+  return m.replace(/\{(\w+)\}/g, (all, name) => (name in params ? String(params[name]) : all));
+}
+
+/**
+ * tNodes is t for a message with elements in it: a param that is a Node
+ * (a <code>) takes its placeholder's place; the result goes to append().
+ */
+export function tNodes(key, params = {}) {
+  const marked = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, v instanceof Node ? `\u0000${k}\u0000` : v]));
+  return t(key, marked).split(/\u0000(\w+)\u0000/).map((part, i) => (i % 2 ? params[part] : part));
+}
+
+/**
+ * label names an enumerated value (a status, an end reason, a game) with the
+ * message prefix.value, or shows the value itself if there is none.
+ */
+export function label(prefix, value) {
+  if (value === null || value === undefined || value === '') return '';
+  return has(`${prefix}.${value}`) ? t(`${prefix}.${value}`) : String(value);
+}
+
+/** number formats a number for the page's language. */
+export function number(n, digits) {
+  const opts = digits === undefined ? {} : {minimumFractionDigits: digits, maximumFractionDigits: digits};
+  return new Intl.NumberFormat(lang, {useGrouping: false, ...opts}).format(n);
+}
 
 /** tv is the big-screen mode (?tv=1): no admin controls, larger boards. */
 export const tv = document.body.classList.contains('tv');
@@ -38,7 +92,7 @@ export function href(path) {
 /** APIError is an API's {"error": {code, message, field}} with its status. */
 export class APIError extends Error {
   constructor(status, e) {
-    super((e && e.message) || `HTTP ${status}`);
+    super((e && e.message) || t('apierror.http', {status}));
     this.status = status;
     this.code = (e && e.code) || '';
     this.field = (e && e.field) || '';
@@ -63,7 +117,7 @@ export async function api(path, {method = 'GET', body} = {}) {
   try {
     res = await fetch(path, {method, headers, body: payload, credentials: 'same-origin'});
   } catch (err) {
-    throw new APIError(0, {code: 'network', message: 'The server cannot be reached: ' + err.message});
+    throw new APIError(0, {code: 'network', message: t('apierror.network')});
   }
   if (res.status === 204) return null;
   const type = res.headers.get('Content-Type') || '';
@@ -132,7 +186,7 @@ export function signIn() {
       const token = input.value.trim();
       // A cookie cannot hold spaces, quotes, commas, semicolons or backslashes.
       if (!/^[\x21\x23-\x2B\x2D-\x3A\x3C-\x5B\x5D-\x7E]+$/.test(token)) {
-        error.textContent = token ? 'This token has characters a cookie cannot hold; use the Authorization header instead.' : 'Enter the token.';
+        error.textContent = token ? t('token.bad_chars') : t('token.empty');
         return;
       }
       setTokenCookie(token);
@@ -143,7 +197,7 @@ export function signIn() {
       } catch (err) {
         setTokenCookie('');
         setAdmin(false);
-        error.textContent = err.status === 403 ? 'Wrong token.' : err.message;
+        error.textContent = err.status === 403 ? t('token.wrong') : errorText(err);
         input.select();
       }
     };
@@ -210,7 +264,7 @@ export function showConn(el) {
   return (state) => {
     if (!el) return;
     el.dataset.state = state;
-    el.textContent = {open: 'live', reconnecting: 'reconnecting…', done: ''}[state] ?? state;
+    el.textContent = state === 'done' ? '' : label('conn', state);
   };
 }
 
@@ -242,17 +296,12 @@ export function points(p) {
   return String(whole) + (half ? '½' : '');
 }
 
-/** plural counts a noun: plural(1, 'game') is "1 game". */
-export function plural(n, noun) {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
-
 /** seconds shows milliseconds as seconds: 1234 -> "1.23 s". */
 export function seconds(ms) {
   if (ms === null || ms === undefined) return '–';
-  if (ms < 1000) return ms + ' ms';
-  if (ms < 10000) return (ms / 1000).toFixed(2) + ' s';
-  return (ms / 1000).toFixed(1) + ' s';
+  if (ms < 1000) return t('unit.ms', {n: number(ms)});
+  if (ms < 10000) return t('unit.s', {n: number(ms / 1000, 2)});
+  return t('unit.s', {n: number(ms / 1000, 1)});
 }
 
 /** clock shows milliseconds as m:ss.t. */
@@ -267,19 +316,29 @@ export function clock(ms) {
 /** duration shows seconds for people: "1 h 05 min", "4 min 10 s", "12 s". */
 export function duration(sec) {
   sec = Math.max(0, Math.round(sec));
-  if (sec >= 3600) return `${Math.floor(sec / 3600)} h ${String(Math.floor((sec % 3600) / 60)).padStart(2, '0')} min`;
-  if (sec >= 60) return `${Math.floor(sec / 60)} min ${String(sec % 60).padStart(2, '0')} s`;
-  return `${sec} s`;
+  if (sec >= 3600) return t('duration.hours', {h: Math.floor(sec / 3600), min: String(Math.floor((sec % 3600) / 60)).padStart(2, '0')});
+  if (sec >= 60) return t('duration.minutes', {min: Math.floor(sec / 60), s: String(sec % 60).padStart(2, '0')});
+  return t('duration.seconds', {s: sec});
 }
 
-export const reasonLabels = {
-  normal: 'game over', timeout: 'time out', illegal: 'illegal move', disconnect: 'disconnected',
-  close: 'connection closed', resign: 'resigned', no_connect: 'did not connect', crash: 'crashed', memory: 'over its memory limit', aborted: 'aborted',
-};
+/** reasonLabels says why a game ended, by its stored reason. */
+export const reasonLabels = Object.fromEntries(
+  ['normal', 'timeout', 'illegal', 'disconnect', 'close', 'resign', 'no_connect', 'crash', 'memory', 'aborted'].map((r) => [r, t(`reason.${r}`)]));
 
-/** resultText says who won: "black wins", "draw". */
+/** resultText says who won: "Black wins", "Draw". */
 export function resultText(result) {
-  return {black: 'Black wins', white: 'White wins', draw: 'Draw'}[result] || '';
+  return result ? label('result', result) : '';
+}
+
+/**
+ * errorText is an API error in the page's language: English pages show the
+ * API's own message; others the message for its stable code (the English
+ * one for a code the catalog does not know).
+ */
+export function errorText(err, message = err.message) {
+  const key = `apierror.${err.code}`;
+  if (err.code === 'network' || (lang !== 'en' && has(key))) return t(key);
+  return message;
 }
 
 /**
@@ -290,6 +349,7 @@ export function showErrors(form, err) {
   clearErrors(form);
   // Every field in error at once when the API names several.
   const all = err.fields ? Object.entries(err.fields) : [[err.field || '', err.message]];
+  for (const e of all) e[1] = errorText(err, e[1]);
   let first = null;
   for (const [field, message] of all) {
     let slot = $(`.field-error[data-field="${CSS.escape(field)}"]`, form);
@@ -325,6 +385,14 @@ document.addEventListener('securitypolicyviolation', (ev) => {
 
 $('#sign-in')?.addEventListener('click', () => { signIn(); });
 $('#sign-out')?.addEventListener('click', signOut);
+
+// The language switch: a cookie the server reads on every page.
+$('#lang-switch')?.addEventListener('click', (ev) => {
+  const to = ev.currentTarget.dataset.lang;
+  const secure = location.protocol === 'https:' ? '; Secure' : '';
+  document.cookie = `${LANG_COOKIE}=${to}; Path=/; Max-Age=31536000; SameSite=Lax${secure}`;
+  location.reload();
+});
 
 if (tv) {
   for (const a of $$('a[href^="/"]')) a.setAttribute('href', href(a.getAttribute('href')));

@@ -5,6 +5,8 @@
 // written X or O is a king. Every piece is a <circle class="stone" data-x
 // data-y data-color> (data-king="1" for a king).
 
+import {t} from 'taikai/app.js';
+
 const NS = 'http://www.w3.org/2000/svg';
 const CELL = 100;
 
@@ -190,5 +192,5 @@ export function lastMove(m) {
 
 /** miniBoard makes a small board element for the live grids. */
 export function miniBoard() {
-  return s('svg', {class: 'board mini', role: 'img', 'aria-label': 'board'});
+  return s('svg', {class: 'board mini', role: 'img', 'aria-label': t('game.board')});
 }

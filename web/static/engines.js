@@ -1,6 +1,6 @@
 // engines.js: the registered engines, the form to submit one (a command with
 // optional files, or a built-in), and delete buttons.
-import {$, $$, h, api, write, plural, showErrors, clearErrors} from 'taikai/app.js';
+import {$, $$, h, api, write, showErrors, clearErrors, t, tNodes, has, label, lang, errorText} from 'taikai/app.js';
 
 const form = $('#engine-form');
 let catalog = {builtins: [], protocols: {}, placeholders: []};
@@ -12,26 +12,26 @@ async function loadEngines() {
   try {
     list = (await api('/api/engines')).engines;
   } catch (err) {
-    $('#engines-error').textContent = err.message;
+    $('#engines-error').textContent = errorText(err);
     return;
   }
   $('#engines tbody').replaceChildren(...list.map(engineRow));
   $('#engines-empty').hidden = list.length > 0;
-  $('#engine-count').textContent = plural(list.length, 'engine');
+  $('#engine-count').textContent = t('engines.count', {count: list.length});
 }
 
 function engineRow(e) {
-  const del = h('button', {type: 'button', class: 'button ghost small danger-text delete', dataset: {id: e.id}, text: 'Delete'});
+  const del = h('button', {type: 'button', class: 'button ghost small danger-text delete', dataset: {id: e.id}, text: t('engines.delete')});
   return h('tr', {dataset: {engineId: e.id}},
     h('td', {class: 'num', text: e.id}),
     h('td', {class: 'name'}, h('span', {class: 'strong', text: e.name}),
-      e.builtin ? h('span', {class: 'badge', text: 'built-in'}) : null,
-      e.uploaded ? h('span', {class: 'badge', text: 'uploaded'}) : null),
-    h('td', null, h('span', {class: `game-tag game-${e.game}`, text: e.game})),
+      e.builtin ? h('span', {class: 'badge', text: t('engines.builtin_badge')}) : null,
+      e.uploaded ? h('span', {class: 'badge', text: t('engines.uploaded_badge')}) : null),
+    h('td', null, h('span', {class: `game-tag game-${e.game}`, text: label('gamename', e.game)})),
     h('td', {text: e.protocol}),
-    h('td', {class: 'command'}, h('code', {text: e.command_line}), e.port ? h('span', {class: 'muted small', text: ` port ${e.port}`}) : null),
+    h('td', {class: 'command'}, h('code', {text: e.command_line}), e.port ? h('span', {class: 'muted small', text: ' ' + t('engines.port_n', {port: e.port})}) : null),
     h('td', {class: 'admin-only actions-cell'},
-      h('button', {type: 'button', class: 'button ghost small check', dataset: {id: e.id, name: e.name}, text: 'Check'}), ' ', del));
+      h('button', {type: 'button', class: 'button ghost small check', dataset: {id: e.id, name: e.name}, text: t('engines.check')}), ' ', del));
 }
 
 // Check: one short game against a built-in (POST /api/engines/{id}/check),
@@ -42,23 +42,34 @@ $('#engines').addEventListener('click', async (ev) => {
   const box = $('#check-result');
   box.hidden = false;
   box.className = 'card check-result';
-  $('#check-title').textContent = `Checking ${b.dataset.name}: one game against a built-in…`;
+  $('#check-title').textContent = t('check.running', {name: b.dataset.name});
   $('#check-message').textContent = '';
   $('#check-log').textContent = '';
   b.disabled = true;
   try {
     const r = await write(`/api/engines/${b.dataset.id}/check`, {method: 'POST'});
     box.classList.add(r.ok ? 'ok' : 'failed');
-    $('#check-title').textContent = `${b.dataset.name}: ${r.ok ? 'passed' : 'failed'} against ${r.opponent} (${r.seconds} s)`;
-    $('#check-message').textContent = r.message;
-    $('#check-log').textContent = r.log || '(no output)';
+    const p = {name: b.dataset.name, opponent: r.opponent, seconds: r.seconds};
+    $('#check-title').textContent = r.ok ? t('check.passed', p) : t('check.failed', p);
+    $('#check-message').textContent = checkText(r);
+    $('#check-log').textContent = r.log || t('check.no_output');
   } catch (err) {
-    $('#check-title').textContent = `${b.dataset.name}: the check could not run`;
-    $('#check-message').textContent = err.message;
+    $('#check-title').textContent = t('check.could_not_run', {name: b.dataset.name});
+    $('#check-message').textContent = errorText(err);
   } finally {
     b.disabled = false;
   }
 });
+
+// checkText says how the check went: the server's sentence on an English
+// page; elsewhere the same facts from the catalog (the result, how the game
+// ended, the legal moves made).
+function checkText(r) {
+  if (lang === 'en') return r.message;
+  const p = {count: r.legal_moves, reason: label('reason', r.reason)};
+  if (!r.result) return t('check.no_result', p);
+  return r.result === 'win' ? t('check.result_win', p) : r.result === 'loss' ? t('check.result_loss', p) : t('check.result_draw', p);
+}
 
 // Deleting takes two clicks: the first one asks.
 $('#engines').addEventListener('click', async (ev) => {
@@ -66,15 +77,15 @@ $('#engines').addEventListener('click', async (ev) => {
   if (!b) return;
   if (!b.dataset.armed) {
     b.dataset.armed = '1';
-    b.textContent = 'Really delete?';
-    setTimeout(() => { delete b.dataset.armed; b.textContent = 'Delete'; }, 4000);
+    b.textContent = t('engines.really_delete');
+    setTimeout(() => { delete b.dataset.armed; b.textContent = t('engines.delete'); }, 4000);
     return;
   }
   $('#engines-error').textContent = '';
   try {
     await write(`/api/engines/${b.dataset.id}`, {method: 'DELETE'});
   } catch (err) {
-    $('#engines-error').textContent = err.message;
+    $('#engines-error').textContent = errorText(err);
   }
   loadEngines();
 });
@@ -94,12 +105,12 @@ function syncForm() {
   bsel.replaceChildren(...mine.map((b) => h('option', {value: b.name, text: b.name})));
   if (mine.some((b) => b.name === keepB)) bsel.value = keepB;
   const b = mine.find((x) => x.name === bsel.value);
-  $('#e-builtin-about').textContent = b ? b.about : '';
+  $('#e-builtin-about').textContent = b ? (has(`builtin.${b.name}`) ? t(`builtin.${b.name}`) : b.about) : '';
   // Protocols: the game's, or the ones the chosen built-in speaks.
   const psel = $('#e-protocol');
   const keepP = psel.value;
   const protos = builtin && b ? b.protocols : catalog.protocols[game] || [];
-  psel.replaceChildren(...protos.map((p, i) => h('option', {value: p, text: i === 0 ? `${p} (default)` : p})));
+  psel.replaceChildren(...protos.map((p, i) => h('option', {value: p, text: i === 0 ? t('engines.protocol_default', {protocol: p}) : p})));
   if (protos.includes(keepP)) psel.value = keepP;
 }
 
@@ -109,7 +120,8 @@ async function loadCatalog() {
   } catch (err) {
     console.warn('builtins:', err.message);
   }
-  $('#e-placeholders').textContent = 'Placeholders: ' + (catalog.placeholders || []).map((p) => `{${p}}`).join(' ');
+  const list = h('code', {translate: 'no', text: (catalog.placeholders || []).map((p) => `{${p}}`).join(' ')});
+  $('#e-placeholders').replaceChildren(...tNodes('engines.placeholders', {list}));
   syncForm();
 }
 
@@ -142,7 +154,8 @@ form.addEventListener('submit', async (ev) => {
   button.disabled = true;
   try {
     const e = await write('/api/engines', {method: 'POST', body});
-    $('#engine-ok').textContent = `Registered ${e.name} (id ${e.id})${e.files && e.files.length ? ` with ${plural(e.files.length, 'file')}` : ''}.`;
+    const n = e.files ? e.files.length : 0;
+    $('#engine-ok').textContent = n ? t('engines.registered_files', {name: e.name, id: e.id, count: n}) : t('engines.registered', {name: e.name, id: e.id});
     $('#e-name').value = '';
     $('#e-command').value = '';
     $('#e-port').value = '';
