@@ -191,6 +191,7 @@ function pieceCount(n) {
 
 // moveText is a move as people read it in this game (h8 · 7,7 in Gomoku).
 function moveText(m) {
+  if (m.text === 'pass') return t('game.pass');
   const frame = state.frames[0];
   return moveLabel(state.game.view, frame ? frame.board.length : 0, m);
 }
