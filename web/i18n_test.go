@@ -137,7 +137,7 @@ func TestCatalogText(t *testing.T) {
 
 var (
 	templateKey = regexp.MustCompile(`[{(]t "([^"]+)"`)
-	goKey       = regexp.MustCompile(`\.tr\(r, "([^"]+)"`)
+	goKey       = regexp.MustCompile(`\.tr(?:HTML)?\(r, "([^"]+)"`)
 	jsKey       = regexp.MustCompile(`\b(?:t|tNodes)\('([^']+)'`)
 )
 
@@ -258,7 +258,7 @@ func TestPagesInEveryLanguage(t *testing.T) {
 		t.Error("Japanese game page: the ply counter's elements are not in its sentence")
 	}
 	_, body = ps.get(t, "/tournaments/abc", "Accept-Language", "ja")
-	if !strings.Contains(body, "大会「abc」はありません。") {
+	if !strings.Contains(body, `大会「<code translate="no">abc</code>」はありません。`) {
 		t.Errorf("Japanese not-found page: %q", body)
 	}
 }

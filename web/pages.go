@@ -134,9 +134,7 @@ func (p *pages) parseViews(fsys fs.FS, importMap string, cat *catalog) (map[stri
 		// t is a message of the page's language: {{t "key" "name" value ...}}.
 		"t": cat.html,
 		// code is a value shown as code inside a message.
-		"code": func(s string) template.HTML {
-			return template.HTML("<code>" + template.HTMLEscapeString(s) + "</code>")
-		},
+		"code": codeHTML,
 		// el is an element with an id inside a message, for a script to fill.
 		"el": func(tag, id, text string) (template.HTML, error) {
 			if tag != "span" && tag != "strong" {
@@ -214,7 +212,7 @@ type view struct {
 	Settings   *tournament.Settings
 	Reasons    []string
 	Games      []gameChoice
-	Message    string
+	Message    template.HTML // the error page's: a message from trHTML
 	Workers    *workersJSON
 	// Cluster: games are played by workers (the nav shows their page).
 	Cluster bool
@@ -260,12 +258,12 @@ func (p *pages) routes(r chi.Router, s *Server) {
 	r.Get("/tournaments/{id}", func(w http.ResponseWriter, r *http.Request) {
 		id, err := idParam(r, "id")
 		if err != nil {
-			p.notFound(w, r, s, p.tr(r, "error.no_tournament", "id", chi.URLParam(r, "id")))
+			p.notFound(w, r, s, p.trHTML(r, "error.no_tournament", "id", codeHTML(chi.URLParam(r, "id"))))
 			return
 		}
 		t, err := s.DB.Tournament(r.Context(), id)
 		if err != nil {
-			p.fail(w, r, s, err, p.tr(r, "error.no_tournament", "id", id))
+			p.fail(w, r, s, err, p.trHTML(r, "error.no_tournament", "id", id))
 			return
 		}
 		names, err := s.DB.EngineNames(r.Context(), t.Engines)
@@ -279,12 +277,12 @@ func (p *pages) routes(r chi.Router, s *Server) {
 	r.Get("/games/{id}", func(w http.ResponseWriter, r *http.Request) {
 		id, err := idParam(r, "id")
 		if err != nil {
-			p.notFound(w, r, s, p.tr(r, "error.no_game", "id", chi.URLParam(r, "id")))
+			p.notFound(w, r, s, p.trHTML(r, "error.no_game", "id", codeHTML(chi.URLParam(r, "id"))))
 			return
 		}
 		g, err := s.DB.Game(r.Context(), id)
 		if err != nil {
-			p.fail(w, r, s, err, p.tr(r, "error.no_game", "id", id))
+			p.fail(w, r, s, err, p.trHTML(r, "error.no_game", "id", id))
 			return
 		}
 		v := &view{}
@@ -298,7 +296,7 @@ func (p *pages) routes(r chi.Router, s *Server) {
 	})
 	r.Get("/static/{hash}/{name}", p.serveStatic)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		p.notFound(w, r, s, p.tr(r, "error.no_page", "path", r.URL.Path))
+		p.notFound(w, r, s, p.trHTML(r, "error.no_page", "path", codeHTML(r.URL.Path)))
 	})
 }
 
@@ -309,17 +307,33 @@ func (p *pages) tr(r *http.Request, key string, args ...any) string {
 	return text
 }
 
+// trHTML is a message in the request's language for a page: escaped, but
+// for values that are template.HTML already (codeHTML).
+func (p *pages) trHTML(r *http.Request, key string, args ...any) template.HTML {
+	text, err := p.catalogs[langOf(r)].html(key, args...)
+	if err != nil {
+		return template.HTML(template.HTMLEscapeString(key))
+	}
+	return text
+}
+
+// codeHTML is a value shown as code in a message: what the reader typed (a
+// path, an id), which is in no language.
+func codeHTML(s string) template.HTML {
+	return template.HTML(`<code translate="no">` + template.HTMLEscapeString(s) + "</code>")
+}
+
 // fail shows the not-found page for a missing row and a 500 page otherwise.
-func (p *pages) fail(w http.ResponseWriter, r *http.Request, s *Server, err error, missing string) {
+func (p *pages) fail(w http.ResponseWriter, r *http.Request, s *Server, err error, missing template.HTML) {
 	if games.ErrorCode(err) == games.ENotFound && missing != "" {
 		p.notFound(w, r, s, missing)
 		return
 	}
 	s.log().Error("page", "path", r.URL.Path, "err", err)
-	p.render(w, r, s, "error", &view{Title: p.tr(r, "error.title"), Status: http.StatusInternalServerError, Message: p.tr(r, "error.internal")})
+	p.render(w, r, s, "error", &view{Title: p.tr(r, "error.title"), Status: http.StatusInternalServerError, Message: p.trHTML(r, "error.internal")})
 }
 
-func (p *pages) notFound(w http.ResponseWriter, r *http.Request, s *Server, msg string) {
+func (p *pages) notFound(w http.ResponseWriter, r *http.Request, s *Server, msg template.HTML) {
 	p.render(w, r, s, "error", &view{Title: p.tr(r, "error.not_found"), Status: http.StatusNotFound, Message: msg})
 }
 
