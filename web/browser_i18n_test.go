@@ -254,7 +254,7 @@ func TestBrowserJapanese(t *testing.T) {
 
 	ids := map[string]int64{}
 	var names []string
-	for _, name := range []string{"othello-random", "othello-greedy", "othello-alphabeta", "gomoku-random", "gomoku-threat", "checkers-random", "checkers-alphabeta"} {
+	for _, name := range []string{"othello-random", "othello-greedy", "othello-alphabeta", "gomoku-random", "gomoku-threat", "checkers-random", "checkers-minimax"} {
 		var e engineAnswer
 		s.mustCall(t, "POST", "/api/engines", map[string]any{"name": name, "game": strings.SplitN(name, "-", 2)[0], "builtin": name}, &e)
 		ids[name] = e.ID
@@ -274,15 +274,17 @@ func TestBrowserJapanese(t *testing.T) {
 	var rr, gomoku, draughts, live tournamentAnswer
 	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
 		"name": "学内リーグ", "game": "othello", "engines": []int64{ids["othello-random"], ids["othello-greedy"], ids["othello-alphabeta"]},
-		"games_per_pair": 2, "move_time_ms": 40, "concurrency": 2, "start": true,
+		"games_per_pair": 2, "move_time_ms": 200, "concurrency": 2, "start": true,
 	}, &rr)
 	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
 		"name": "五目並べ杯", "game": "gomoku", "engines": []int64{ids["gomoku-threat"], ids["gomoku-random"]},
-		"games_per_pair": 1, "move_time_ms": 200, "start": true,
+		"games_per_pair": 1, "move_time_ms": 2000, "start": true,
 	}, &gomoku)
 	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
-		"name": "チェッカー戦", "game": "checkers", "engines": []int64{ids["checkers-alphabeta"], ids["checkers-random"]},
-		"games_per_pair": 1, "move_time_ms": 100, "start": true,
+		// Minimax to a fixed depth answers at once: wide clocks cost no time,
+		// and no game is lost on time on a busy machine.
+		"name": "チェッカー戦", "game": "checkers", "engines": []int64{ids["checkers-minimax"], ids["checkers-random"]},
+		"games_per_pair": 1, "move_time_ms": 2000, "start": true,
 	}, &draughts)
 	// Paced, with more games than the test lasts: one is always being played
 	// for the live boards; the site's cleanup cancels it.
@@ -505,4 +507,49 @@ func TestBrowserLanguageSwitch(t *testing.T) {
 		t.Errorf("the cookie says ja, Accept-Language en: lang %q", got)
 	}
 	b.noErrors(t, "language switch", nil)
+}
+
+// TestBrowserJapaneseWorkers reads the workers page of a server whose games
+// a worker plays, in Japanese, in both themes, while the worker plays.
+func TestBrowserJapaneseWorkers(t *testing.T) {
+	chromiumPath(t)
+	s := startSiteWith(t, true)
+	b := startBrowser(t, s)
+	var a, c engineAnswer
+	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "greedy", "game": "othello", "builtin": "othello-greedy"}, &a)
+	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "random", "game": "othello", "builtin": "othello-random"}, &c)
+	var tr tournamentAnswer
+	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
+		"name": "ワーカー戦", "game": "othello", "engines": []int64{a.ID, c.ID},
+		"games_per_pair": 4, "move_time_ms": 1000, "pace_ms": 100, "concurrency": 1, "start": true,
+	}, &tr)
+	if _, err := chromedp.Call(b.ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(b.ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Accept-Language": "ja"}}); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"browser-host", "browser-w1", "othello-board", "greedy", "random"}
+	for _, dark := range []bool{false, true} {
+		v, mode := "light", "light"
+		if dark {
+			v, mode = "dark", "dark"
+		}
+		if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: v}}}); err != nil {
+			t.Fatal(err)
+		}
+		b.open(t, "/workers")
+		b.waitJS(t, "the worker playing a game", `!!document.querySelector('tr[data-worker="browser-w1"] a[href^="/games/"]')`, 2*time.Minute)
+		// The table as the script redraws it, with the time in Japanese.
+		b.waitJS(t, "a refresh", `document.querySelector('#queue').textContent.includes('待ち')`, 15*time.Second)
+		checkPage(t, b, mode+" /workers", names, true)
+		href := evalJS[string](t, b, `document.querySelector('tr[data-worker="browser-w1"] a[href^="/games/"]').getAttribute('href')`)
+		b.open(t, href)
+		b.waitJS(t, "the result", `document.querySelector('#result').textContent !== ''`, 2*time.Minute)
+		b.open(t, href)
+		b.waitJS(t, "who played it", `(document.querySelector('#worker')?.textContent ?? '').includes('ワーカー browser-w1')`, 30*time.Second)
+		checkPage(t, b, mode+" game played on a worker", names, true)
+		b.noErrors(t, mode+" workers", nil)
+	}
 }
