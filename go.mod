@@ -12,6 +12,7 @@ require (
 	github.com/nats-io/nats.go v1.55.0
 	github.com/prometheus/client_golang v1.25.0
 	golang.org/x/sys v0.49.0
+	golang.org/x/text v0.44.0
 	golang.org/x/time v0.16.0
 )
 

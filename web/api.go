@@ -60,6 +60,11 @@ type checkSummaryJSON struct {
 	Version int    `json:"version"`
 	OK      bool   `json:"ok"`
 	Message string `json:"message,omitempty"`
+	// Result, Reason and LegalMoves are the check game's (as in the check's
+	// answer), for a dashboard that says the message in another language.
+	Result     string `json:"result,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	LegalMoves int    `json:"legal_moves,omitempty"`
 }
 
 // engineExtras are what an engine list shows beside the engines: owners'
@@ -108,6 +113,7 @@ func (x engineExtras) add(j *engineJSON, owner int64) {
 			var res checkJSON
 			if json.Unmarshal(c.Result, &res) == nil {
 				sum.OK, sum.Message = res.OK, res.Message
+				sum.Result, sum.Reason, sum.LegalMoves = res.Result, res.Reason, res.LegalMoves
 			}
 		}
 		j.Check = sum

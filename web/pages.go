@@ -34,7 +34,9 @@ var pageNames = []string{"index", "tournament", "game", "engines", "workers", "e
 
 // pages are the dashboard's server-rendered pages and the static files they use.
 type pages struct {
-	views      map[string]*template.Template
+	views      map[string]*template.Template // English, by page name
+	langViews  map[string]map[string]*template.Template
+	catalogs   map[string]*catalog
 	static     map[string]*asset // by file name
 	scriptHash string            // CSP source of the inline import map
 }
@@ -95,6 +97,27 @@ func parsePages(fsys fs.FS) (*pages, error) {
 	// The import map is the only inline script that runs; it is allowed by hash.
 	sum := sha256.Sum256([]byte(importMap))
 	p.scriptHash = "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	cats, err := loadCatalogs(catalogFiles)
+	if err != nil {
+		return nil, err
+	}
+	p.catalogs = cats
+	p.langViews = map[string]map[string]*template.Template{}
+	for _, lang := range langCodes {
+		views, err := p.parseViews(fsys, importMap, cats[lang])
+		if err != nil {
+			return nil, err
+		}
+		p.langViews[lang] = views
+	}
+	p.views = p.langViews[langCodes[0]]
+	return p, nil
+}
+
+// parseViews parses every page in one language: its t function reads that
+// language's catalog.
+func (p *pages) parseViews(fsys fs.FS, importMap string, cat *catalog) (map[string]*template.Template, error) {
+	views := map[string]*template.Template{}
 	funcs := template.FuncMap{
 		"static": func(name string) (string, error) {
 			a, ok := p.static[name]
@@ -108,7 +131,25 @@ func parsePages(fsys fs.FS) (*pages, error) {
 		"importmap": func() template.HTML {
 			return template.HTML(`<script type="importmap">` + importMap + `</script>`)
 		},
-		"reasonLabel": reasonLabel,
+		// t is a message of the page's language: {{t "key" "name" value ...}}.
+		"t": cat.html,
+		// code is a value shown as code inside a message.
+		"code": codeHTML,
+		// name is a proper name inside a message (a model, a program), in
+		// no language: translate="no", as the browser test expects.
+		"name": func(s string) template.HTML {
+			return template.HTML(`<span translate="no">` + template.HTMLEscapeString(s) + "</span>")
+		},
+		// el is an element with an id inside a message, for a script to fill.
+		"el": func(tag, id, text string) (template.HTML, error) {
+			if tag != "span" && tag != "strong" {
+				return "", fmt.Errorf("el: no %q elements", tag)
+			}
+			return template.HTML("<" + tag + ` id="` + template.HTMLEscapeString(id) + `">` + template.HTMLEscapeString(text) + "</" + tag + ">"), nil
+		},
+		// catalog is the page's messages for the scripts (a JSON script element).
+		"catalog":     func() template.JS { return cat.browser },
+		"reasonLabel": func(reason string) (string, error) { return cat.text("reason." + reason) },
 		"add1":        func(n int64) int64 { return n + 1 },
 	}
 	layout, err := fs.ReadFile(fsys, "templates/layout.html")
@@ -137,9 +178,9 @@ func parsePages(fsys fs.FS) (*pages, error) {
 				return nil, fmt.Errorf("templates: %s does not define %q", file, need)
 			}
 		}
-		p.views[name] = t
+		views[name] = t
 	}
-	return p, nil
+	return views, nil
 }
 
 // importMap maps "taikai/<file>.js" to each module's checksummed URL.
@@ -164,8 +205,9 @@ func (p *pages) importMap() (string, error) {
 
 // view is what every page template gets.
 type view struct {
-	Title string
+	Title string // the error page's; the others' templates say their own
 	Page  string
+	Lang  string // "en" or "ja": the page's language (langOf)
 	Admin bool
 	// Participant is the signed-in participant, nil for the admin or nobody.
 	Participant *participantRef
@@ -177,7 +219,7 @@ type view struct {
 	Settings   *tournament.Settings
 	Reasons    []string
 	Games      []gameChoice
-	Message    string
+	Message    template.HTML // the error page's: a message from trHTML
 	Workers    *workersJSON
 	Engine     *engineJSON
 	// Cluster: games are played by workers (the nav shows their page).
@@ -210,67 +252,40 @@ var reasons = []string{
 	games.ReasonClose, games.ReasonResign, games.ReasonNoConnect, games.ReasonCrash, games.ReasonMemory, games.ReasonAborted,
 }
 
-// reasonLabel says why a game ended in words.
-func reasonLabel(reason string) string {
-	switch reason {
-	case games.ReasonNormal:
-		return "game over"
-	case games.ReasonTimeout:
-		return "time out"
-	case games.ReasonIllegal:
-		return "illegal move"
-	case games.ReasonDisconnect:
-		return "disconnected"
-	case games.ReasonClose:
-		return "connection closed"
-	case games.ReasonResign:
-		return "resigned"
-	case games.ReasonNoConnect:
-		return "did not connect"
-	case games.ReasonCrash:
-		return "crashed"
-	case games.ReasonMemory:
-		return "over its memory limit"
-	case games.ReasonAborted:
-		return "aborted"
-	}
-	return reason
-}
-
 func (p *pages) routes(r chi.Router, s *Server) {
 	r.Get("/", func(w http.ResponseWriter, r *http.Request) {
-		p.render(w, r, s, "index", &view{Title: "Overview"})
+		p.render(w, r, s, "index", &view{})
 	})
 	r.Get("/engines", func(w http.ResponseWriter, r *http.Request) {
-		p.render(w, r, s, "engines", &view{Title: "Engines"})
+		p.render(w, r, s, "engines", &view{})
 	})
 	r.Get("/engines/{id}", func(w http.ResponseWriter, r *http.Request) {
 		id, err := idParam(r, "id")
 		if err != nil {
-			p.notFound(w, r, s, "There is no engine "+strconv.Quote(chi.URLParam(r, "id"))+".")
+			p.notFound(w, r, s, p.trHTML(r, "error.no_engine", "id", codeHTML(chi.URLParam(r, "id"))))
 			return
 		}
 		row, err := s.DB.EngineRow(r.Context(), id)
 		if err != nil {
-			p.fail(w, r, s, err, fmt.Sprintf("There is no engine %d.", id))
+			p.fail(w, r, s, err, p.trHTML(r, "error.no_engine", "id", id))
 			return
 		}
 		e := s.engineJSON(row)
-		p.render(w, r, s, "engine", &view{Title: "Engine " + e.Name, Engine: &e})
+		p.render(w, r, s, "engine", &view{Engine: &e})
 	})
 	r.Get("/workers", func(w http.ResponseWriter, r *http.Request) {
 		ws := s.workersJSON()
-		p.render(w, r, s, "workers", &view{Title: "Workers", Workers: &ws})
+		p.render(w, r, s, "workers", &view{Workers: &ws})
 	})
 	r.Get("/tournaments/{id}", func(w http.ResponseWriter, r *http.Request) {
 		id, err := idParam(r, "id")
 		if err != nil {
-			p.notFound(w, r, s, "There is no tournament "+strconv.Quote(chi.URLParam(r, "id"))+".")
+			p.notFound(w, r, s, p.trHTML(r, "error.no_tournament", "id", codeHTML(chi.URLParam(r, "id"))))
 			return
 		}
 		t, err := s.DB.Tournament(r.Context(), id)
 		if err != nil {
-			p.fail(w, r, s, err, fmt.Sprintf("There is no tournament %d.", id))
+			p.fail(w, r, s, err, p.trHTML(r, "error.no_tournament", "id", id))
 			return
 		}
 		names, err := s.DB.EngineNames(r.Context(), t.Engines)
@@ -284,15 +299,15 @@ func (p *pages) routes(r chi.Router, s *Server) {
 	r.Get("/games/{id}", func(w http.ResponseWriter, r *http.Request) {
 		id, err := idParam(r, "id")
 		if err != nil {
-			p.notFound(w, r, s, "There is no game "+strconv.Quote(chi.URLParam(r, "id"))+".")
+			p.notFound(w, r, s, p.trHTML(r, "error.no_game", "id", codeHTML(chi.URLParam(r, "id"))))
 			return
 		}
 		g, err := s.DB.Game(r.Context(), id)
 		if err != nil {
-			p.fail(w, r, s, err, fmt.Sprintf("There is no game %d.", id))
+			p.fail(w, r, s, err, p.trHTML(r, "error.no_game", "id", id))
 			return
 		}
-		v := &view{Title: fmt.Sprintf("Game %d: %s vs %s", g.ID, g.Black.Name, g.White.Name)}
+		v := &view{}
 		gj := withView(toGameJSON(g))
 		v.Game = &gj
 		if t, err := s.DB.Tournament(r.Context(), g.TournamentID); err == nil {
@@ -302,37 +317,61 @@ func (p *pages) routes(r chi.Router, s *Server) {
 		p.render(w, r, s, "game", v)
 	})
 	r.Get("/participants", func(w http.ResponseWriter, r *http.Request) {
-		p.render(w, r, s, "participants", &view{Title: "Participants"})
+		p.render(w, r, s, "participants", &view{})
 	})
 	// The invitation page does not use the code up: the button on it does
 	// (POST /api/invitations/accept), so that a link preview cannot.
 	r.Get("/invite/{code}", func(w http.ResponseWriter, r *http.Request) {
-		p.render(w, r, s, "invite", &view{Title: "Invitation"})
+		p.render(w, r, s, "invite", &view{})
 	})
 	r.Get("/static/{hash}/{name}", p.serveStatic)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		p.notFound(w, r, s, "There is no page at "+r.URL.Path+".")
+		p.notFound(w, r, s, p.trHTML(r, "error.no_page", "path", codeHTML(r.URL.Path)))
 	})
 }
 
+// tr is a message in the request's language, as plain text.
+func (p *pages) tr(r *http.Request, key string, args ...any) string {
+	// A wrong key or placeholder shows the key; TestCatalogKeysUsed catches it.
+	text, _ := p.catalogs[langOf(r)].text(key, args...)
+	return text
+}
+
+// trHTML is a message in the request's language for a page: escaped, but
+// for values that are template.HTML already (codeHTML).
+func (p *pages) trHTML(r *http.Request, key string, args ...any) template.HTML {
+	text, err := p.catalogs[langOf(r)].html(key, args...)
+	if err != nil {
+		return template.HTML(template.HTMLEscapeString(key))
+	}
+	return text
+}
+
+// codeHTML is a value shown as code in a message: what the reader typed (a
+// path, an id), which is in no language.
+func codeHTML(s string) template.HTML {
+	return template.HTML(`<code translate="no">` + template.HTMLEscapeString(s) + "</code>")
+}
+
 // fail shows the not-found page for a missing row and a 500 page otherwise.
-func (p *pages) fail(w http.ResponseWriter, r *http.Request, s *Server, err error, missing string) {
+func (p *pages) fail(w http.ResponseWriter, r *http.Request, s *Server, err error, missing template.HTML) {
 	if games.ErrorCode(err) == games.ENotFound && missing != "" {
 		p.notFound(w, r, s, missing)
 		return
 	}
 	s.log().Error("page", "path", r.URL.Path, "err", err)
-	p.render(w, r, s, "error", &view{Title: "Error", Status: http.StatusInternalServerError, Message: "Something went wrong on the server; it has been logged."})
+	p.render(w, r, s, "error", &view{Title: p.tr(r, "error.title"), Status: http.StatusInternalServerError, Message: p.trHTML(r, "error.internal")})
 }
 
-func (p *pages) notFound(w http.ResponseWriter, r *http.Request, s *Server, msg string) {
-	p.render(w, r, s, "error", &view{Title: "Not found", Status: http.StatusNotFound, Message: msg})
+func (p *pages) notFound(w http.ResponseWriter, r *http.Request, s *Server, msg template.HTML) {
+	p.render(w, r, s, "error", &view{Title: p.tr(r, "error.not_found"), Status: http.StatusNotFound, Message: msg})
 }
 
 // render executes a page into a buffer first, so that a failing template gives
 // a clean 500 rather than half a page.
 func (p *pages) render(w http.ResponseWriter, r *http.Request, s *Server, name string, v *view) {
 	v.Page = name
+	v.Lang = langOf(r)
 	c := s.softCaller(r)
 	v.Admin = c.Admin
 	if c.ID > 0 {
@@ -343,15 +382,15 @@ func (p *pages) render(w http.ResponseWriter, r *http.Request, s *Server, name s
 	v.Cluster = s.Workers != nil
 	switch s.Sandbox {
 	case "off":
-		v.SandboxWarning = "Engines run without a sandbox (--sandbox=off): any engine can read the server's data and files and disturb other engines and the server. Run only programs you trust."
+		v.SandboxWarning = p.tr(r, "sandbox.off")
 	case "unavailable":
-		v.SandboxWarning = "The engine sandbox is unavailable, so only the built-in engines can play: " + s.SandboxError
+		v.SandboxWarning = p.tr(r, "sandbox.unavailable", "error", s.SandboxError)
 	}
 	if v.Status == 0 {
 		v.Status = http.StatusOK
 	}
 	var buf bytes.Buffer
-	if err := p.views[name].ExecuteTemplate(&buf, "layout", v); err != nil {
+	if err := p.langViews[v.Lang][name].ExecuteTemplate(&buf, "layout", v); err != nil {
 		s.log().Error("render page", "page", name, "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
@@ -359,6 +398,8 @@ func (p *pages) render(w http.ResponseWriter, r *http.Request, s *Server, name s
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
+	h.Set("Vary", "Accept-Language, Cookie")
+	h.Set("Content-Language", v.Lang)
 	h.Set("Content-Security-Policy", p.csp(r))
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")

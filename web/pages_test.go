@@ -25,9 +25,10 @@ const pagesToken = "page-test-token"
 // pageSite is a server on a fresh database with two engines, a tournament
 // (not started) and one stored game.
 type pageSite struct {
-	srv    *httptest.Server
-	tid    int64
-	gameID int64
+	srv      *httptest.Server
+	tid      int64
+	gameID   int64
+	engineID int64
 }
 
 func newPageSite(t *testing.T) *pageSite {
@@ -66,7 +67,7 @@ func newPageSite(t *testing.T) *pageSite {
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &pageSite{srv: srv, tid: tr.ID, gameID: gid}
+	return &pageSite{srv: srv, tid: tr.ID, gameID: gid, engineID: ids[0]}
 }
 
 func (ps *pageSite) get(t *testing.T, path string, header ...string) (*http.Response, string) {

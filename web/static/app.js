@@ -1,5 +1,60 @@
-// app.js: what every page shares: DOM helpers, the API client with the admin
-// token, live sockets that reconnect by themselves, and number formats.
+// app.js: what every page shares: DOM helpers, the page's messages (t), the
+// API client with the admin token, live sockets that reconnect by themselves,
+// and number formats.
+
+const LANG_COOKIE = 'taikai_lang';
+
+// ---- messages ----
+
+/** lang is the page's language ("en" or "ja"), as the server chose it. */
+export const lang = document.documentElement.lang || 'en';
+
+// The catalog is in the page (a JSON script element: no code, so the CSP
+// allows it): {key: "text with {name}" | {one: ..., other: ...}}.
+const catalog = JSON.parse(document.getElementById('i18n')?.textContent || '{}');
+const pluralRules = new Intl.PluralRules(lang);
+
+/** has tells whether the catalog has a message for key. */
+export const has = (key) => Object.hasOwn(catalog, key);
+
+/**
+ * t is the message key in the page's language with its {placeholders} filled
+ * from params; params.count picks the plural form. Every text a script shows
+ * comes from here, as a whole sentence: never glue translated pieces.
+ */
+export function t(key, params = {}) {
+  let m = catalog[key];
+  if (m === undefined) {
+    console.warn(`no message ${key}`);
+    return key;
+  }
+  if (typeof m === 'object') m = m[pluralRules.select(Number(params.count ?? 0))] ?? m.other;
+  return m.replace(/\{(\w+)\}/g, (all, name) => (name in params ? String(params[name]) : all));
+}
+
+/**
+ * tNodes is t for a message with elements in it: a param that is a Node
+ * (a <code>) takes its placeholder's place; the result goes to append().
+ */
+export function tNodes(key, params = {}) {
+  const marked = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, v instanceof Node ? `\u0000${k}\u0000` : v]));
+  return t(key, marked).split(/\u0000(\w+)\u0000/).map((part, i) => (i % 2 ? params[part] : part));
+}
+
+/**
+ * label names an enumerated value (a status, an end reason, a game) with the
+ * message prefix.value, or shows the value itself if there is none.
+ */
+export function label(prefix, value) {
+  if (value === null || value === undefined || value === '') return '';
+  return has(`${prefix}.${value}`) ? t(`${prefix}.${value}`) : String(value);
+}
+
+/** number formats a number for the page's language. */
+export function number(n, digits) {
+  const opts = digits === undefined ? {} : {minimumFractionDigits: digits, maximumFractionDigits: digits};
+  return new Intl.NumberFormat(lang, {useGrouping: false, ...opts}).format(n);
+}
 
 /** tv is the big-screen mode (?tv=1): no admin controls, larger boards. */
 export const tv = document.body.classList.contains('tv');
@@ -36,7 +91,7 @@ export function href(path) {
 /** APIError is an API's {"error": {code, message, field}} with its status. */
 export class APIError extends Error {
   constructor(status, e) {
-    super((e && e.message) || `HTTP ${status}`);
+    super((e && e.message) || t('apierror.http', {status}));
     this.status = status;
     this.code = (e && e.code) || '';
     this.field = (e && e.field) || '';
@@ -61,7 +116,7 @@ export async function api(path, {method = 'GET', body} = {}) {
   try {
     res = await fetch(path, {method, headers, body: payload, credentials: 'same-origin'});
   } catch (err) {
-    throw new APIError(0, {code: 'network', message: 'The server cannot be reached: ' + err.message});
+    throw new APIError(0, {code: 'network', message: t('apierror.network')});
   }
   if (res.status === 204) return null;
   const type = res.headers.get('Content-Type') || '';
@@ -86,17 +141,6 @@ export async function write(path, opts) {
 }
 
 // ---- sign-in ----
-
-// TEXT: every sentence this file shows (for the translation catalog).
-const TEXT = {
-  enterToken: 'Enter your token.',
-  wrongToken: 'This token is not right.',
-};
-
-/** fmt fills a sentence's {name} placeholders: fmt('Hi {who}.', {who: 'Ann'}). */
-export function fmt(sentence, vars = {}) {
-  return sentence.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
-}
 
 /** isAdmin says whether this browser holds a token the server accepted. */
 export const isAdmin = () => document.body.classList.contains('admin');
@@ -148,14 +192,14 @@ export function signIn() {
       ev.preventDefault();
       const token = input.value.trim();
       if (!token) {
-        error.textContent = TEXT.enterToken;
+        error.textContent = t('token.empty');
         return;
       }
       try {
         setSession(await api('/api/session', {method: 'POST', body: {token}}));
         done(true);
       } catch (err) {
-        error.textContent = err.status === 403 ? TEXT.wrongToken : err.message;
+        error.textContent = err.status === 403 ? t('token.wrong') : errorText(err);
         input.select();
       }
     };
@@ -226,7 +270,7 @@ export function showConn(el) {
   return (state) => {
     if (!el) return;
     el.dataset.state = state;
-    el.textContent = {open: 'live', reconnecting: 'reconnecting…', done: ''}[state] ?? state;
+    el.textContent = state === 'done' ? '' : label('conn', state);
   };
 }
 
@@ -258,17 +302,17 @@ export function points(p) {
   return String(whole) + (half ? '½' : '');
 }
 
-/** plural counts a noun: plural(1, 'game') is "1 game". */
-export function plural(n, noun) {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
-
 /** seconds shows milliseconds as seconds: 1234 -> "1.23 s". */
 export function seconds(ms) {
   if (ms === null || ms === undefined) return '–';
-  if (ms < 1000) return ms + ' ms';
-  if (ms < 10000) return (ms / 1000).toFixed(2) + ' s';
-  return (ms / 1000).toFixed(1) + ' s';
+  if (ms < 1000) return t('unit.ms', {n: number(ms)});
+  if (ms < 10000) return t('unit.s', {n: number(ms / 1000, 2)});
+  return t('unit.s', {n: number(ms / 1000, 1)});
+}
+
+/** dateTime shows a time (an ISO string) as the page's language writes it. */
+export function dateTime(iso) {
+  return new Date(iso).toLocaleString(lang);
 }
 
 /** clock shows milliseconds as m:ss.t. */
@@ -283,19 +327,34 @@ export function clock(ms) {
 /** duration shows seconds for people: "1 h 05 min", "4 min 10 s", "12 s". */
 export function duration(sec) {
   sec = Math.max(0, Math.round(sec));
-  if (sec >= 3600) return `${Math.floor(sec / 3600)} h ${String(Math.floor((sec % 3600) / 60)).padStart(2, '0')} min`;
-  if (sec >= 60) return `${Math.floor(sec / 60)} min ${String(sec % 60).padStart(2, '0')} s`;
-  return `${sec} s`;
+  if (sec >= 3600) return t('duration.hours', {h: Math.floor(sec / 3600), min: String(Math.floor((sec % 3600) / 60)).padStart(2, '0')});
+  if (sec >= 60) return t('duration.minutes', {min: Math.floor(sec / 60), s: String(sec % 60).padStart(2, '0')});
+  return t('duration.seconds', {s: sec});
 }
 
-export const reasonLabels = {
-  normal: 'game over', timeout: 'time out', illegal: 'illegal move', disconnect: 'disconnected',
-  close: 'connection closed', resign: 'resigned', no_connect: 'did not connect', crash: 'crashed', memory: 'over its memory limit', aborted: 'aborted',
-};
+/** reasonLabels says why a game ended, by its stored reason. */
+export const reasonLabels = Object.fromEntries(
+  ['normal', 'timeout', 'illegal', 'disconnect', 'close', 'resign', 'no_connect', 'crash', 'memory', 'aborted'].map((r) => [r, t(`reason.${r}`)]));
 
-/** resultText says who won: "black wins", "draw". */
+/** resultText says who won: "Black wins", "Draw". */
 export function resultText(result) {
-  return {black: 'Black wins', white: 'White wins', draw: 'Draw'}[result] || '';
+  return result ? label('result', result) : '';
+}
+
+/**
+ * errorText is an API error in the page's language: English pages show the
+ * API's own message; others the message for its stable code (the English
+ * one for a code the catalog does not know).
+ */
+export function errorText(err, message = err.message, field = err.field) {
+  if (err.code === 'network') return t('apierror.network');
+  if (lang === 'en') return message;
+  // A code's message for the field it names, if there is one (the deadline
+  // of submissions, an invitation's code), else the code's.
+  for (const key of [`apierror.${err.code}.${field}`, `apierror.${err.code}`]) {
+    if (has(key)) return t(key);
+  }
+  return message;
 }
 
 /**
@@ -306,6 +365,7 @@ export function showErrors(form, err) {
   clearErrors(form);
   // Every field in error at once when the API names several.
   const all = err.fields ? Object.entries(err.fields) : [[err.field || '', err.message]];
+  for (const e of all) e[1] = errorText(err, e[1], e[0]);
   let first = null;
   for (const [field, message] of all) {
     let slot = $(`.field-error[data-field="${CSS.escape(field)}"]`, form);
@@ -324,14 +384,6 @@ export function showErrors(form, err) {
 export function clearErrors(form) {
   for (const el of $$('.field-error', form)) el.textContent = '';
   for (const el of $$('[aria-invalid]', form)) el.removeAttribute('aria-invalid');
-}
-
-/**
- * fill puts values into a text's {placeholders}: fill('{n} games', {n: 3}).
- * Texts are whole sentences or labels, so that each can be translated as one.
- */
-export function fill(text, values = {}) {
-  return text.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
 }
 
 /** pageData reads the JSON the server put in the page. */
@@ -362,6 +414,14 @@ for (const [i, slot] of $$('.field-error').entries()) {
 
 $('#sign-in')?.addEventListener('click', () => { signIn(); });
 $('#sign-out')?.addEventListener('click', signOut);
+
+// The language switch: a cookie the server reads on every page.
+$('#lang-switch')?.addEventListener('click', (ev) => {
+  const to = ev.currentTarget.dataset.lang;
+  const secure = location.protocol === 'https:' ? '; Secure' : '';
+  document.cookie = `${LANG_COOKIE}=${to}; Path=/; Max-Age=31536000; SameSite=Lax${secure}`;
+  location.reload();
+});
 
 if (tv) {
   for (const a of $$('a[href^="/"]')) a.setAttribute('href', href(a.getAttribute('href')));

@@ -5,6 +5,8 @@
 // written X or O is a king. Every piece is a <circle class="stone" data-x
 // data-y data-color> (data-king="1" for a king).
 
+import {t} from 'taikai/app.js';
+
 const NS = 'http://www.w3.org/2000/svg';
 const CELL = 100;
 
@@ -190,7 +192,7 @@ export function lastMove(m) {
 
 /** miniBoard makes a small board element for the live grids. */
 export function miniBoard() {
-  return s('svg', {class: 'board mini', role: 'img', 'aria-label': 'board'});
+  return s('svg', {class: 'board mini', role: 'img', 'aria-label': t('game.board')});
 }
 
 /**
@@ -211,6 +213,7 @@ export function describeBoard(table, {view, board, caption, words}) {
   for (let x = 0; x < n; x++) {
     const th = document.createElement('th');
     th.scope = 'col';
+    th.translate = false; // a coordinate, in no language
     th.textContent = coordLabels(named, n, x, 0)[0];
     head.append(th);
   }
@@ -221,6 +224,7 @@ export function describeBoard(table, {view, board, caption, words}) {
     const tr = document.createElement('tr');
     const th = document.createElement('th');
     th.scope = 'row';
+    th.translate = false;
     th.textContent = coordLabels(named, n, 0, y)[1];
     tr.append(th);
     for (let x = 0; x < n; x++) {

@@ -2,8 +2,11 @@
 
 const NS = 'http://www.w3.org/2000/svg';
 
-/** palette is ten colours that stay apart on a projector. */
-export const palette = ['#1f77b4', '#e8590c', '#2f9e44', '#d62728', '#7048e8', '#8c564b', '#d6336c', '#495057', '#a8a800', '#0c8599'];
+/**
+ * palette is ten colours that stay apart on a projector: CSS variables
+ * (app.css), so that each theme has its own, with enough contrast.
+ */
+export const palette = Array.from({length: 10}, (_, i) => `var(--series-${i})`);
 
 /** seriesStyle gives the colour and dash of the i-th series. */
 export function seriesStyle(i) {
@@ -84,12 +87,18 @@ export function lineChart(svg, series, {xLabel = '', yLabel = '', marks = []} = 
   series.forEach((sr, i) => {
     const st = seriesStyle(i);
     const pts = sr.points.map(([x, y]) => `${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(' ');
-    const line = s('polyline', {points: pts, fill: 'none', stroke: st.color, 'stroke-width': 3.5, 'stroke-linejoin': 'round', 'stroke-linecap': 'round', class: 'c-line'});
+    const line = s('polyline', {points: pts, fill: 'none', 'stroke-width': 3.5, 'stroke-linejoin': 'round', 'stroke-linecap': 'round', class: 'c-line'});
+    // A style, not an attribute: attributes do not take var().
+    line.style.stroke = st.color;
     if (st.dash) line.setAttribute('stroke-dasharray', st.dash);
     line.append(s('title', {}, sr.name));
     lines.append(line);
     const end = sr.points[sr.points.length - 1];
-    if (end) lines.append(s('circle', {cx: px(end[0]), cy: py(end[1]), r: 5, fill: st.color}));
+    if (end) {
+      const dot = s('circle', {cx: px(end[0]), cy: py(end[1]), r: 5});
+      dot.style.fill = st.color;
+      lines.append(dot);
+    }
   });
   svg.append(lines);
 }

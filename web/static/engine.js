@@ -3,33 +3,7 @@
 // and time use, and its games with links to their pages and its logs.
 // Each section has its own render function, so that one can be added (the
 // engine's versions) without touching the others.
-import {$, h, href, api, points, seconds, fill, reasonLabels, pageData} from 'taikai/app.js';
-
-// ---- texts: every text this page writes, whole, with {placeholders} ----
-const TEXT = {
-  eloNone: 'no rating yet',
-  ratingNote: 'rank {rank} of {engines} engines, over {games} finished games',
-  ratingNoGames: 'This engine has no finished game yet.',
-  place: '{rank} of {entrants}',
-  none: 'none',
-  refusedItem: '{kind}: {count}',
-  lostByItem: '{reason}: {count}',
-  gamesCount: '{shown} of {total} games',
-  movesCount: '{moves} moves in {games} games',
-  slowest: '{time} (game {game})',
-  memory: '{mib} MiB',
-  notMeasured: 'not measured',
-  colour: {black: 'black', white: 'white'},
-  outcome: {win: 'win', draw: 'draw', loss: 'loss'},
-  status: {running: 'playing', aborted: 'aborted'},
-  logLink: 'output',
-  logNone: 'not kept',
-  format: {round_robin: 'round robin', gauntlet: 'gauntlet', swiss: 'swiss', knockout: 'knockout', match: 'match'},
-  loadError: 'The engine\'s record could not be loaded: {message}',
-  noFiles: 'no files',
-  filesHash: 'SHA-256 {hash}',
-  current: '{version} (current)',
-};
+import {$, h, href, api, points, seconds, reasonLabels, pageData, t, label, number, errorText, dateTime} from 'taikai/app.js';
 
 const engine = pageData();
 const id = engine.id;
@@ -42,26 +16,26 @@ const engineLink = (eid, name) => h('a', {href: href(`/engines/${eid}`), class: 
 
 function renderRating(r, gamesFinished) {
   if (!r) {
-    $('#rating-elo').textContent = TEXT.eloNone;
-    $('#rating-note').textContent = gamesFinished ? '' : TEXT.ratingNoGames;
+    $('#rating-elo').textContent = t('engine.no_rating');
+    $('#rating-note').textContent = gamesFinished ? '' : t('engine.rating_no_games');
     return;
   }
   $('#rating-elo').textContent = eloText(r.elo, r.elo_error);
-  $('#rating-note').textContent = fill(TEXT.ratingNote, {rank: r.rank, engines: r.engines, games: r.games});
+  $('#rating-note').textContent = t('engine.rating_note', {rank: r.rank, engines: r.engines, games: r.games});
 }
 
 function renderTournaments(list) {
-  $('#engine-tournaments tbody').replaceChildren(...list.map((t) => h('tr', {dataset: {tournamentId: t.id}},
-    h('td', {class: 'name'}, h('a', {href: href(`/tournaments/${t.id}`), text: t.name})),
-    h('td', {text: TEXT.format[t.format] || t.format}),
-    h('td', null, h('span', {class: `status status-${t.status}`, text: t.status})),
-    h('td', {class: 'num', text: t.rank ? fill(TEXT.place, {rank: t.rank, entrants: t.entrants}) : '–'}),
-    h('td', {class: 'num strong', text: points(t.points)}),
-    h('td', {class: 'num', text: t.games}),
-    h('td', {class: 'num', text: t.wins}),
-    h('td', {class: 'num', text: t.draws}),
-    h('td', {class: 'num', text: t.losses}),
-    h('td', {class: 'num', text: t.games ? eloText(t.elo, t.elo_error) : '–'}))));
+  $('#engine-tournaments tbody').replaceChildren(...list.map((tr) => h('tr', {dataset: {tournamentId: tr.id}},
+    h('td', {class: 'name'}, h('a', {href: href(`/tournaments/${tr.id}`), text: tr.name})),
+    h('td', {text: label('format', tr.format)}),
+    h('td', null, h('span', {class: `status status-${tr.status}`, text: label('status', tr.status)})),
+    h('td', {class: 'num', text: tr.rank ? t('engine.place', {rank: tr.rank, entrants: tr.entrants}) : '–'}),
+    h('td', {class: 'num strong', text: points(tr.points)}),
+    h('td', {class: 'num', text: tr.games}),
+    h('td', {class: 'num', text: tr.wins}),
+    h('td', {class: 'num', text: tr.draws}),
+    h('td', {class: 'num', text: tr.losses}),
+    h('td', {class: 'num', text: tr.games ? eloText(tr.elo, tr.elo_error) : '–'}))));
   $('#tournaments-empty').hidden = list.length > 0;
 }
 
@@ -72,30 +46,31 @@ function renderOpponents(list) {
     h('td', {class: 'num', text: o.wins}),
     h('td', {class: 'num', text: o.draws}),
     h('td', {class: 'num', text: o.losses}),
-    h('td', {class: 'num', text: `${o.score_pct.toFixed(1)}%`}),
+    h('td', {class: 'num', text: t('unit.percent', {n: number(o.score_pct, 1)})}),
     h('td', {class: 'num', text: eloText(o.elo_diff, o.elo_margin)}))));
   $('#opponents-empty').hidden = list.length > 0;
 }
 
 function renderViolations(v) {
-  const list = (m, item, label) => {
+  // Each kind of refused command, and each way games were lost, with its count.
+  const list = (m, item) => {
     const keys = Object.keys(m).filter((k) => m[k] > 0).sort();
-    if (!keys.length) return [TEXT.none];
-    return [h('ul', {class: 'plain'}, ...keys.map((k) => h('li', {dataset: {key: k, count: m[k]}, text: fill(item, {[label]: label === 'reason' ? reasonLabels[k] || k : k.replaceAll('_', ' '), count: m[k]})})))];
+    if (!keys.length) return [t('engine.none')];
+    return [h('ul', {class: 'plain'}, ...keys.map((k) => h('li', {dataset: {key: k, count: m[k]}, text: item(k, m[k])})))];
   };
-  $('#refused').replaceChildren(...list(v.refused, TEXT.refusedItem, 'kind'));
+  $('#refused').replaceChildren(...list(v.refused, (k, count) => t('engine.refused_item', {kind: label('violation', k).replaceAll('_', ' '), count})));
   $('#games-with-violations').textContent = v.games_with_violations;
-  $('#lost-by').replaceChildren(...list(v.lost_by, TEXT.lostByItem, 'reason'));
+  $('#lost-by').replaceChildren(...list(v.lost_by, (k, count) => t('engine.lost_by_item', {reason: reasonLabels[k] || k, count})));
 }
 
-function renderTime(t, gamesFinished) {
-  $('#time-moves').textContent = fill(TEXT.movesCount, {moves: t.moves, games: gamesFinished});
-  $('#time-mean').textContent = t.mean_ms === null ? '–' : seconds(Math.round(t.mean_ms));
-  $('#time-max').replaceChildren(t.max_game_id
-    ? h('a', {href: href(`/games/${t.max_game_id}`), text: fill(TEXT.slowest, {time: seconds(t.max_ms), game: t.max_game_id})})
+function renderTime(tu, gamesFinished) {
+  $('#time-moves').textContent = t('engine.moves_count', {moves: tu.moves, games: gamesFinished});
+  $('#time-mean').textContent = tu.mean_ms === null ? '–' : seconds(Math.round(tu.mean_ms));
+  $('#time-max').replaceChildren(tu.max_game_id
+    ? h('a', {href: href(`/games/${tu.max_game_id}`), text: t('engine.slowest_move', {time: seconds(tu.max_ms), game: tu.max_game_id})})
     : '–');
-  $('#time-memory').textContent = t.games_measured ? fill(TEXT.memory, {mib: Math.round(t.peak_memory_bytes / (1 << 20))}) : TEXT.notMeasured;
-  $('#time-cpu').textContent = t.mean_cpu_ms === null ? TEXT.notMeasured : seconds(t.mean_cpu_ms);
+  $('#time-memory').textContent = tu.games_measured ? t('engine.memory', {mib: Math.round(tu.peak_memory_bytes / (1 << 20))}) : t('engine.not_measured');
+  $('#time-cpu').textContent = tu.mean_cpu_ms === null ? t('engine.not_measured') : seconds(tu.mean_cpu_ms);
 }
 
 // ---- games, a page at a time ----
@@ -104,17 +79,20 @@ const PAGE = 50;
 let shown = 0;
 const tournamentNames = new Map();
 
+// outcomes name a game's result from the engine's side.
+const outcomes = {win: t('outcome.win'), draw: t('outcome.draw'), loss: t('outcome.loss')};
+
 function gameRow(g) {
-  const result = g.status === 'finished' ? TEXT.outcome[g.outcome] : TEXT.status[g.status] || g.status;
+  const result = g.status === 'finished' ? outcomes[g.outcome] : g.status === 'running' ? t('engine.playing') : label('status', g.status);
   return h('tr', {class: `game-row outcome-${g.outcome || g.status}`, dataset: {gameId: g.id, outcome: g.outcome || ''}},
     h('td', {class: 'num'}, h('a', {href: href(`/games/${g.id}`), class: 'game-link', text: g.id})),
     h('td', null, h('a', {href: href(`/tournaments/${g.tournament_id}`), text: tournamentNames.get(g.tournament_id) || g.tournament_id})),
-    h('td', null, h('span', {class: `disc-icon ${g.color}`, 'aria-hidden': 'true'}), ' ', TEXT.colour[g.color]),
+    h('td', null, h('span', {class: `disc-icon ${g.color}`, 'aria-hidden': 'true'}), ' ', label('color', g.color)),
     h('td', null, engineLink(g.opponent.engine_id, g.opponent.name)),
     h('td', {class: g.outcome === 'win' ? 'strong' : '', text: result}),
     h('td', {text: g.reason ? reasonLabels[g.reason] || g.reason : ''}),
     h('td', {class: 'num', text: g.plies}),
-    h('td', null, g.log ? h('a', {href: g.log, class: 'log-link', target: '_blank', rel: 'noopener', text: TEXT.logLink}) : TEXT.logNone));
+    h('td', null, g.log ? h('a', {href: g.log, class: 'log-link', target: '_blank', rel: 'noopener', text: t('engine.log_link')}) : t('engine.log_none')));
 }
 
 async function loadGames(more) {
@@ -126,7 +104,7 @@ async function loadGames(more) {
   shown = offset + data.games.length;
   $('#games-more').hidden = shown >= data.total;
   $('#games-empty').hidden = data.total > 0;
-  $('#games-count').textContent = fill(TEXT.gamesCount, {shown, total: data.total});
+  $('#games-count').textContent = t('engine.games_count', {shown, count: data.total});
 }
 
 $('#games-more').addEventListener('click', async () => {
@@ -134,7 +112,7 @@ $('#games-more').addEventListener('click', async () => {
   try {
     await loadGames(true);
   } catch (err) {
-    $('#record-error').textContent = fill(TEXT.loadError, {message: err.message});
+    $('#record-error').textContent = t('engine.load_error', {message: errorText(err)});
     return;
   }
   // Keyboard users go on from the first new row, not back to the top.
@@ -143,11 +121,11 @@ $('#games-more').addEventListener('click', async () => {
 
 function renderVersions(list) {
   $('#engine-versions tbody').replaceChildren(...list.map((v, i) => h('tr', {dataset: {version: v.version}},
-    h('td', {class: 'num', text: i === 0 ? fill(TEXT.current, {version: v.version}) : v.version}),
-    h('td', null, h('time', {datetime: v.created_at, text: new Date(v.created_at).toLocaleString()})),
-    h('td', {text: v.uploaded_by}),
+    h('td', {class: 'num', text: i === 0 ? t('engine.current', {version: v.version}) : v.version}),
+    h('td', null, h('time', {datetime: v.created_at, text: dateTime(v.created_at)})),
+    h('td', {text: v.uploaded_by_id ? v.uploaded_by : t('engine.by_admin')}),
     h('td', null, h('code', {text: v.command_line})),
-    h('td', null, v.files_hash ? h('code', {title: fill(TEXT.filesHash, {hash: v.files_hash}), text: v.files_hash.slice(0, 12)}) : TEXT.noFiles))));
+    h('td', null, v.files_hash ? h('code', {title: t('engine.files_hash', {hash: v.files_hash}), text: v.files_hash.slice(0, 12)}) : t('engine.no_files')))));
 }
 
 // ---- load ----
@@ -155,7 +133,7 @@ function renderVersions(list) {
 async function load() {
   try {
     const rec = await api(`/api/engines/${id}/record`);
-    for (const t of rec.tournaments) tournamentNames.set(t.id, t.name);
+    for (const tr of rec.tournaments) tournamentNames.set(tr.id, tr.name);
     const finished = rec.games.finished || 0;
     renderRating(rec.rating, finished);
     renderTournaments(rec.tournaments);
@@ -166,7 +144,7 @@ async function load() {
     await loadGames(false);
     document.body.dataset.loaded = 'true';
   } catch (err) {
-    $('#record-error').textContent = fill(TEXT.loadError, {message: err.message});
+    $('#record-error').textContent = t('engine.load_error', {message: errorText(err)});
   }
 }
 

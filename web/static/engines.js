@@ -1,24 +1,7 @@
-// engines.js: the registered engines, the form to submit one (a command with
-// optional files, or a built-in), and delete buttons.
-import {$, $$, h, href, api, write, plural, fmt, isAdmin, participantID, showErrors, clearErrors} from 'taikai/app.js';
-
-// TEXT: the sentences this file adds for participants, owners, versions and
-// checks (for the translation catalog).
-const TEXT = {
-  adminOwner: 'Admin',
-  withdraw: 'Withdraw',
-  replace: 'New version',
-  replacing: 'You are submitting a new version of {name}: its name and game stay, and the old version stays in its history.',
-  replaced: 'Submitted version {version} of {name}.',
-  checkQueued: 'The check is waiting for its turn.',
-  checkRunning: 'The check is playing its game.',
-  checkPassed: 'Passed: {message}',
-  checkFailed: 'Failed: {message}',
-  checkNone: 'Not checked yet.',
-  open: 'Submissions are open.',
-  openUntil: 'Submissions are open until {at}.',
-  closed: 'Submissions closed at {at}: participants can no longer submit, replace or withdraw engines.',
-};
+// engines.js: the registered engines (owner, version, last check), the form
+// to submit one (a command with optional files, or a built-in) or a new
+// version of one, and check, replace and delete (withdraw) buttons.
+import {$, $$, h, href, api, write, isAdmin, participantID, showErrors, clearErrors, t, tNodes, has, label, lang, errorText, dateTime} from 'taikai/app.js';
 
 const form = $('#engine-form');
 let catalog = {builtins: [], protocols: {}, placeholders: []};
@@ -32,12 +15,12 @@ async function loadEngines() {
   try {
     list = (await api('/api/engines')).engines;
   } catch (err) {
-    $('#engines-error').textContent = err.message;
+    $('#engines-error').textContent = errorText(err);
     return;
   }
   $('#engines tbody').replaceChildren(...list.map(engineRow));
   $('#engines-empty').hidden = list.length > 0;
-  $('#engine-count').textContent = plural(list.length, 'engine');
+  $('#engine-count').textContent = t('engines.count', {count: list.length});
   // A check under way is shown at once when it is done: poll until then.
   clearTimeout(polling);
   if (list.some((e) => e.check && e.check.status !== 'done')) polling = setTimeout(loadEngines, 1000);
@@ -48,12 +31,13 @@ const mine = (e) => isAdmin() || (participantID() > 0 && e.owner && e.owner.id =
 
 function checkCell(e) {
   const c = e.check;
-  if (!c) return h('td', {class: 'check-cell muted', text: e.builtin ? '' : TEXT.checkNone});
-  let text = TEXT.checkQueued;
+  if (!c) return h('td', {class: 'check-cell muted', text: e.builtin ? '' : t('engines.check_none')});
+  let text = t('engines.check_queued');
   let cls = 'check-cell';
-  if (c.status === 'running') text = TEXT.checkRunning;
+  if (c.status === 'running') text = t('engines.check_running');
   if (c.status === 'done') {
-    text = fmt(c.ok ? TEXT.checkPassed : TEXT.checkFailed, {message: c.message});
+    const p = {message: checkText(c)};
+    text = c.ok ? t('engines.check_passed', p) : t('engines.check_failed', p);
     cls += c.ok ? ' ok' : ' failed';
   }
   return h('td', {class: cls, dataset: {status: c.status, ok: c.status === 'done' ? String(c.ok) : ''}, text});
@@ -62,8 +46,11 @@ function checkCell(e) {
 async function loadSubmissions() {
   try {
     const sub = await api('/api/submissions');
-    let text = TEXT.open;
-    if (sub.close_at) text = fmt(sub.open ? TEXT.openUntil : TEXT.closed, {at: new Date(sub.close_at).toLocaleString()});
+    let text = t('submissions.open');
+    if (sub.close_at) {
+      const at = dateTime(sub.close_at);
+      text = sub.open ? t('submissions.open_until', {at}) : t('engines.closed', {at});
+    }
     $('#submissions-state').textContent = text;
   } catch (err) {
     console.warn('submissions:', err.message);
@@ -71,19 +58,20 @@ async function loadSubmissions() {
 }
 
 function engineRow(e) {
-  const del = h('button', {type: 'button', class: 'button ghost small danger-text delete', dataset: {id: e.id, label: isAdmin() ? 'Delete' : TEXT.withdraw}, text: isAdmin() ? 'Delete' : TEXT.withdraw});
+  const delLabel = isAdmin() ? t('engines.delete') : t('engines.withdraw');
+  const del = h('button', {type: 'button', class: 'button ghost small danger-text delete', dataset: {id: e.id, label: delLabel}, text: delLabel});
   const actions = mine(e) ? [
-    h('button', {type: 'button', class: 'button ghost small check', dataset: {id: e.id, name: e.name}, text: 'Check'}), ' ',
-    e.builtin ? null : h('button', {type: 'button', class: 'button ghost small replace', dataset: {id: e.id}, text: TEXT.replace}), ' ', del] : [];
+    h('button', {type: 'button', class: 'button ghost small check', dataset: {id: e.id, name: e.name}, text: t('engines.check')}), ' ',
+    e.builtin ? null : h('button', {type: 'button', class: 'button ghost small replace', dataset: {id: e.id}, text: t('engines.replace')}), ' ', del] : [];
   return h('tr', {dataset: {engineId: e.id}},
     h('td', {class: 'num', text: e.id}),
     h('td', {class: 'name'}, h('a', {href: href(`/engines/${e.id}`), class: 'strong engine-link', text: e.name}),
-      e.builtin ? h('span', {class: 'badge', text: 'built-in'}) : null,
-      e.uploaded ? h('span', {class: 'badge', text: 'uploaded'}) : null),
-    h('td', null, h('span', {class: `game-tag game-${e.game}`, text: e.game})),
+      e.builtin ? h('span', {class: 'badge', text: t('engines.builtin_badge')}) : null,
+      e.uploaded ? h('span', {class: 'badge', text: t('engines.uploaded_badge')}) : null),
+    h('td', null, h('span', {class: `game-tag game-${e.game}`, text: label('gamename', e.game)})),
     h('td', {text: e.protocol}),
-    h('td', {class: 'command'}, h('code', {text: e.command_line}), e.port ? h('span', {class: 'muted small', text: ` port ${e.port}`}) : null),
-    h('td', {class: 'owner', text: e.owner ? e.owner.name : TEXT.adminOwner}),
+    h('td', {class: 'command'}, h('code', {text: e.command_line}), e.port ? h('span', {class: 'muted small', text: ' ' + t('engines.port_n', {port: e.port})}) : null),
+    h('td', {class: 'owner', text: e.owner ? e.owner.name : t('engines.owner_admin')}),
     h('td', {class: 'num version', text: e.version || ''}),
     checkCell(e),
     h('td', {class: 'member-only actions-cell'}, ...actions));
@@ -97,7 +85,7 @@ $('#engines').addEventListener('click', (ev) => {
   replacing = {id: Number(b.dataset.id), name: row.querySelector('.name .strong').textContent};
   $('#e-name').value = replacing.name;
   $('#e-name').disabled = true;
-  $('#replace-text').textContent = fmt(TEXT.replacing, replacing);
+  $('#replace-text').textContent = t('engines.replacing', {name: replacing.name});
   $('#replace-note').hidden = false;
   $('#e-command').focus();
 });
@@ -118,24 +106,35 @@ $('#engines').addEventListener('click', async (ev) => {
   const box = $('#check-result');
   box.hidden = false;
   box.className = 'card check-result';
-  $('#check-title').textContent = `Checking ${b.dataset.name}: one game against a built-in…`;
+  $('#check-title').textContent = t('check.running', {name: b.dataset.name});
   $('#check-message').textContent = '';
   $('#check-log').textContent = '';
   b.disabled = true;
   try {
     const r = await write(`/api/engines/${b.dataset.id}/check`, {method: 'POST'});
     box.classList.add(r.ok ? 'ok' : 'failed');
-    $('#check-title').textContent = `${b.dataset.name}: ${r.ok ? 'passed' : 'failed'} against ${r.opponent} (${r.seconds} s)`;
-    $('#check-message').textContent = r.message;
-    $('#check-log').textContent = r.log || '(no output)';
+    const p = {name: b.dataset.name, opponent: r.opponent, seconds: r.seconds};
+    $('#check-title').textContent = r.ok ? t('check.passed', p) : t('check.failed', p);
+    $('#check-message').textContent = checkText(r);
+    $('#check-log').textContent = r.log || t('check.no_output');
   } catch (err) {
-    $('#check-title').textContent = `${b.dataset.name}: the check could not run`;
-    $('#check-message').textContent = err.message;
+    $('#check-title').textContent = t('check.could_not_run', {name: b.dataset.name});
+    $('#check-message').textContent = errorText(err);
   } finally {
     b.disabled = false;
     loadEngines();
   }
 });
+
+// checkText says how a check went: the server's sentence on an English
+// page; elsewhere the same facts from the catalog (the result, how the game
+// ended, the legal moves made). r is a check, or an engine's last check.
+function checkText(r) {
+  if (lang === 'en') return r.message;
+  const p = {count: r.legal_moves || 0, reason: label('reason', r.reason)};
+  if (!r.result) return t('check.no_result', p);
+  return r.result === 'win' ? t('check.result_win', p) : r.result === 'loss' ? t('check.result_loss', p) : t('check.result_draw', p);
+}
 
 // Deleting takes two clicks: the first one asks.
 $('#engines').addEventListener('click', async (ev) => {
@@ -143,7 +142,7 @@ $('#engines').addEventListener('click', async (ev) => {
   if (!b) return;
   if (!b.dataset.armed) {
     b.dataset.armed = '1';
-    b.textContent = 'Really delete?';
+    b.textContent = t('engines.really_delete');
     setTimeout(() => { delete b.dataset.armed; b.textContent = b.dataset.label; }, 4000);
     return;
   }
@@ -151,7 +150,7 @@ $('#engines').addEventListener('click', async (ev) => {
   try {
     await write(`/api/engines/${b.dataset.id}`, {method: 'DELETE'});
   } catch (err) {
-    $('#engines-error').textContent = err.message;
+    $('#engines-error').textContent = errorText(err);
   }
   loadEngines();
 });
@@ -171,12 +170,12 @@ function syncForm() {
   bsel.replaceChildren(...mine.map((b) => h('option', {value: b.name, text: b.name})));
   if (mine.some((b) => b.name === keepB)) bsel.value = keepB;
   const b = mine.find((x) => x.name === bsel.value);
-  $('#e-builtin-about').textContent = b ? b.about : '';
+  $('#e-builtin-about').textContent = b ? (has(`builtin.${b.name}`) ? t(`builtin.${b.name}`) : b.about) : '';
   // Protocols: the game's, or the ones the chosen built-in speaks.
   const psel = $('#e-protocol');
   const keepP = psel.value;
   const protos = builtin && b ? b.protocols : catalog.protocols[game] || [];
-  psel.replaceChildren(...protos.map((p, i) => h('option', {value: p, text: i === 0 ? `${p} (default)` : p})));
+  psel.replaceChildren(...protos.map((p, i) => h('option', {value: p, text: i === 0 ? t('engines.protocol_default', {protocol: p}) : p})));
   if (protos.includes(keepP)) psel.value = keepP;
 }
 
@@ -186,7 +185,8 @@ async function loadCatalog() {
   } catch (err) {
     console.warn('builtins:', err.message);
   }
-  $('#e-placeholders').textContent = 'Placeholders: ' + (catalog.placeholders || []).map((p) => `{${p}}`).join(' ');
+  const list = h('code', {translate: 'no', text: (catalog.placeholders || []).map((p) => `{${p}}`).join(' ')});
+  $('#e-placeholders').replaceChildren(...tNodes('engines.placeholders', {list}));
   syncForm();
 }
 
@@ -221,9 +221,10 @@ form.addEventListener('submit', async (ev) => {
     const e = replacing
       ? await write(`/api/engines/${replacing.id}`, {method: 'PUT', body})
       : await write('/api/engines', {method: 'POST', body});
+    const n = e.files ? e.files.length : 0;
     $('#engine-ok').textContent = replacing
-      ? fmt(TEXT.replaced, e)
-      : `Registered ${e.name} (id ${e.id})${e.files && e.files.length ? ` with ${plural(e.files.length, 'file')}` : ''}.`;
+      ? t('engines.replaced', {name: e.name, version: e.version})
+      : n ? t('engines.registered_files', {name: e.name, id: e.id, count: n}) : t('engines.registered', {name: e.name, id: e.id});
     stopReplacing();
     $('#e-name').value = '';
     $('#e-command').value = '';

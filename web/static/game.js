@@ -1,19 +1,7 @@
 // game.js: one game, live or replayed: the board at any ply, the move list,
 // step and seek controls, clocks while it is played, and the result.
-import {$, h, live, api, seconds, clock, fill, resultText, reasonLabels, pageData} from 'taikai/app.js';
+import {$, h, live, api, seconds, clock, resultText, reasonLabels, pageData, t, has, label} from 'taikai/app.js';
 import {drawBoard, describeBoard, count, emptyBoard, lastMove, moveLabel} from 'taikai/board.js';
-
-// ---- texts of the board's text alternative: whole, with {placeholders} ----
-const TEXT = {
-  squares: {black: 'black', white: 'white', blackKing: 'black king', whiteKing: 'white king', empty: 'empty'},
-  colour: {black: 'Black', white: 'White'},
-  caption: 'Position after ply {ply} of {total}',
-  start: 'Start position, ply 0 of {total}.',
-  played: 'Ply {ply} of {total}: {color} played {move}.',
-  counts: 'Black has {black}, white has {white}.',
-  toMove: '{color} to move.',
-  over: 'The game is over.',
-};
 
 const data = pageData();
 const settings = data.settings || {};
@@ -179,21 +167,18 @@ function render() {
     b.setAttribute('aria-disabled', String(off));
   }
   describe(frame.board, mv);
-  el.current.textContent = mv
-    ? `${mv.ply}. ${mv.color} ${label(mv)}${mv.opening ? ' (opening)' : mv.auto ? ' (played for it)' : ''} · ${seconds(mv.ms)}${mv.note ? ` · ${mv.note}` : ''}`
-    : 'start position';
+  el.current.textContent = mv ? currentMove(mv) : t('game.start_position');
 
   const c = count(frame.board);
-  const pieces = (state.game.view && state.game.view.pieces) || '';
-  $('#count-black').textContent = `${c.black} ${pieces}`.trim();
-  $('#count-white').textContent = `${c.white} ${pieces}`.trim();
+  $('#count-black').textContent = pieceCount(c.black);
+  $('#count-white').textContent = pieceCount(c.white);
   const toMove = state.live && atEnd ? sideToMove() : null;
   for (const color of ['black', 'white']) {
     $(`#player-${color}`).classList.toggle('to-move', color === toMove);
   }
   el.liveBadge.hidden = !state.live;
   el.status.hidden = state.live;
-  el.status.textContent = state.game.status;
+  el.status.textContent = label('status', state.game.status);
   el.status.className = `status status-${state.game.status}`;
 
   renderMoves();
@@ -208,25 +193,40 @@ function render() {
 function describe(board, mv) {
   const {ply, moves} = state;
   const total = moves.length;
-  describeBoard(el.boardText, {view: state.game.view, board, caption: fill(TEXT.caption, {ply, total}), words: TEXT.squares});
+  const words = {black: t('square.black'), white: t('square.white'), blackKing: t('square.black_king'), whiteKing: t('square.white_king'), empty: t('square.empty')};
+  describeBoard(el.boardText, {view: state.game.view, board, caption: t('board.caption', {ply, total}), words});
   const c = count(board);
-  const parts = [mv
-    ? fill(TEXT.played, {ply, total, color: TEXT.colour[mv.color], move: label(mv)})
-    : fill(TEXT.start, {total})];
-  parts.push(fill(TEXT.counts, {black: c.black, white: c.white}));
+  const p = {ply, total, move: mv ? moveText(mv) : ''};
+  const move = !mv ? t('board.start', p) : mv.color === 'black' ? t('board.played_black', p) : t('board.played_white', p);
   // The next move's colour is the side to move; at the end of a live game,
   // the side after the last move's.
   let toMove = ply < total ? moves[ply].color : null;
   if (ply === total && !state.ended && state.game.status !== 'finished' && state.game.status !== 'aborted') {
     toMove = total ? (moves[total - 1].color === 'black' ? 'white' : 'black') : 'black';
   }
-  parts.push(toMove ? fill(TEXT.toMove, {color: TEXT.colour[toMove]}) : TEXT.over);
-  const text = parts.join(' ');
+  const next = toMove === 'black' ? t('board.to_move_black') : toMove === 'white' ? t('board.to_move_white') : t('board.over');
+  const text = t('board.status', {move, counts: t('board.counts', {black: c.black, white: c.white}), next});
   if (el.boardStatus.textContent !== text) el.boardStatus.textContent = text;
 }
 
-// label is a move as people read it in this game (h8 · 7,7 in Gomoku).
-function label(m) {
+// currentMove says the move shown: its number, side, notation, how it was
+// played, its time and the engine's note.
+function currentMove(mv) {
+  const p = {ply: mv.ply, color: label('color', mv.color), move: moveText(mv), time: seconds(mv.ms)};
+  const how = mv.opening ? 'opening' : mv.auto ? 'auto' : 'plain';
+  const text = how === 'opening' ? t('game.move_opening', p) : how === 'auto' ? t('game.move_auto', p) : t('game.move', p);
+  return mv.note ? t('game.move_note', {move: text, note: mv.note}) : text;
+}
+
+// pieceCount is a number of pieces in the game's word for them ("33 discs").
+function pieceCount(n) {
+  const pieces = state.game.view && state.game.view.pieces;
+  return pieces && has(`pieces.${pieces}`) ? t(`pieces.${pieces}`, {count: n}) : String(n);
+}
+
+// moveText is a move as people read it in this game (h8 · 7,7 in Gomoku).
+function moveText(m) {
+  if (m.text === 'pass') return t('game.pass');
   const frame = state.frames[0];
   return moveLabel(state.game.view, frame ? frame.board.length : 0, m);
 }
@@ -237,14 +237,15 @@ function renderMoves() {
   if (have > state.moves.length) list.replaceChildren();
   for (let i = list.children.length; i < state.moves.length; i++) {
     const m = state.moves[i];
-    const title = m.opening ? `opening ${state.game.opening ? state.game.opening.suite + ' #' + (state.game.opening.index + 1) : ''}, played by the referee` : m.auto ? 'played by the referee' : null;
+    const op = state.game.opening;
+    const title = m.opening ? (op ? t('game.opening_move', {suite: op.suite, n: op.index + 1}) : t('game.opening_move_plain')) : m.auto ? t('game.auto_move') : null;
     list.append(h('li', {class: m.opening ? 'opening' : null},
       h('button', {type: 'button', class: 'move', tabindex: '-1', dataset: m.opening ? {ply: m.ply, opening: '1'} : {ply: m.ply}, title},
         h('span', {class: 'mv-n', text: m.ply}),
-        h('span', {class: `disc-icon ${m.color}`, 'aria-label': m.color}),
-        h('span', {class: 'mv-t' + (m.auto ? ' auto' : '') + (m.opening ? ' opening' : ''), text: label(m)}),
-        h('span', {class: 'mv-ms', text: m.opening ? 'book' : seconds(m.ms)}),
-        m.note ? h('span', {class: 'mv-note', text: m.note, title: `the engine's note on its move: ${m.note}`}) : null)));
+        h('span', {class: `disc-icon ${m.color}`, 'aria-label': label('color', m.color)}),
+        h('span', {class: 'mv-t' + (m.auto ? ' auto' : '') + (m.opening ? ' opening' : ''), text: moveText(m)}),
+        h('span', {class: 'mv-ms', text: m.opening ? t('game.book') : seconds(m.ms)}),
+        m.note ? h('span', {class: 'mv-note', text: m.note, title: t('game.note_title', {note: m.note})}) : null)));
   }
   const cur = list.querySelector('[aria-current]');
   if (cur) cur.removeAttribute('aria-current');
@@ -277,24 +278,30 @@ function renderResult() {
   const reason = e.reason || g.reason;
   const stones = e.stones || (state.detail && state.detail.stones);
   const winner = result === 'black' ? g.black.name : result === 'white' ? g.white.name : '';
+  // The parts are each a whole phrase (a name, a score, a reason), listed
+  // with the language's separator.
   const parts = [];
   if (winner) parts.push(winner);
   const view = g.view || {};
-  if (stones && view.score) parts.push(`${stones.black}–${stones.white} ${view.pieces || ''}`.trim());
+  if (stones && view.score) {
+    const score = {black: stones.black, white: stones.white};
+    parts.push(has(`score.${view.pieces}`) ? t(`score.${view.pieces}`, score) : t('game.score', score));
+  }
   if (reason === 'normal') {
     // How the game ended, in the game's words: the score says it (Othello),
     // or "five in a row", "board full".
+    const key = `gameend.${g.game}.${result === 'draw' ? 'draw' : 'win'}`;
     const words = result === 'draw' ? view.draw : view.win;
-    if (words) parts.push(words);
+    if (words) parts.push(has(key) ? t(key) : words);
     else if (!view.score) parts.push(reasonLabels[reason] || reason);
   } else if (reason) {
     parts.push(reasonLabels[reason] || reason);
   }
-  if (g.cause) parts.push(g.cause.replaceAll('_', ' '));
+  if (g.cause) parts.push(has(`cause.${g.cause}`) ? t(`cause.${g.cause}`) : g.cause.replaceAll('_', ' '));
   box.className = `result result-${result || 'none'}`;
   box.replaceChildren(
-    h('div', {class: 'result-main', text: g.status === 'aborted' ? 'Aborted' : resultText(result) || 'Over'}),
-    h('div', {class: 'result-sub', text: parts.join(' · ')}));
+    h('div', {class: 'result-main', text: g.status === 'aborted' ? t('game.aborted') : resultText(result) || t('game.over')}),
+    h('div', {class: 'result-sub', text: parts.join(t('list.separator'))}));
   if (g.detail) box.append(h('div', {class: 'result-detail', text: g.detail}));
 }
 
@@ -308,22 +315,22 @@ function renderFacts() {
       const keys = Object.keys(v).filter((k) => v[k] > 0);
       const n = keys.reduce((a, k) => a + v[k], 0);
       return h('div', {class: 'viol', dataset: {color: c, count: n}},
-        h('span', {class: `disc-icon ${c}`, 'aria-label': c}),
-        n === 0 ? ' none' : ' ' + keys.map((k) => `${k.replaceAll('_', ' ')} ×${v[k]}`).join(', '));
+        h('span', {class: `disc-icon ${c}`, 'aria-label': label('color', c)}),
+        ' ' + (n === 0 ? t('game.no_violations') : keys.map((k) => t('game.violation', {kind: has(`violation.${k}`) ? t(`violation.${k}`) : k.replaceAll('_', ' '), count: v[k]})).join(t('list.comma'))));
     };
     vEl.replaceChildren(side('black'), side('white'));
   }
   const used = {black: 0, white: 0};
   for (const m of state.moves) used[m.color] += m.ms;
   $('#time-used').replaceChildren(
-    h('div', null, h('span', {class: 'disc-icon black', 'aria-label': 'black'}), ' ' + seconds(used.black)),
-    h('div', null, h('span', {class: 'disc-icon white', 'aria-label': 'white'}), ' ' + seconds(used.white)));
+    h('div', null, h('span', {class: 'disc-icon black', 'aria-label': t('color.black')}), ' ' + seconds(used.black)),
+    h('div', null, h('span', {class: 'disc-icon white', 'aria-label': t('color.white')}), ' ' + seconds(used.white)));
   if (d && d.logs && (d.logs.black || d.logs.white)) {
     $('#logs').replaceChildren(...['black', 'white'].filter((c) => d.logs[c]).map((c) =>
       h('div', null, h('a', {href: d.logs[c], class: 'log-link', dataset: {color: c}, target: '_blank', rel: 'noopener'},
-        `${c === 'black' ? state.game.black.name : state.game.white.name} (${c})`))));
+        t('game.log_link', {name: c === 'black' ? state.game.black.name : state.game.white.name, color: label('color', c)})))));
   } else if (d) {
-    $('#logs').textContent = 'not kept';
+    $('#logs').textContent = t('game.logs_not_kept');
   }
   // The names the engines gave themselves, once the game is stored.
   for (const c of ['black', 'white']) {
@@ -336,19 +343,25 @@ function renderFacts() {
     $('#downloads').replaceChildren(...exts.map((x, i) => h('span', null, i ? ' · ' : '',
       h('a', {href: `/api/games/${state.game.id}.${x}`, download: '', class: 'record-link'}, `.${x}`))));
   } else {
-    $('#downloads').textContent = state.game.status === 'finished' ? 'no record format for this game' : 'when it is finished';
+    $('#downloads').textContent = state.game.status === 'finished' ? t('game.no_record') : t('game.record_later');
   }
   // How each engine ran: in the sandbox or not, its peak memory, CPU time and end.
   if (d && d.sandbox) {
-    const mib = (b) => `${Math.round(b / (1 << 20))} MiB`;
     const usage = d.usage || {};
-    $('#engine-usage').replaceChildren(h('div', null, d.sandbox === 'on' ? 'on' : 'off (engines ran unsandboxed)'),
+    $('#engine-usage').replaceChildren(h('div', null, d.sandbox === 'on' ? t('game.sandbox_on') : t('game.sandbox_off')),
       ...['black', 'white'].filter((c) => usage[c]).map((c) => {
         const u = usage[c];
-        return h('div', {class: 'usage', dataset: {color: c}}, h('span', {class: `disc-icon ${c}`, 'aria-label': c}),
-          ` ${mib(u.peak_memory_bytes)} peak, ${seconds(Math.round(u.cpu_ms))} CPU, ${u.oom_killed ? 'over its memory limit' : u.status}`);
+        return h('div', {class: 'usage', dataset: {color: c}}, h('span', {class: `disc-icon ${c}`, 'aria-label': label('color', c)}),
+          ' ' + t('game.usage', {mib: Math.round(u.peak_memory_bytes / (1 << 20)), cpu: seconds(Math.round(u.cpu_ms)), end: exitText(u)}));
       }));
   }
+}
+
+// exitText says how an engine's process ended.
+function exitText(u) {
+  if (u.oom_killed) return t('exit.memory');
+  if (u.signal) return t('exit.signal', {signal: u.signal});
+  return t('exit.status', {code: u.exit_code});
 }
 
 // The clocks run between moves, so they are redrawn on a timer while live.

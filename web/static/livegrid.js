@@ -1,13 +1,7 @@
 // livegrid.js: a grid of small live boards, one card per running game, each a
 // link to its game page. Fed by /ws/live (and /ws/tournaments) messages.
-import {h, href, fill, resultText} from 'taikai/app.js';
+import {h, href, resultText, t} from 'taikai/app.js';
 import {drawBoard, count, lastMove, miniBoard} from 'taikai/board.js';
-
-// ---- texts: whole, with {placeholders} ----
-const TEXT = {
-  // A small board's text alternative.
-  board: 'Board after ply {ply}: black has {black}, white has {white}.',
-};
 
 export class LiveGrid {
   /**
@@ -68,7 +62,7 @@ export class LiveGrid {
     if (!c) return;
     c.ended = true;
     c.el.classList.add('ended');
-    c.resultEl.textContent = game.status === 'aborted' ? 'aborted' : resultText(game.result) || 'over';
+    c.resultEl.textContent = game.status === 'aborted' ? t('game.aborted') : resultText(game.result) || t('game.over');
     c.resultEl.hidden = false;
     setTimeout(() => {
       if (this.cards.get(game.id) === c && c.ended) this.remove(c);
@@ -87,8 +81,8 @@ export class LiveGrid {
     const resultEl = h('span', {class: 'card-result', hidden: true});
     const el = h('a', {class: 'game-card', href: href(`/games/${game.id}`), dataset: {gameId: game.id, game: game.game}},
       h('div', {class: 'card-board'}, svg, resultEl),
-      h('div', {class: 'card-player'}, h('span', {class: 'disc-icon black', 'aria-label': 'black'}), h('span', {class: 'name', text: game.black.name}), countB),
-      h('div', {class: 'card-player'}, h('span', {class: 'disc-icon white', 'aria-label': 'white'}), h('span', {class: 'name', text: game.white.name}), countW),
+      h('div', {class: 'card-player'}, h('span', {class: 'disc-icon black', 'aria-label': t('color.black')}), h('span', {class: 'name', text: game.black.name}), countB),
+      h('div', {class: 'card-player'}, h('span', {class: 'disc-icon white', 'aria-label': t('color.white')}), h('span', {class: 'name', text: game.white.name}), countW),
       h('div', {class: 'card-foot'}, plyEl, h('span', {class: 'card-label', text: this.label(game)})));
     c = {game, el, svg, countB, countW, plyEl, resultEl, board: null, last: null, ply: 0, ended: false};
     this.cards.set(game.id, c);
@@ -123,8 +117,8 @@ export class LiveGrid {
       const n = count(c.board);
       c.countB.textContent = n.black;
       c.countW.textContent = n.white;
-      c.plyEl.textContent = `ply ${c.ply}`;
-      c.svg.setAttribute('aria-label', fill(TEXT.board, {ply: c.ply, black: n.black, white: n.white}));
+      c.plyEl.textContent = t('live.ply', {ply: c.ply});
+      c.svg.setAttribute('aria-label', t('live.board', {ply: c.ply, black: n.black, white: n.white}));
     }
     this.dirty.clear();
   }

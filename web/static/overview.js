@@ -1,6 +1,6 @@
 // overview.js: the games being played now (from /ws/live), the tournaments
 // with their progress, and the admin's form for a new tournament.
-import {$, $$, h, href, live, showConn, api, write, throttle, duration, plural, showErrors, clearErrors, isAdmin} from 'taikai/app.js';
+import {$, $$, h, href, live, showConn, api, write, throttle, duration, showErrors, clearErrors, isAdmin, t, label} from 'taikai/app.js';
 import {LiveGrid} from 'taikai/livegrid.js';
 import {progress} from 'taikai/progress.js';
 
@@ -18,7 +18,7 @@ async function loadTournaments() {
     const data = await api('/api/tournaments');
     tournaments = data.tournaments;
     fetchedAt = Date.now();
-    for (const t of tournaments) names.set(t.id, t.name);
+    for (const tn of tournaments) names.set(tn.id, tn.name);
     grid.relabel();
     renderTournaments();
   } catch (err) {
@@ -31,15 +31,15 @@ function renderTournaments() {
   const all = $('#show-all-tournaments').checked;
   const list = [...tournaments].sort((a, b) => (order[a.status] - order[b.status]) || (b.id - a.id));
   let done = 0;
-  const shown = list.filter((t) => all || t.status === 'running' || t.status === 'pending' || done++ < 5);
+  const shown = list.filter((tn) => all || tn.status === 'running' || tn.status === 'pending' || done++ < 5);
   const body = $('#tournaments tbody');
-  body.replaceChildren(...shown.map((t) => h('tr', {dataset: {id: t.id, status: t.status}},
-    h('td', null, h('a', {href: href(`/tournaments/${t.id}`), class: 'strong', text: t.name}),
-      h('div', {class: 'muted small', text: `${plural(t.total_games, 'game')} · ${t.games_per_pair} per pair · ${t.concurrency} at once`})),
-    h('td', null, h('span', {class: `game-tag game-${t.game}`, text: t.game})),
-    h('td', null, h('span', {class: `status status-${t.status}`, text: t.status})),
-    h('td', {class: 'progress-col'}, progress(t.finished_games, t.total_games)),
-    h('td', {class: 'num eta', dataset: {eta: t.eta_seconds ?? ''}}))));
+  body.replaceChildren(...shown.map((tn) => h('tr', {dataset: {id: tn.id, status: tn.status}},
+    h('td', null, h('a', {href: href(`/tournaments/${tn.id}`), class: 'strong', text: tn.name}),
+      h('div', {class: 'muted small', text: t('overview.tournament_line', {count: tn.total_games, per_pair: tn.games_per_pair, at_once: tn.concurrency})})),
+    h('td', null, h('span', {class: `game-tag game-${tn.game}`, text: label('gamename', tn.game)})),
+    h('td', null, h('span', {class: `status status-${tn.status}`, text: label('status', tn.status)})),
+    h('td', {class: 'progress-col'}, progress(tn.finished_games, tn.total_games)),
+    h('td', {class: 'num eta', dataset: {eta: tn.eta_seconds ?? ''}}))));
   $('#tournaments-empty').hidden = tournaments.length > 0;
   $('#tournaments').hidden = tournaments.length === 0;
   tickETA();
@@ -64,9 +64,9 @@ live('/ws/live', (msg) => {
     case 'move': grid.move(msg); break;
     case 'game_ended': grid.ended(msg.game); refreshTournaments(); break;
     case 'tournament': {
-      const t = tournaments.find((x) => x.id === msg.tournament.id);
-      if (t) {
-        Object.assign(t, msg.tournament);
+      const tn = tournaments.find((x) => x.id === msg.tournament.id);
+      if (tn) {
+        Object.assign(tn, msg.tournament);
         renderTournaments();
       }
       refreshTournaments();
@@ -97,8 +97,8 @@ function renderEngineChoice() {
   const mine = engines.filter((e) => e.game === game);
   box.replaceChildren(...mine.map((e) => h('label', {class: 'check'},
     h('input', {type: 'checkbox', name: 'engines', value: e.id, checked: chosen.has(String(e.id))}),
-    h('span', {text: e.name}), h('small', {class: 'muted', text: e.builtin ? 'built-in' : e.protocol}))));
-  if (!mine.length) box.append(h('p', {class: 'muted', text: `No ${game} engine yet: submit some on the Engines page.`}));
+    h('span', {text: e.name}), h('small', {class: 'muted', text: e.builtin ? t('engines.builtin_badge') : e.protocol}))));
+  if (!mine.length) box.append(h('p', {class: 'muted', text: t('form.no_engine', {game: label('gamename', game)})}));
   syncGameFields();
 }
 
@@ -109,7 +109,7 @@ function syncGameFields() {
   const rules = o && o.dataset.rules ? o.dataset.rules.split(',') : [];
   const rule = $('#t-rule');
   if (rule.dataset.game !== o.value) {
-    rule.replaceChildren(...rules.map((r) => h('option', {value: r, text: r})));
+    rule.replaceChildren(...rules.map((r) => h('option', {value: r, text: label('rule', r)})));
     rule.dataset.game = o.value;
     const size = $('#t-size');
     size.min = o.dataset.minSize;
@@ -134,8 +134,9 @@ function renderSuites() {
   const sel = $('#t-openings');
   const keep = sel.value;
   const game = $('#t-game').value;
-  sel.replaceChildren(h('option', {value: '', text: 'none: from the start position'}), h('option', {value: 'builtin', text: 'built-in suite'}),
-    ...suites.filter((s) => s.game === game).map((s) => h('option', {value: s.id, text: `${s.name} (${s.openings} openings${s.rule ? ', ' + s.rule : ''})`})));
+  sel.replaceChildren(h('option', {value: '', text: t('form.openings.none')}), h('option', {value: 'builtin', text: t('form.openings.builtin')}),
+    ...suites.filter((s) => s.game === game).map((s) => h('option', {value: s.id,
+      text: s.rule ? t('form.suite_rule', {name: s.name, count: s.openings, rule: label('rule', s.rule)}) : t('form.suite', {name: s.name, count: s.openings})})));
   sel.value = [...sel.options].some((o) => o.value === keep) ? keep : '';
 }
 
@@ -177,8 +178,8 @@ form.addEventListener('submit', async (ev) => {
   const button = $('button[type=submit]', form);
   button.disabled = true;
   try {
-    const t = await write('/api/tournaments', {method: 'POST', body});
-    location.href = href(`/tournaments/${t.id}`);
+    const tn = await write('/api/tournaments', {method: 'POST', body});
+    location.href = href(`/tournaments/${tn.id}`);
   } catch (err) {
     showErrors(form, err);
   } finally {

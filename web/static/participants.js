@@ -1,62 +1,50 @@
 // participants.js: the admin's participants page: add participants (one, or
 // a CSV of names), their invitation links, who submitted what and when, and
 // the submissions deadline.
-import {$, h, api, write, fmt, isAdmin, showErrors, clearErrors} from 'taikai/app.js';
+import {$, h, api, write, isAdmin, showErrors, clearErrors, t, label, errorText, dateTime} from 'taikai/app.js';
 
-// TEXT: every sentence this file shows (for the translation catalog).
-const TEXT = {
-  count: 'Participants: {n}.',
-  status: {invited: 'Invited', active: 'Active', expired: 'Invitation expired'},
-  noEngine: 'No engine yet.',
-  engine: '{name} (version {version})',
-  never: 'Never.',
-  newLink: 'New link',
-  open: 'Submissions are open.',
-  openUntil: 'Submissions are open until {at}.',
-  closed: 'Submissions closed at {at}.',
-  pickFile: 'Choose a CSV file.',
-  pickTime: 'Choose a date and time.',
-};
-
-const when = (iso) => new Date(iso).toLocaleString();
+const when = dateTime;
 
 async function load() {
   let r;
   try {
     r = await api('/api/participants');
   } catch (err) {
-    if (err.status !== 401) $('#participants-error').textContent = err.message;
+    if (err.status !== 401) $('#participants-error').textContent = errorText(err);
     return;
   }
   $('#participants tbody').replaceChildren(...r.participants.map(row));
   $('#participants-empty').hidden = r.participants.length > 0;
-  $('#participant-count').textContent = fmt(TEXT.count, {n: r.participants.length});
+  $('#participant-count').textContent = t('participants.count', {count: r.participants.length});
   showLock(r.submissions);
 }
 
 function row(p) {
-  const engines = p.engines.length ? h('ul', {class: 'plain'}, p.engines.map((e) => h('li', {text: fmt(TEXT.engine, e)}))) : TEXT.noEngine;
+  const engines = p.engines.length ? h('ul', {class: 'plain'}, p.engines.map((e) => h('li', {text: t('participants.engine', {name: e.name, version: e.version})}))) : t('participants.no_engine');
   return h('tr', {dataset: {participantId: p.id}},
     h('td', {class: 'num', text: p.id}),
     h('td', {class: 'name strong', text: p.name}),
-    h('td', {class: 'status', text: TEXT.status[p.status] || p.status}),
+    h('td', {class: 'status', text: label('participants.status', p.status)}),
     h('td', {class: 'engines'}, engines),
-    h('td', {class: 'last', text: p.last_submitted_at ? when(p.last_submitted_at) : TEXT.never}),
-    h('td', null, h('button', {type: 'button', class: 'button ghost small reinvite', dataset: {id: p.id}, text: TEXT.newLink})));
+    h('td', {class: 'last', text: p.last_submitted_at ? when(p.last_submitted_at) : t('participants.never')}),
+    h('td', null, h('button', {type: 'button', class: 'button ghost small reinvite', dataset: {id: p.id}, text: t('participants.new_link')})));
 }
 
 function showLinks(list) {
   $('#links').hidden = false;
   const rows = list.map((p) => h('tr', {dataset: {name: p.name}},
     h('td', {text: p.name}),
-    h('td', null, h('a', {class: 'invite-link', href: p.invitation.url, text: p.invitation.url})),
+    h('td', null, h('a', {class: 'invite-link', href: p.invitation.url, translate: 'no', text: p.invitation.url})),
     h('td', {text: when(p.invitation.expires_at)})));
   $('#links-table tbody').prepend(...rows);
 }
 
 function showLock(sub) {
-  let text = TEXT.open;
-  if (sub.close_at) text = fmt(sub.open ? TEXT.openUntil : TEXT.closed, {at: when(sub.close_at)});
+  let text = t('submissions.open');
+  if (sub.close_at) {
+    const at = when(sub.close_at);
+    text = sub.open ? t('submissions.open_until', {at}) : t('participants.closed', {at});
+  }
   $('#lock-state').textContent = text;
   document.body.dataset.submissions = sub.open ? 'open' : 'closed';
 }
@@ -81,7 +69,7 @@ $('#csv-form').addEventListener('submit', async (ev) => {
   clearErrors(form);
   const file = $('#p-csv').files[0];
   if (!file) {
-    showErrors(form, {field: 'csv', message: TEXT.pickFile});
+    showErrors(form, {field: 'csv', message: t('participants.pick_file')});
     return;
   }
   try {
@@ -104,7 +92,7 @@ $('#participants').addEventListener('click', async (ev) => {
     showLinks([await write(`/api/participants/${b.dataset.id}/invitation`, {method: 'POST'})]);
     load();
   } catch (err) {
-    $('#participants-error').textContent = err.message;
+    $('#participants-error').textContent = errorText(err);
   }
 });
 
@@ -122,7 +110,7 @@ $('#lock-form').addEventListener('submit', (ev) => {
   ev.preventDefault();
   const v = $('#lock-at').value;
   if (!v) {
-    showErrors(ev.target, {field: 'close_at', message: TEXT.pickTime});
+    showErrors(ev.target, {field: 'close_at', message: t('participants.pick_time')});
     return;
   }
   lock({close_at: new Date(v).toISOString()});

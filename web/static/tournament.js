@@ -1,12 +1,12 @@
 // tournament.js: one tournament: progress, standings, crosstable, a chart of
 // points over games, the games with filters, its running games, start/cancel.
-import {$, $$, h, href, live, showConn, api, write, throttle, duration, points, reasonLabels, pageData} from 'taikai/app.js';
+import {$, $$, h, href, live, showConn, api, write, throttle, duration, points, reasonLabels, pageData, t, label, number, errorText} from 'taikai/app.js';
 import {LiveGrid} from 'taikai/livegrid.js';
 import {setProgress} from 'taikai/progress.js';
 import {lineChart, seriesStyle} from 'taikai/chart.js';
 
-let t = pageData();
-const id = t.id;
+let tour = pageData();
+const id = tour.id;
 let standings = [];
 let etaAt = 0; // Date.now() when the ETA runs out, 0 for none
 
@@ -14,29 +14,29 @@ let etaAt = 0; // Date.now() when the ETA runs out, 0 for none
 
 function renderHead() {
   const st = $('#status');
-  st.textContent = t.status;
-  st.className = `status status-${t.status}`;
-  $('#start').hidden = t.status !== 'pending';
-  $('#cancel').hidden = t.status !== 'pending' && t.status !== 'running';
-  setProgress($('#progress'), t.finished_games, t.total_games);
-  $('#progress-text').textContent = `${t.finished_games} / ${t.total_games} games`;
+  st.textContent = label('status', tour.status);
+  st.className = `status status-${tour.status}`;
+  $('#start').hidden = tour.status !== 'pending';
+  $('#cancel').hidden = tour.status !== 'pending' && tour.status !== 'running';
+  setProgress($('#progress'), tour.finished_games, tour.total_games);
+  $('#progress-text').textContent = t('tournament.progress', {done: tour.finished_games, count: tour.total_games});
   tickETA();
 }
 
 function tickETA() {
   const el = $('#eta');
-  if (t.status !== 'running' || !etaAt) {
-    el.textContent = t.status === 'finished' ? 'finished' : '';
+  if (tour.status !== 'running' || !etaAt) {
+    el.textContent = tour.status === 'finished' ? t('tournament.eta_finished') : '';
     return;
   }
-  el.textContent = `· about ${duration((etaAt - Date.now()) / 1000)} left`;
+  el.textContent = t('tournament.eta', {time: duration((etaAt - Date.now()) / 1000)});
 }
 setInterval(tickETA, 1000);
 
 async function loadTournament() {
   try {
-    t = await api(`/api/tournaments/${id}`);
-    etaAt = t.eta_seconds !== null && t.eta_seconds !== undefined ? Date.now() + t.eta_seconds * 1000 : 0;
+    tour = await api(`/api/tournaments/${id}`);
+    etaAt = tour.eta_seconds !== null && tour.eta_seconds !== undefined ? Date.now() + tour.eta_seconds * 1000 : 0;
     renderHead();
     watchLive();
   } catch (err) {
@@ -64,7 +64,7 @@ function renderStandings(rows) {
       h('td', {class: 'name'}, h('span', {class: 'swatch', dataset: {i}}), h('a', {href: href(`/engines/${s.engine_id}`), class: 'engine-link', text: s.name})),
       // What matters first (a phone shows these without scrolling).
       h('td', {class: 'num strong', text: points(s.points)}),
-      h('td', {class: 'num', text: s.games ? s.score_pct.toFixed(1) + '%' : '–'}),
+      h('td', {class: 'num', text: s.games ? t('unit.percent', {n: number(s.score_pct, 1)}) : '–'}),
       h('td', {class: 'num elo', text: eloText(s)}),
       h('td', {class: 'num', text: s.games}),
       h('td', {class: 'num', text: s.wins}),
@@ -77,9 +77,9 @@ function renderStandings(rows) {
 function renderCrosstable(cells) {
   const n = standings.length;
   const head = $('#crosstable thead');
-  head.replaceChildren(h('tr', null, h('th', {class: 'num', text: '#'}), h('th', {text: 'Engine'}),
+  head.replaceChildren(h('tr', null, h('th', {class: 'num', text: '#'}), h('th', {text: t('col.engine')}),
     ...standings.map((s, i) => h('th', {class: 'num', title: s.name, text: i + 1})),
-    h('th', {class: 'num', text: 'Points'})));
+    h('th', {class: 'num', text: t('col.points')})));
   $('#crosstable tbody').replaceChildren(...standings.map((s, i) => h('tr', null,
     h('td', {class: 'num', text: i + 1}),
     h('td', {class: 'name'}, h('a', {href: href(`/engines/${s.engine_id}`), class: 'engine-link', text: s.name})),
@@ -89,7 +89,7 @@ function renderCrosstable(cells) {
       if (!c || !c.games) return h('td', {class: 'num'});
       const ratio = c.points / c.games;
       const cls = ratio > 0.5 ? 'win' : ratio < 0.5 ? 'loss' : 'even';
-      return h('td', {class: `num cell ${cls}`, title: `${s.name} vs ${standings[j].name}: +${c.wins} =${c.draws} −${c.losses}`},
+      return h('td', {class: `num cell ${cls}`, title: t('crosstable.cell', {a: s.name, b: standings[j].name, wins: c.wins, draws: c.draws, losses: c.losses})},
         points(c.points), h('small', {class: 'of', text: `/${c.games}`}));
     }),
     h('td', {class: 'num strong', text: points(s.points)}))));
@@ -135,12 +135,12 @@ async function loadChart() {
   if (!svg) {
     svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
     svg.setAttribute('role', 'img');
-    svg.setAttribute('aria-label', 'points of each engine over its games');
+    svg.setAttribute('aria-label', t('chart.points_label'));
     $('#chart').append(svg, h('ul', {class: 'legend'}));
   }
   chartSeries = [...lines.values()];
   const series = chartSeries;
-  lineChart(svg, series, {xLabel: 'games played', yLabel: 'points'});
+  lineChart(svg, series, {xLabel: t('chart.games_played'), yLabel: t('chart.points')});
   $('#chart .legend').replaceChildren(...series.map((sr, i) => {
     const sw = h('span', {class: 'swatch'});
     sw.style.background = seriesStyle(i).color;
@@ -151,13 +151,13 @@ const refreshChart = throttle(loadChart, 3000);
 let chartSeries = null;
 window.addEventListener('resize', throttle(() => {
   const svg = $('#chart svg');
-  if (svg && chartSeries) lineChart(svg, chartSeries, {xLabel: 'games played', yLabel: 'points'});
+  if (svg && chartSeries) lineChart(svg, chartSeries, {xLabel: t('chart.games_played'), yLabel: t('chart.points')});
 }, 250));
 
 // ---- head to head: each pair of engines, with its statistics and SPRT ----
 
-const num = (v, digits = 1) => (v === null || v === undefined ? '–' : v.toFixed(digits));
-const signed = (v) => (v === null || v === undefined ? '–' : (v > 0 ? '+' : v < 0 ? '−' : '') + Math.abs(v).toFixed(1));
+const num = (v, digits = 1) => (v === null || v === undefined ? '–' : number(v, digits));
+const signed = (v) => (v === null || v === undefined ? '–' : (v > 0 ? '+' : v < 0 ? '−' : '') + number(Math.abs(v), 1));
 
 async function loadPairs() {
   let pairs;
@@ -167,13 +167,13 @@ async function loadPairs() {
     console.warn('pairs:', err.message);
     return;
   }
-  const paired = !!(t.settings && (t.settings.pairs || t.settings.openings));
+  const paired = !!(tour.settings && (tour.settings.pairs || tour.settings.openings));
   $('#pairs-section').hidden = pairs.length === 0;
   $('#pairs-note').textContent = paired
-    ? 'Games are played in pairs from one opening, colours swapped: Elo and its 95% interval come from the pair scores (pentanomial).'
-    : 'Elo and its 95% interval come from the game results (trinomial).';
+    ? t('pairs.note_paired')
+    : t('pairs.note_games');
   $('#pairs tbody').replaceChildren(...pairs.map((p) => h('tr', null,
-    h('td', {class: 'name', text: `${p.a.name} vs ${p.b.name}`}),
+    h('td', {class: 'name', text: t('pairs.versus', {a: p.a.name, b: p.b.name})}),
     h('td', {class: 'num', text: p.games}),
     h('td', {class: 'num', text: p.wins}),
     h('td', {class: 'num', text: p.draws}),
@@ -181,30 +181,30 @@ async function loadPairs() {
     h('td', {class: 'num penta', text: p.pentanomial ? p.pentanomial.join(' ') : '–'}),
     h('td', {class: 'num', text: p.elo === null ? '–' : `${signed(p.elo)} ± ${num(p.elo_error)}`}),
     h('td', {class: 'num', text: p.nelo === null ? '–' : `${signed(p.nelo)} ± ${num(p.nelo_error)}`}),
-    h('td', {class: 'num', text: p.los === null ? '–' : `${num(p.los)}%`}),
-    h('td', {class: 'num', text: p.draw_ratio === null ? '–' : `${num(p.draw_ratio)}%`}))));
+    h('td', {class: 'num', text: p.los === null ? '–' : t('unit.percent', {n: num(p.los)})}),
+    h('td', {class: 'num', text: p.draw_ratio === null ? '–' : t('unit.percent', {n: num(p.draw_ratio)})}))));
   const sp = pairs.length === 1 ? pairs[0].sprt : null;
   $('#sprt').hidden = !sp;
   if (!sp) return;
-  const verdict = {H1: 'H1 accepted', H0: 'H0 accepted', continue: 'running'}[sp.result] || sp.result;
-  $('#sprt-text').textContent = `· LLR ${sp.llr.toFixed(2)} (${sp.lower.toFixed(2)}, ${sp.upper.toFixed(2)}) · ${verdict}`;
+  const llr = {llr: number(sp.llr, 2), lower: number(sp.lower, 2), upper: number(sp.upper, 2)};
+  $('#sprt-text').textContent = sp.result === 'H1' ? t('sprt.H1', llr) : sp.result === 'H0' ? t('sprt.H0', llr) : t('sprt.continue', llr);
   let svg = $('#sprt-chart svg');
   if (!svg) {
     svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
     svg.setAttribute('role', 'img');
-    svg.setAttribute('aria-label', 'log-likelihood ratio over game pairs, with the bounds');
+    svg.setAttribute('aria-label', t('chart.llr_label'));
     $('#sprt-chart').append(svg);
   }
   const points = [[0, 0], ...sp.history];
-  lineChart(svg, [{name: 'LLR', points}], {xLabel: paired ? 'game pairs' : 'games', yLabel: 'LLR',
-    marks: [{y: sp.upper, name: `H1 ${sp.upper.toFixed(2)}`}, {y: sp.lower, name: `H0 ${sp.lower.toFixed(2)}`}]});
+  lineChart(svg, [{name: 'LLR', points}], {xLabel: paired ? t('chart.game_pairs') : t('chart.games'), yLabel: 'LLR',
+    marks: [{y: sp.upper, name: `H1 ${number(sp.upper, 2)}`}, {y: sp.lower, name: `H0 ${number(sp.lower, 2)}`}]});
 }
 const refreshPairs = throttle(loadPairs, 3000);
 
 // ---- knockout: the bracket, a column per round ----
 
 async function loadBracket() {
-  if (t.format !== 'knockout') return;
+  if (tour.format !== 'knockout') return;
   let b;
   try {
     b = await api(`/api/tournaments/${id}/bracket`);
@@ -214,15 +214,15 @@ async function loadBracket() {
   }
   const name = (i) => (i >= 0 && b.engines[i] ? b.engines[i].name : i === -1 ? '—' : '?');
   const n = b.rounds.length;
-  const title = (r) => (r === n - 1 ? 'Final' : r === n - 2 ? 'Semi-finals' : r === n - 3 ? 'Quarter-finals' : `Round ${r + 1}`);
+  const title = (r) => (r === n - 1 ? t('bracket.final') : r === n - 2 ? t('bracket.semi') : r === n - 3 ? t('bracket.quarter') : t('bracket.round', {n: r + 1}));
   $('#bracket-section').hidden = false;
   $('#bracket').replaceChildren(...b.rounds.map((rd, r) => h('div', {class: 'bracket-round'},
     h('h3', {text: title(r)}),
     ...rd.matches.map((m) => {
       const side = (i, score) => h('div', {class: 'bracket-side' + (m.winner >= 0 && m.winner === i ? ' winner' : '')},
-        h('span', {class: 'name', text: m.decided === 'bye' && i < 0 ? 'bye' : name(i)}),
+        h('span', {class: 'name', text: m.decided === 'bye' && i < 0 ? t('bracket.bye') : name(i)}),
         h('span', {class: 'num', text: m.games ? points(score) : ''}));
-      const how = m.decided === 'seed' ? 'tied: the higher seed goes on' : m.decided === 'bye' ? 'bye' : m.games ? `${m.games} games` : '';
+      const how = m.decided === 'seed' ? t('bracket.seed') : m.decided === 'bye' ? t('bracket.bye') : m.games ? t('bracket.games', {count: m.games}) : '';
       return h('div', {class: 'bracket-match', dataset: {decided: m.decided || 'open'}},
         side(m.a, m.score_a), side(m.b, m.score_b), h('small', {class: 'muted', text: how}));
     }))));
@@ -252,7 +252,7 @@ function gameRow(g) {
     h('td', {class: 'num'}, link(String(g.index + 1))),
     h('td', {class: win('black')}, h('span', {class: 'disc-icon black'}), ' ', g.black.name),
     h('td', {class: win('white')}, h('span', {class: 'disc-icon white'}), ' ', g.white.name),
-    h('td', {class: 'result-cell'}, link(g.status === 'finished' ? score[g.result] || g.result : g.status)),
+    h('td', {class: 'result-cell'}, link(g.status === 'finished' ? score[g.result] || g.result : label('status', g.status))),
     h('td', {text: g.reason ? reasonLabels[g.reason] || g.reason : ''}),
     h('td', {class: 'num', text: g.status === 'scheduled' ? '' : g.plies}));
 }
@@ -291,7 +291,7 @@ const grid = new LiveGrid($('#running'), $('#running-empty'), {keep: (g) => g.to
 // The running-games section shows while the tournament can still play, and
 // for a moment after, so the last boards can be seen to finish.
 function watchLive() {
-  const active = t.status === 'running' || t.status === 'pending';
+  const active = tour.status === 'running' || tour.status === 'pending';
   if (active) {
     $('#running-section').hidden = false;
   } else {
@@ -310,7 +310,7 @@ live(`/ws/tournaments/${id}`, (msg) => {
       // falls through: a snapshot carries the table too
     case 'standings':
       tablesFromSocket++;
-      if (msg.tournament) Object.assign(t, msg.tournament);
+      if (msg.tournament) Object.assign(tour, msg.tournament);
       renderHead();
       renderStandings(msg.standings);
       renderCrosstable(msg.crosstable);
@@ -331,7 +331,7 @@ live(`/ws/tournaments/${id}`, (msg) => {
       refreshTournament();
       break;
     case 'tournament':
-      Object.assign(t, msg.tournament);
+      Object.assign(tour, msg.tournament);
       renderHead();
       watchLive();
       refreshTournament();
@@ -345,11 +345,11 @@ live(`/ws/tournaments/${id}`, (msg) => {
 $('#start').addEventListener('click', async () => {
   $('#action-error').textContent = '';
   try {
-    t = await write(`/api/tournaments/${id}/start`, {method: 'POST'});
+    tour = await write(`/api/tournaments/${id}/start`, {method: 'POST'});
     loadTournament();
     refreshGames();
   } catch (err) {
-    $('#action-error').textContent = err.message;
+    $('#action-error').textContent = errorText(err);
   }
 });
 
@@ -358,20 +358,20 @@ let armed = 0;
 $('#cancel').addEventListener('click', async () => {
   const b = $('#cancel');
   if (!armed) {
-    b.textContent = 'Really cancel?';
-    armed = setTimeout(() => { armed = 0; b.textContent = 'Cancel'; }, 4000);
+    b.textContent = t('tournament.really_cancel');
+    armed = setTimeout(() => { armed = 0; b.textContent = t('tournament.cancel'); }, 4000);
     return;
   }
   clearTimeout(armed);
   armed = 0;
-  b.textContent = 'Cancel';
+  b.textContent = t('tournament.cancel');
   $('#action-error').textContent = '';
   try {
-    t = await write(`/api/tournaments/${id}/cancel`, {method: 'POST'});
+    tour = await write(`/api/tournaments/${id}/cancel`, {method: 'POST'});
     loadTournament();
     refreshGames();
   } catch (err) {
-    $('#action-error').textContent = err.message;
+    $('#action-error').textContent = errorText(err);
   }
 });
 

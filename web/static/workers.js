@@ -1,5 +1,5 @@
 // workers.js: the workers page, refreshed every two seconds from /api/workers.
-import {$, h, api} from 'taikai/app.js';
+import {$, h, api, t, label, lang} from 'taikai/app.js';
 
 async function refresh() {
   let data;
@@ -8,7 +8,7 @@ async function refresh() {
   } catch {
     return; // the next refresh tries again
   }
-  $('#queue').textContent = `${data.queued} queued · ${data.running} on workers · ${data.redelivered} played again`;
+  $('#queue').textContent = t('workers.queue', {queued: data.queued, running: data.running, again: data.redelivered});
   const body = $('#workers tbody');
   if (!body) return;
   body.replaceChildren(...data.workers.map((w) => h('tr', {dataset: {worker: w.name}, class: w.silent ? 'silent' : ''},
@@ -17,9 +17,9 @@ async function refresh() {
     h('td', {class: 'num', text: `${w.running} / ${w.concurrency}`}),
     h('td', null, ...w.games.flatMap((id) => [h('a', {href: `/games/${id}`, text: `#${id}`}), ' '])),
     h('td', {class: 'num', text: w.done}),
-    h('td', {text: w.sandbox}),
-    h('td', null, h('time', {datetime: w.last_seen, text: new Date(w.last_seen).toLocaleTimeString()}),
-      w.silent ? h('span', {class: 'badge', text: 'silent'}) : null))));
+    h('td', {text: label('sandbox.state', w.sandbox)}),
+    h('td', null, h('time', {datetime: w.last_seen, text: new Date(w.last_seen).toLocaleTimeString(lang)}),
+      w.silent ? h('span', {class: 'badge', text: t('workers.silent')}) : null))));
   $('#workers-empty').hidden = data.workers.length > 0;
 }
 
