@@ -4,10 +4,14 @@ package sandbox
 
 import (
 	"bufio"
+	"bytes"
+	"fmt"
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -193,4 +197,64 @@ func BenchmarkPreparedStart(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// A server killed by SIGKILL while it prepares sandboxes leaves nothing
+// running outside its cgroups, and nothing once Sweep has run (as the next
+// server's start does). A sandbox's init released before the server's death
+// finds the server gone and ends by itself; one killed in bwrap's own setup
+// (waiting for the uid map its dead parent was to write) stays asleep in the
+// dead server's cgroups until Sweep. The test logs how many did.
+func TestPrepareServerKilled(t *testing.T) {
+	requireSandbox(t)
+	helper := testHelper(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		server := exec.Command(exe, "-test.run=^$")
+		server.Env = append(os.Environ(), helperEnv+"=prepare:"+helper)
+		if err := server.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(50+10*i) * time.Millisecond) // some prepared, some on their way
+		server.Process.Kill()
+		server.Wait()
+		prefix := fmt.Sprintf("/%d-", server.Process.Pid)
+		left := func() []string {
+			var out []string
+			ents, _ := os.ReadDir("/proc")
+			for _, e := range ents {
+				cg, err := os.ReadFile("/proc/" + e.Name() + "/cgroup")
+				cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+				if err == nil && bytes.Contains(cmd, []byte(helperWaitArg)) && !strings.Contains(string(cg), prefix) {
+					out = append(out, e.Name())
+				}
+			}
+			return out
+		}
+		// Outside the dead server's cgroups: gone within a second.
+		poll(t, 2*time.Second, "prepared sandboxes outside the cgroups gone", func() bool { return len(left()) == 0 })
+		t.Logf("kill %d: %d left in the cgroups", i, inCgroups(prefix))
+		poll(t, 5*time.Second, "Sweep", func() bool { return Sweep() == nil })
+		if dirs, _ := filepath.Glob(filepath.Join(hostCgroups().memory.parent, strconv.Itoa(server.Process.Pid)+"-*")); len(dirs) > 0 {
+			t.Errorf("kill %d: cgroups left after Sweep: %v", i, dirs)
+		}
+	}
+}
+
+// inCgroups counts the processes of prepared sandboxes in cgroups whose
+// path holds prefix.
+func inCgroups(prefix string) int {
+	n := 0
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		cg, err := os.ReadFile("/proc/" + e.Name() + "/cgroup")
+		cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && bytes.Contains(cmd, []byte(helperWaitArg)) && strings.Contains(string(cg), prefix) {
+			n++
+		}
+	}
+	return n
 }

@@ -420,11 +420,18 @@ func (s *Sandbox) start() error {
 	// engine with nobody watching. As its own writer it waits for ever
 	// instead (asleep, running nothing; Sweep kills it at the next start if
 	// it is in the cgroups).
-	blockRW, err := os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", blockR.Fd()), os.O_RDWR, 0)
-	if err != nil {
-		return fmt.Errorf("reopen the block pipe: %w", err)
+	//
+	// A prepared sandbox (Prepare) gets the plain read end: what it runs
+	// is the helper, which waits for its command from the server and exits
+	// at once if the server is gone, taking the orphaned init along.
+	ours, theirs = []*os.File{argsW, infoR, blockW}, []*os.File{argsR, infoW, blockR}
+	if !s.waiting {
+		blockRW, err := os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", blockR.Fd()), os.O_RDWR, 0)
+		if err != nil {
+			return fmt.Errorf("reopen the block pipe: %w", err)
+		}
+		ours, theirs = append(ours, blockR), []*os.File{argsR, infoW, blockRW}
 	}
-	ours, theirs = []*os.File{argsW, infoR, blockW, blockR}, []*os.File{argsR, infoW, blockRW}
 	var seatR *os.File // the server's end of the helper's socket pair
 	helperListens := s.cfg.Port != 0 && s.cfg.Helper != ""
 	if helperListens || s.waiting {
@@ -444,7 +451,7 @@ func (s *Sandbox) start() error {
 	}
 	s.Cmd.ExtraFiles = theirs
 	closeOnExec()
-	err = s.Cmd.Start()
+	err := s.Cmd.Start()
 	for _, f := range theirs {
 		f.Close()
 	}

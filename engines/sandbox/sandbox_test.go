@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 		fmt.Println(Available())
 		os.Exit(0)
 	}
+	if h, ok := strings.CutPrefix(os.Getenv(helperEnv), "prepare:"); ok {
+		prepareForEver(h)
+	}
 	if os.Getenv(helperEnv) != "" {
 		os.Exit(helperMain(os.Getenv(helperEnv)))
 	}
@@ -61,6 +64,22 @@ func helperMain(marker string) int {
 	fmt.Printf("ready %d\n", sb.Pid())
 	_ = sb.Wait()
 	return 0
+}
+
+// prepareForEver prepares sandboxes and stops them, four at a time, until
+// the test kills it (the server of TestPrepareServerKilled).
+func prepareForEver(helper string) {
+	sem := make(chan struct{}, 4)
+	for {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			if sb, err := Prepare(Config{}, helper); err == nil {
+				time.Sleep(20 * time.Millisecond)
+				sb.Stop(0)
+			}
+		}()
+	}
 }
 
 // doubleFork is a script that leaves "sleep marker" as a setsid grandchild,
