@@ -516,7 +516,8 @@ func (g *group) remove() error {
 // except in one case: a server killed in the instant between bwrap's clone
 // of the sandbox's init and the init's PR_SET_PDEATHSIG leaves that init
 // orphaned, and bwrap then runs the engine once its --block-fd reads end of
-// file. Such processes are killed here before the cgroup is removed.
+// file. Such processes are killed here before the cgroup is removed, and
+// so are bwraps orphaned in their own setup, which may be outside them.
 func Sweep() error {
 	s := hostCgroups()
 	if s.detectErr != nil {
@@ -543,6 +544,7 @@ func Sweep() error {
 			stale[e.Name()] = true
 		}
 	}
+	killOrphans()
 	var errs []error
 	for name := range stale {
 		g := &group{setup: s, dirs: map[*hierarchy]string{}}
@@ -568,6 +570,33 @@ func Sweep() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// bwrapMark is how every sandbox's bwrap command line goes on after the
+// program's path (see Command).
+const bwrapMark = "\x00--unshare-all\x00--die-with-parent\x00--args\x003\x00--info-fd\x004\x00--block-fd\x005\x00--\x00"
+
+// killOrphans kills the sandboxes' bwrap processes whose server has died
+// (their parent is init): one killed in its setup may be outside the
+// cgroups that Sweep empties.
+func killOrphans() {
+	if os.Getpid() == 1 {
+		return // a container's server: orphans are its own children
+	}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil || !strings.Contains(string(cmd), bwrapMark) {
+			continue
+		}
+		if ppid, err := parentPid(pid); err == nil && ppid == 1 {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 func dirExists(path string) bool {

@@ -117,8 +117,14 @@ func command(ctx context.Context, cfg Config, helper string, argv []string) (*Sa
 	if n := regexp.MustCompile(`[^A-Za-z0-9_-]+`).ReplaceAllString(cfg.Name, ""); n != "" {
 		s.name += "-" + n
 	}
-	// fd 3: --args, fd 4: --info-fd, fd 5: --block-fd.
-	chain := []string{bwrap, "--args", "3", "--info-fd", "4", "--block-fd", "5", "--"}
+	// fd 3: --args, fd 4: --info-fd, fd 5: --block-fd. The namespaces and
+	// --die-with-parent also come before --args: a server killed before it
+	// has written the arguments leaves bwrap reading end of file there, and
+	// bwrap would then go on with what its command line says alone (seen:
+	// a bwrap orphaned in its setup, outside the sandbox's cgroups). With
+	// these, it could at worst start the command in an empty root, where
+	// nothing can run.
+	chain := []string{bwrap, "--unshare-all", "--die-with-parent", "--args", "3", "--info-fd", "4", "--block-fd", "5", "--"}
 	if len(cfg.CPUs) > 0 {
 		// taskset(1) pins itself, then execs: the whole sandbox inherits the
 		// affinity (no privilege needed, but an engine may widen it again; a
