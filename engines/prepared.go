@@ -31,6 +31,7 @@ const (
 type sandboxPool struct {
 	mu       sync.Mutex
 	ready    map[string][]*sandbox.Sandbox
+	idle     map[*sandbox.Sandbox]*time.Timer // stops a ready one unused for preparedIdle
 	making   map[string]int
 	closed   bool
 	inflight sync.WaitGroup
@@ -58,6 +59,8 @@ func (p *sandboxPool) take(key string) *sandbox.Sandbox {
 		sbs := p.ready[key]
 		sb := sbs[len(sbs)-1]
 		p.ready[key] = sbs[:len(sbs)-1]
+		p.idle[sb].Stop()
+		delete(p.idle, sb)
 		select {
 		case <-sb.Done(): // died waiting (stopped when idle)
 		default:
@@ -76,7 +79,7 @@ func (p *sandboxPool) refill(key string, cfg sandbox.Config, helper string, log 
 		return
 	}
 	if p.ready == nil {
-		p.ready, p.making = map[string][]*sandbox.Sandbox{}, map[string]int{}
+		p.ready, p.making, p.idle = map[string][]*sandbox.Sandbox{}, map[string]int{}, map[*sandbox.Sandbox]*time.Timer{}
 	}
 	p.making[key]++
 	p.inflight.Add(1)
@@ -95,7 +98,7 @@ func (p *sandboxPool) refill(key string, cfg sandbox.Config, helper string, log 
 			return
 		}
 		p.ready[key] = append(p.ready[key], sb)
-		time.AfterFunc(preparedIdle, func() {
+		p.idle[sb] = time.AfterFunc(preparedIdle, func() {
 			if p.remove(key, sb) {
 				sb.Stop(0)
 			}
@@ -112,6 +115,7 @@ func (p *sandboxPool) remove(key string, sb *sandbox.Sandbox) bool {
 	for i, s := range sbs {
 		if s == sb {
 			p.ready[key] = append(sbs[:i:i], sbs[i+1:]...)
+			delete(p.idle, sb)
 			return true
 		}
 	}
@@ -126,7 +130,10 @@ func (p *sandboxPool) close() {
 	for _, sbs := range p.ready {
 		all = append(all, sbs...)
 	}
-	p.ready = nil
+	for _, t := range p.idle {
+		t.Stop()
+	}
+	p.ready, p.idle = nil, nil
 	p.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, sb := range all {

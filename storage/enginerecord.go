@@ -25,21 +25,7 @@ func (db *DB) EngineGames(ctx context.Context, engineID int64, limit, offset int
 
 // CountEngineGames counts an engine's stored games by status.
 func (db *DB) CountEngineGames(ctx context.Context, engineID int64) (map[string]int64, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT status, count(*) FROM games WHERE black_id = ?1 OR white_id = ?1 GROUP BY status`, engineID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	m := map[string]int64{}
-	for rows.Next() {
-		var s string
-		var n int64
-		if err := rows.Scan(&s, &n); err != nil {
-			return nil, err
-		}
-		m[s] = n
-	}
-	return m, rows.Err()
+	return db.countByStatus(ctx, `SELECT status, count(*) FROM games WHERE black_id = ?1 OR white_id = ?1 GROUP BY status`, engineID)
 }
 
 // EachEngineGame calls fn for every finished game of an engine, oldest

@@ -358,7 +358,12 @@ func (db *DB) queryGames(ctx context.Context, where string, args ...any) ([]*tou
 
 // CountGames counts a tournament's stored games by status.
 func (db *DB) CountGames(ctx context.Context, tournamentID int64) (map[string]int64, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT status, count(*) FROM games WHERE tournament_id = ? GROUP BY status`, tournamentID)
+	return db.countByStatus(ctx, `SELECT status, count(*) FROM games WHERE tournament_id = ? GROUP BY status`, tournamentID)
+}
+
+// countByStatus reads a query's (status, count) rows into a map.
+func (db *DB) countByStatus(ctx context.Context, query string, args ...any) (map[string]int64, error) {
+	rows, err := db.r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -640,14 +640,7 @@ func TestBrowserJapaneseWorkers(t *testing.T) {
 	chromiumPath(t)
 	s := startSiteWith(t, true)
 	b := startBrowser(t, s)
-	var a, c engineAnswer
-	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "greedy", "game": "othello", "builtin": "othello-greedy"}, &a)
-	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "random", "game": "othello", "builtin": "othello-random"}, &c)
-	var tr tournamentAnswer
-	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
-		"name": "ワーカー戦", "game": "othello", "engines": []int64{a.ID, c.ID},
-		"games_per_pair": 4, "move_time_ms": 1000, "pace_ms": 100, "concurrency": 1, "start": true,
-	}, &tr)
+	startPacedTournament(t, s, "ワーカー戦", 4)
 	if _, err := chromedp.Call(b.ctx, network.Enable, network.EnableParams{}); err != nil {
 		t.Fatal(err)
 	}

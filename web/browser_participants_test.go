@@ -143,17 +143,7 @@ func TestBrowserParticipants(t *testing.T) {
 	b.noErrors(t, "late upload", func(e string) bool { return strings.Contains(e, "409") })
 
 	// A tournament of both engines runs; Bob reads his engine's logs only.
-	var tr tournamentAnswer
-	s.mustCall(t, "POST", "/api/tournaments", map[string]any{"name": "class", "game": "othello", "engines": []int64{ids["Alice"], ids["Bob"]}, "games_per_pair": 2, "move_time_ms": 2000, "start": true}, &tr)
-	waitAPI(t, "the class tournament", 120*time.Second, func() bool {
-		s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d", tr.ID), nil, &tr)
-		return tr.Status == "finished"
-	})
-	var gl struct{ Games []gameAnswer }
-	s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d/games", tr.ID), nil, &gl)
-	if len(gl.Games) != 2 {
-		t.Fatalf("%d games, want 2", len(gl.Games))
-	}
+	gl := classGames(t, s, ids["Alice"], ids["Bob"])
 	g := gl.Games[0]
 	bobColor, aliceColor := "black", "white"
 	if g.White.EngineID == ids["Bob"] {

@@ -10,6 +10,20 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
+// startPacedTournament starts a tournament of greedy and random, paced at
+// 100 ms a move (outside the clocks): a game lasts seconds, long enough for
+// the pages to see it running.
+func startPacedTournament(t *testing.T, s *site, name string, gamesPerPair int) {
+	t.Helper()
+	var a, c engineAnswer
+	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "greedy", "game": "othello", "builtin": "othello-greedy"}, &a)
+	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "random", "game": "othello", "builtin": "othello-random"}, &c)
+	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
+		"name": name, "game": "othello", "engines": []int64{a.ID, c.ID},
+		"games_per_pair": gamesPerPair, "move_time_ms": 1000, "pace_ms": 100, "concurrency": 1, "start": true,
+	}, &tournamentAnswer{})
+}
+
 // TestBrowserWorkers: a server whose games are played by a worker through
 // NATS. The Workers page lists the worker with the game it plays; that game's
 // page shows its moves arriving live, board by board as the API has them;
@@ -18,16 +32,7 @@ func TestBrowserWorkers(t *testing.T) {
 	chromiumPath(t)
 	s := startSiteWith(t, true)
 	b := startBrowser(t, s)
-	var a, c engineAnswer
-	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "greedy", "game": "othello", "builtin": "othello-greedy"}, &a)
-	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "random", "game": "othello", "builtin": "othello-random"}, &c)
-	var tr tournamentAnswer
-	// Paced (100 ms a move, outside the clocks): a game lasts seconds, long
-	// enough for the pages to see it running.
-	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
-		"name": "On workers", "game": "othello", "engines": []int64{a.ID, c.ID},
-		"games_per_pair": 2, "move_time_ms": 1000, "pace_ms": 100, "concurrency": 1, "start": true,
-	}, &tr)
+	startPacedTournament(t, s, "On workers", 2)
 
 	b.open(t, "/workers")
 	if !evalJS[bool](t, b, `[...document.querySelectorAll('.nav a')].some((a) => a.getAttribute('href') === '/workers')`) {

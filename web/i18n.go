@@ -175,22 +175,17 @@ func (c *catalog) format(key string, show func(any) string, args ...any) (string
 	}
 	var b strings.Builder
 	for {
-		i := strings.IndexByte(text, '{')
-		if i < 0 {
+		before, name, after, ok := nextPlaceholder(text)
+		if !ok {
 			break
 		}
-		j := strings.IndexByte(text[i:], '}')
-		if j < 0 {
-			break
-		}
-		name := text[i+1 : i+j]
 		v, ok := vals[name]
 		if !ok {
 			return key, fmt.Errorf("message %q: no value for {%s}", key, name)
 		}
-		b.WriteString(show(literal(text[:i])))
+		b.WriteString(show(literal(before)))
 		b.WriteString(show(v))
-		text = text[i+j+1:]
+		text = after
 	}
 	b.WriteString(show(literal(text)))
 	return b.String(), nil
@@ -220,19 +215,28 @@ func (l literal) String() string { return string(l) }
 func placeholders(text string) []string {
 	var out []string
 	for {
-		i := strings.IndexByte(text, '{')
-		if i < 0 {
+		_, name, after, ok := nextPlaceholder(text)
+		if !ok {
 			break
 		}
-		j := strings.IndexByte(text[i:], '}')
-		if j < 0 {
-			break
-		}
-		out = append(out, text[i+1:i+j])
-		text = text[i+j+1:]
+		out = append(out, name)
+		text = after
 	}
 	sort.Strings(out)
 	return out
+}
+
+// nextPlaceholder splits text at its first {name}: false if it has none.
+func nextPlaceholder(text string) (before, name, after string, ok bool) {
+	i := strings.IndexByte(text, '{')
+	if i < 0 {
+		return "", "", "", false
+	}
+	j := strings.IndexByte(text[i:], '}')
+	if j < 0 {
+		return "", "", "", false
+	}
+	return text[:i], text[i+1 : i+j], text[i+j+1:], true
 }
 
 // langOf picks the page's language: the switch's cookie, else the browser's

@@ -132,6 +132,23 @@ func waitCheck(tb testing.TB, m member, id int64, version int) checkAnswer {
 	return c
 }
 
+// classGames runs a finished tournament of two games between the engines
+// a and b and returns its games.
+func classGames(t *testing.T, s *site, a, b int64) (gl struct{ Games []gameAnswer }) {
+	t.Helper()
+	var tr tournamentAnswer
+	s.mustCall(t, "POST", "/api/tournaments", map[string]any{"name": "class", "game": "othello", "engines": []int64{a, b}, "games_per_pair": 2, "move_time_ms": 2000, "start": true}, &tr)
+	waitAPI(t, "the class tournament", 120*time.Second, func() bool {
+		s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d", tr.ID), nil, &tr)
+		return tr.Status == "finished"
+	})
+	s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d/games", tr.ID), nil, &gl)
+	if len(gl.Games) != 2 {
+		t.Fatalf("%d games, want 2", len(gl.Games))
+	}
+	return gl
+}
+
 // The acceptance test of issue 21 through the API: the admin creates two
 // participants (one by JSON, one from a CSV); each accepts the invitation,
 // uploads an engine (checked by itself), and can neither change nor read the
@@ -265,17 +282,7 @@ func TestParticipantsEndToEnd(t *testing.T) {
 
 	// A tournament of both engines runs; each owner reads their own engine's
 	// logs only.
-	var tr tournamentAnswer
-	s.mustCall(t, "POST", "/api/tournaments", map[string]any{"name": "class", "game": "othello", "engines": []int64{ea.ID, eb.ID}, "games_per_pair": 2, "move_time_ms": 2000, "start": true}, &tr)
-	waitAPI(t, "the class tournament", 120*time.Second, func() bool {
-		s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d", tr.ID), nil, &tr)
-		return tr.Status == "finished"
-	})
-	var gl struct{ Games []gameAnswer }
-	s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d/games", tr.ID), nil, &gl)
-	if len(gl.Games) != 2 {
-		t.Fatalf("%d games, want 2", len(gl.Games))
-	}
+	gl := classGames(t, s, ea.ID, eb.ID)
 	for _, g := range gl.Games {
 		t.Logf("game %d: %s, %d plies, %s", g.ID, g.Status, g.Plies, strOr(g.Reason))
 		if g.Status != "finished" || g.Plies < 10 {

@@ -84,6 +84,19 @@ type Server struct {
 	}
 }
 
+// admitted is the engine req describes, completed by fill (if set) and
+// checked by admit.
+func (s *Server) admitted(r *http.Request, req *engineRequest, fill func(*engineRequest)) (engines.Engine, error) {
+	if fill != nil {
+		fill(req)
+	}
+	e, err := req.engine()
+	if err == nil {
+		err = s.admit(r, e)
+	}
+	return e, err
+}
+
 // admit checks what registering an engine needs beyond its own fields: a
 // fixed port that is not this server's own HTTP port (issue 16, item 11),
 // and the launcher's consent (allow).

@@ -58,13 +58,7 @@ func (s *Server) uploadEngine(w http.ResponseWriter, r *http.Request, fill func(
 		s.writeError(w, r, err)
 		return
 	}
-	if fill != nil {
-		fill(req)
-	}
-	e, err := req.engine()
-	if err == nil {
-		err = s.admit(r, e)
-	}
+	e, err := s.admitted(r, req, fill)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -273,6 +273,7 @@ func newBench(c *benchConfig, log io.Writer) (*bench, error) {
 func (b *bench) close() {
 	if b.sandboxed != nil {
 		b.sandboxed.Launcher.Close()
+		b.cold.Close()
 	}
 	if b.tmp {
 		os.RemoveAll(b.dir)

@@ -573,8 +573,8 @@ func Sweep() error {
 }
 
 // bwrapMark is how every sandbox's bwrap command line goes on after the
-// program's path (see Command).
-const bwrapMark = "\x00--unshare-all\x00--die-with-parent\x00--args\x003\x00--info-fd\x004\x00--block-fd\x005\x00--\x00"
+// program's path, in /proc/<pid>/cmdline.
+var bwrapMark = "\x00" + strings.Join(bwrapFlags, "\x00") + "\x00"
 
 // killOrphans kills the sandboxes' bwrap processes whose server has died
 // (their parent is init): one killed in its setup may be outside the

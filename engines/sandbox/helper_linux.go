@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
+	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -67,7 +67,13 @@ func helper(port, mode string, argv []string) error {
 		return fmt.Errorf("usage: %s PORT -- COMMAND... | PORT %s", HelperArg, helperWaitArg)
 	}
 	conn.Close()
-	path, err := lookPath(argv[0], env)
+	// Looked up in the engine's PATH, as bwrap's execvp would.
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			os.Setenv("PATH", v)
+		}
+	}
+	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return err
 	}
@@ -131,29 +137,6 @@ func waitForCommand(conn *os.File) ([]string, []string, error) {
 		return nil, nil, fmt.Errorf("bad command message: %v", err)
 	}
 	return m.Argv, m.Env, nil
-}
-
-// lookPath finds file as execvp(3) does, in env's PATH.
-func lookPath(file string, env []string) (string, error) {
-	if strings.Contains(file, "/") {
-		return file, nil
-	}
-	path := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = v
-		}
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, file)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("exec: %q: executable file not found in $PATH", file)
 }
 
 // helperArgs is the command line bwrap runs when a helper opens the listener.

@@ -139,7 +139,10 @@ func (s *Sandbox) Exec(req ExecRequest) error {
 		fds[i] = int(f.Fd())
 	}
 	// What the waiting helper used does not count as the engine's.
-	s.cpuBase = s.group.cpuTime()
+	base := s.group.cpuTime()
+	s.mu.Lock()
+	s.cpuBase = base
+	s.mu.Unlock()
 	s.group.resetPeak()
 	if err := unix.Sendmsg(int(ctl.Fd()), msg, unix.UnixRights(fds...), nil, 0); err != nil {
 		return fmt.Errorf("sandbox: hand the prepared sandbox its command: %w", err)

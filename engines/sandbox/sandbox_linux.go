@@ -38,6 +38,11 @@ var defaultHide = []string{
 	"/etc/letsencrypt", "/etc/taikai", "/etc/docker", "/etc/machine-id",
 }
 
+// bwrapFlags start every sandbox's bwrap command line (see command): the
+// namespaces and --die-with-parent, then fd 3: --args, fd 4: --info-fd, fd
+// 5: --block-fd.
+var bwrapFlags = []string{"--unshare-all", "--die-with-parent", "--args", "3", "--info-fd", "4", "--block-fd", "5", "--"}
+
 // Sandbox is one engine process in its sandbox.
 type Sandbox struct {
 	// Cmd runs bwrap. Before Start the caller may set Stdin, Stdout, Stderr
@@ -59,7 +64,7 @@ type Sandbox struct {
 	// on ctl (the server's end of a socket pair), which Exec closes.
 	waiting bool
 	ctl     *os.File
-	cpuBase time.Duration // CPU time used before Exec (the waiting helper's)
+	cpuBase time.Duration // CPU time used before Exec (the waiting helper's); under mu
 
 	exited chan struct{} // the engine's main process has exited; usage is final
 	done   chan struct{} // and everything is gone and cleaned up
@@ -117,14 +122,13 @@ func command(ctx context.Context, cfg Config, helper string, argv []string) (*Sa
 	if n := regexp.MustCompile(`[^A-Za-z0-9_-]+`).ReplaceAllString(cfg.Name, ""); n != "" {
 		s.name += "-" + n
 	}
-	// fd 3: --args, fd 4: --info-fd, fd 5: --block-fd. The namespaces and
-	// --die-with-parent also come before --args: a server killed before it
-	// has written the arguments leaves bwrap reading end of file there, and
-	// bwrap would then go on with what its command line says alone (seen:
-	// a bwrap orphaned in its setup, outside the sandbox's cgroups). With
-	// these, it could at worst start the command in an empty root, where
-	// nothing can run.
-	chain := []string{bwrap, "--unshare-all", "--die-with-parent", "--args", "3", "--info-fd", "4", "--block-fd", "5", "--"}
+	// The namespaces and --die-with-parent also come before --args: a
+	// server killed before it has written the arguments leaves bwrap
+	// reading end of file there, and bwrap would then go on with what its
+	// command line says alone (seen: a bwrap orphaned in its setup, outside
+	// the sandbox's cgroups). With these, it could at worst start the
+	// command in an empty root, where nothing can run.
+	chain := append([]string{bwrap}, bwrapFlags...)
 	if len(cfg.CPUs) > 0 {
 		// taskset(1) pins itself, then execs: the whole sandbox inherits the
 		// affinity (no privilege needed, but an engine may widen it again; a
@@ -663,7 +667,9 @@ func (s *Sandbox) wait() {
 	// everything is gone.
 	s.killInit()
 	s.group.usage(&s.usage)
+	s.mu.Lock()
 	s.usage.CPUTime = max(0, s.usage.CPUTime-s.cpuBase)
+	s.mu.Unlock()
 	close(s.exited)
 	s.teardown()
 	close(s.done)
