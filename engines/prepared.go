@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 
@@ -38,10 +37,11 @@ type sandboxPool struct {
 }
 
 // poolKey identifies the sandboxes interchangeable for cfg: everything
-// bwrap and the cgroups are set up with.
-func poolKey(cfg sandbox.Config) string {
-	return fmt.Sprintf("%q|%q|%d|%d|%d|%d|%q|%q|%q|%d/%d", cfg.EngineDir, cfg.FolderDir, cfg.MemoryBytes, cfg.Pids,
-		cfg.NoFile, cfg.Port, cfg.Helper, cfg.ReadOnly, cfg.Hide, cfg.UID, cfg.GID)
+// bwrap and the cgroups are set up with, and whether the engine's standard
+// input and output are pipes to the server (stdio).
+func poolKey(cfg sandbox.Config, stdio bool) string {
+	return fmt.Sprintf("%q|%q|%d|%d|%d|%d|%q|%q|%q|%d/%d|%v", cfg.EngineDir, cfg.FolderDir, cfg.MemoryBytes, cfg.Pids,
+		cfg.NoFile, cfg.Port, cfg.Helper, cfg.ReadOnly, cfg.Hide, cfg.UID, cfg.GID, stdio)
 }
 
 // preparedConfig is cfg without what the game decides (the environment
@@ -72,7 +72,8 @@ func (p *sandboxPool) take(key string) *sandbox.Sandbox {
 
 // refill prepares one more sandbox for key in the background, unless
 // enough are ready or on their way.
-func (p *sandboxPool) refill(key string, cfg sandbox.Config, helper string, log func(error)) {
+func (p *sandboxPool) refill(cfg sandbox.Config, stdio bool, log func(error)) {
+	key := poolKey(cfg, stdio)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed || len(p.ready[key])+p.making[key] >= preparedPerEngine {
@@ -85,7 +86,7 @@ func (p *sandboxPool) refill(key string, cfg sandbox.Config, helper string, log 
 	p.inflight.Add(1)
 	go func() {
 		defer p.inflight.Done()
-		sb, err := sandbox.Prepare(cfg, helper)
+		sb, err := sandbox.Prepare(cfg, stdio)
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		p.making[key]--
@@ -149,58 +150,29 @@ func (p *sandboxPool) close() {
 // startPrepared starts la's engine in a prepared sandbox for cfg, if the
 // pool has one: ok is false if it has none or the one it had is unusable
 // (the caller then starts a sandbox as usual).
-func (l *Launcher) startPrepared(ctx context.Context, la Launch, cfg sandbox.Config, argv []string, out *cappedWriter,
+func (l *Launcher) startPrepared(ctx context.Context, la Launch, cfg sandbox.Config, stdio bool, argv []string, out *cappedWriter,
 	folder string, deadline time.Time, timeout time.Duration) (*Process, Stream, error, bool) {
-	sb := l.pool.take(poolKey(preparedConfig(cfg, la.Engine)))
+	if err := sandbox.Execable(argv, cfg.Env); err != nil {
+		l.logger().Debug("not in a prepared sandbox", "engine", la.Engine.Name, "err", err)
+		return nil, nil, nil, false
+	}
+	sb := l.pool.take(poolKey(preparedConfig(cfg, la.Engine), stdio))
 	if sb == nil {
 		return nil, nil, nil, false
 	}
-	p, _ := LookupProtocol(la.Engine.Protocol)
-	stdio := p.Transport == Stdio
-	var ours, theirs []*os.File // closed here: the server's ends on failure, the engine's always
-	defer func() {
-		for _, f := range theirs {
-			f.Close()
-		}
-	}()
-	fail := func(err error) (*Process, Stream, error, bool) {
-		for _, f := range ours {
-			f.Close()
-		}
+	fmt.Fprintf(out, "[taikai] %s: sandboxed, prepared ahead (memory %d MiB, %d processes): %s\n", time.Now().UTC().Format(time.RFC3339Nano),
+		cfg.MemoryBytes>>20, max(cfg.Pids, sandbox.DefaultPids), QuoteCommand(argv))
+	st, err := sb.Exec(argv, cfg.Env)
+	if err != nil {
 		sb.Stop(0)
 		l.logger().Warn("a prepared sandbox was unusable; starting another", "engine", la.Engine.Name, "err", err)
 		return nil, nil, nil, false
 	}
-	logR, logW, err := os.Pipe()
-	if err != nil {
-		return fail(err)
-	}
-	ours, theirs = append(ours, logR), append(theirs, logW)
-	req := sandbox.ExecRequest{Argv: argv, Env: cfg.Env, Stdout: logW, Stderr: logW}
-	var inW, outR *os.File
-	if stdio {
-		inR, w, err := os.Pipe()
-		if err != nil {
-			return fail(err)
-		}
-		ours, theirs, inW = append(ours, w), append(theirs, inR), w
-		r, outW, err := os.Pipe()
-		if err != nil {
-			return fail(err)
-		}
-		ours, theirs, outR = append(ours, r), append(theirs, outW), r
-		req.Stdin, req.Stdout = inR, outW
-	}
-	fmt.Fprintf(out, "[taikai] %s: sandboxed, prepared ahead (memory %d MiB, %d processes): %s\n", time.Now().UTC().Format(time.RFC3339Nano),
-		cfg.MemoryBytes>>20, max(cfg.Pids, sandbox.DefaultPids), QuoteCommand(argv))
-	if err := sb.Exec(req); err != nil {
-		return fail(err)
-	}
 	copied := make(chan struct{})
 	go func() {
 		// Ends at end of file: once every process of the sandbox is gone.
-		_, _ = io.Copy(out, logR)
-		logR.Close()
+		_, _ = io.Copy(out, st.Log)
+		st.Log.Close()
 		close(copied)
 	}()
 	proc := &Process{sb: sb, done: make(chan struct{}), out: out, folder: folder}
@@ -209,6 +181,6 @@ func (l *Launcher) startPrepared(ctx context.Context, la Launch, cfg sandbox.Con
 		<-copied
 		close(proc.done)
 	}()
-	proc2, stream, err := l.connectSandboxed(ctx, la, proc, inW, outR, deadline, timeout)
+	proc2, stream, err := l.connectSandboxed(ctx, la, proc, st.Stdin, st.Stdout, deadline, timeout)
 	return proc2, stream, err, true
 }

@@ -146,13 +146,10 @@ func (l *Launcher) startSandboxed(ctx context.Context, la Launch) (*Process, Str
 		// This engine's next game will find its sandbox made. (An engine
 		// pinned to CPUs is not: a cold start may put it in a cpuset that it
 		// cannot widen.)
-		pcfg := preparedConfig(cfg, la.Engine)
-		if helper, err := l.self(); err == nil {
-			defer l.pool.refill(poolKey(pcfg), pcfg, helper, func(err error) {
-				l.logger().Warn("preparing a sandbox failed", "engine", la.Engine.Name, "err", err)
-			})
-		}
-		proc, stream, err, ok := l.startPrepared(ctx, la, cfg, argv, out, folder, deadline, timeout)
+		defer l.pool.refill(preparedConfig(cfg, la.Engine), stdio, func(err error) {
+			l.logger().Warn("preparing a sandbox failed", "engine", la.Engine.Name, "err", err)
+		})
+		proc, stream, err, ok := l.startPrepared(ctx, la, cfg, stdio, argv, out, folder, deadline, timeout)
 		if ok {
 			return proc, stream, err
 		}

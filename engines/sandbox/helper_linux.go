@@ -3,13 +3,11 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -26,20 +24,22 @@ const helperMount = "/.taikai/listen"
 // helperFd is the helper's end of the socket pair to the server.
 const helperFd = 6
 
-// helperWaitArg, after the port, makes the helper wait for its command
-// (Prepare); otherwise "--" and the engine's command follow the port.
+// helperWaitArg, after the port, makes the helper exec the waiter of a
+// prepared sandbox (see Prepare), whose command line follows, with the
+// socket to the server left open; otherwise "--" and the engine's command
+// follow the port.
 const helperWaitArg = "--wait"
 
-// helperMsgMax bounds Exec's message: command and environment.
+// helperMsgMax bounds Exec's command line: command and environment.
 const helperMsgMax = 60 << 10
 
 // MaybeHelper must be called first thing in the main function of the binary
 // named by Config.Helper (cmd/taikai). In a process started as the sandbox's
 // helper it never returns: inside the sandbox, it opens the listener on
 // 127.0.0.1:PORT (unless PORT is 0) and hands it to the server over an
-// inherited socket, then execs the engine, which keeps its pid: the one
-// after "--", or, with --wait (Prepare), the one Exec sends over that socket.
-// Otherwise it does nothing.
+// inherited socket, then execs the engine after "--", which keeps its pid,
+// or, with --wait, the waiter of a prepared sandbox, which keeps the socket
+// to read the engine's command from. Otherwise it does nothing.
 func MaybeHelper() {
 	if len(os.Args) < 4 || os.Args[1] != HelperArg {
 		return
@@ -49,7 +49,7 @@ func MaybeHelper() {
 	os.Exit(127)
 }
 
-// helper's arguments: PORT -- ENGINE ARGV..., or PORT --wait.
+// helper's arguments: PORT -- ENGINE ARGV..., or PORT --wait WAITER ARGV...
 func helper(port, mode string, argv []string) error {
 	conn := os.NewFile(helperFd, "taikai-seat")
 	if port != "0" {
@@ -57,29 +57,24 @@ func helper(port, mode string, argv []string) error {
 			return err
 		}
 	}
-	env := os.Environ()
-	if mode == helperWaitArg {
-		var err error
-		if argv, env, err = waitForCommand(conn); err != nil {
+	// Nothing but stdin, stdout and stderr goes on to the engine; the
+	// waiter also gets the socket, and closes it before the engine runs.
+	_ = unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	switch {
+	case mode == helperWaitArg && len(argv) > 0:
+		if _, err := unix.FcntlInt(helperFd, unix.F_SETFD, 0); err != nil {
 			return err
 		}
-	} else if mode != "--" || len(argv) == 0 {
-		return fmt.Errorf("usage: %s PORT -- COMMAND... | PORT %s", HelperArg, helperWaitArg)
+	case mode == "--" && len(argv) > 0:
+	default:
+		return fmt.Errorf("usage: %s PORT -- COMMAND... | PORT %s WAITER...", HelperArg, helperWaitArg)
 	}
-	conn.Close()
 	// Looked up in the engine's PATH, as bwrap's execvp would.
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			os.Setenv("PATH", v)
-		}
-	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return err
 	}
-	// Nothing but stdin, stdout and stderr goes on to the engine.
-	_ = unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
-	return syscall.Exec(path, argv, env)
+	return syscall.Exec(path, argv, os.Environ())
 }
 
 // handListener opens the seat's listener and hands it to the server.
@@ -98,45 +93,6 @@ func handListener(conn *os.File, port string) error {
 		return fmt.Errorf("hand the listener to the server: %w", err)
 	}
 	return nil
-}
-
-// waitForCommand reads Exec's message: the command and its environment,
-// and the descriptors that become the engine's 0, 1 and 2.
-func waitForCommand(conn *os.File) ([]string, []string, error) {
-	buf, oob := make([]byte, helperMsgMax+1), make([]byte, unix.CmsgSpace(3*4))
-	var n, oobn int
-	var err error
-	for {
-		n, oobn, _, _, err = unix.Recvmsg(int(conn.Fd()), buf, oob, unix.MSG_CMSG_CLOEXEC)
-		if err != unix.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("wait for the command: %w", err)
-	}
-	if n == 0 {
-		os.Exit(0) // the server stopped the prepared sandbox
-	}
-	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
-	if err != nil || len(msgs) != 1 {
-		return nil, nil, fmt.Errorf("no descriptors with the command: %v", err)
-	}
-	fds, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) != 3 {
-		return nil, nil, fmt.Errorf("want 3 descriptors with the command, got %d: %v", len(fds), err)
-	}
-	for i, fd := range fds {
-		if err := unix.Dup3(fd, i, 0); err != nil {
-			return nil, nil, fmt.Errorf("dup2: %w", err)
-		}
-		unix.Close(fd)
-	}
-	var m execMsg
-	if err := json.Unmarshal(buf[:n], &m); err != nil || len(m.Argv) == 0 {
-		return nil, nil, fmt.Errorf("bad command message: %v", err)
-	}
-	return m.Argv, m.Env, nil
 }
 
 // helperArgs is the command line bwrap runs when a helper opens the listener.

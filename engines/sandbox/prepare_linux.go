@@ -4,150 +4,227 @@ package sandbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
+// waiter is what a prepared sandbox runs until its game comes (see
+// Prepare): the system's sh, started in a millisecond (the taikai binary
+// took ten). It limits its open files (the engine inherits the limit, and
+// cannot raise it), then reads one line from fd 6, the server's socket: a
+// shell command line made by Exec that exports the engine's environment and
+// execs its command, which keeps the waiter's pid. A line that never ends
+// (the server stopped the sandbox, or died, before or while writing it)
+// runs nothing: the waiter exits, and its init with it.
+const waiter = `ulimit -n "$1" && IFS= read -r c <&6 || exit 0; exec 6<&-; eval "$c"`
+
+// waiterArgv is the waiter's command line for cfg.
+func waiterArgv(cfg Config) []string {
+	return []string{"/bin/sh", "-c", waiter, "sh", strconv.Itoa(cfg.NoFile)}
+}
+
 // Prepare sets up a sandbox for cfg ahead of its engine: bwrap's
-// namespaces and mounts, the cgroups and limits, and (with cfg.Port) the
-// seat's listener are made, and the binary at helper (the taikai binary;
-// its main calls MaybeHelper) waits inside as the sandbox's pid 2 until
-// Exec gives it the engine's command, which it then execs in place. Most of
-// a sandbox's start (about 10 ms here) is paid then, not when the game
-// waits for its engine.
+// namespaces and mounts, the cgroups and limits, the seat's listener (with
+// cfg.Port) and the engine's standard streams are made, and the sandbox
+// waits with sh as its pid 2 until Exec gives it the engine's command,
+// which sh then execs. Most of a sandbox's start is paid then, not when the
+// game waits for its engine.
 //
-// The caller sets nothing on Cmd: Exec passes the engine its stdin, stdout
-// and stderr. Until Exec, the sandbox is a process of the server's like any
+// With stdio, the engine's standard input and output are pipes to the
+// server; without, its input is /dev/null and its output goes to its log.
+// With cfg.Helper (no setns here), the helper opens the listener, then
+// execs sh. Until Exec, the sandbox is a process of the server's like any
 // other: Stop ends it, and it dies with the server.
-func Prepare(cfg Config, helper string) (*Sandbox, error) {
-	if helper == "" {
-		return nil, errors.New("sandbox: Prepare needs the helper binary")
-	}
-	abs, err := filepath.Abs(helper)
-	if err != nil {
-		return nil, err
-	}
+func Prepare(cfg Config, stdio bool) (*Sandbox, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	if err := searchable(filepath.Dir(abs), cfg.UID, cfg.GID, false); err != nil {
-		return nil, fmt.Errorf("sandbox: helper: %w", err)
-	}
-	// The helper opens the listener itself only when cfg.Helper says so.
-	port := 0
+	helper, argv := "", waiterArgv(cfg)
 	if cfg.Port != 0 && cfg.Helper != "" {
-		port = cfg.Port
+		helper, argv = cfg.Helper, append([]string{helperMount, HelperArg, strconv.Itoa(cfg.Port), helperWaitArg}, argv...)
 	}
-	argv := []string{helperMount, HelperArg, strconv.Itoa(port), helperWaitArg}
-	s, err := command(context.Background(), cfg, abs, argv)
+	s, err := command(context.Background(), cfg, helper, argv, true)
 	if err != nil {
 		return nil, err
 	}
 	s.waiting = true
-	// bwrap's own messages, should it fail before the helper runs: a file,
-	// not a pipe, so that Wait does not wait for the sandbox's init (which
-	// holds it) to be gone.
-	fd, err := unix.MemfdCreate("taikai-sandbox-setup", unix.MFD_CLOEXEC)
+	// The server's ends are kept until Exec; the sandbox's are closed once
+	// bwrap has them.
+	var theirs []*os.File
+	defer func() {
+		for _, f := range theirs {
+			f.Close()
+		}
+	}()
+	logR, logW, err := os.Pipe()
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: %w", err)
+		return nil, err
 	}
-	out := os.NewFile(uintptr(fd), "setup")
-	defer out.Close()
-	s.Cmd.Stdout, s.Cmd.Stderr = out, out
+	theirs = append(theirs, logW)
+	st := Streams{Log: logR}
+	s.Cmd.Stdout, s.Cmd.Stderr = logW, logW
+	if stdio {
+		inR, inW, err := os.Pipe()
+		if err != nil {
+			logR.Close()
+			return nil, err
+		}
+		outR, outW, err := os.Pipe()
+		if err != nil {
+			logR.Close()
+			inR.Close()
+			inW.Close()
+			return nil, err
+		}
+		theirs = append(theirs, inR, outW)
+		st.Stdin, st.Stdout = inW, outR
+		s.Cmd.Stdin, s.Cmd.Stdout = inR, outW
+	}
+	s.streams = st
 	if err := s.Start(); err != nil {
-		b := make([]byte, 1024)
-		n, _ := out.ReadAt(b, 0)
-		if msg := strings.TrimSpace(string(b[:n])); msg != "" {
+		// bwrap's own messages, should it fail before sh runs: everything
+		// of the sandbox is gone, so the log ends.
+		for _, f := range theirs {
+			f.Close()
+		}
+		theirs = nil
+		_ = logR.SetReadDeadline(time.Now().Add(time.Second))
+		b, _ := io.ReadAll(io.LimitReader(logR, 1024))
+		if msg := strings.TrimSpace(string(b)); msg != "" {
 			err = fmt.Errorf("%w: %s", err, msg)
 		}
+		st.close()
 		return nil, err
 	}
 	return s, nil
 }
 
-// ExecRequest is the engine's command that Exec runs in a prepared sandbox.
-type ExecRequest struct {
-	Argv []string // looked up in the environment's PATH, relative to /engine
-	// Env is the engine's whole environment; HOME, TMPDIR and PATH are
-	// added as Config.Env's are when missing.
-	Env []string
-	// Stdin, Stdout and Stderr become the engine's 0, 1 and 2; nil is
-	// /dev/null.
-	Stdin, Stdout, Stderr *os.File
+// Streams are the server's ends of a prepared engine's standard streams.
+// The caller of Exec owns them.
+type Streams struct {
+	Stdin  *os.File // the engine's standard input (stdio engines only)
+	Stdout *os.File // its standard output (stdio engines only)
+	// Log is its standard error, and its standard output unless stdio; it
+	// ends once every process of the sandbox is gone.
+	Log *os.File
 }
 
-// execMsg is ExecRequest on the wire to the helper.
-type execMsg struct {
-	Argv []string `json:"argv"`
-	Env  []string `json:"env"`
+func (st Streams) close() {
+	for _, f := range []*os.File{st.Stdin, st.Stdout, st.Log} {
+		if f != nil {
+			f.Close()
+		}
+	}
 }
 
-// Exec hands a prepared sandbox its engine. It returns once the helper has
-// the command; the engine's start from there is an exec. An error means the
-// sandbox is unusable (the caller stops it and starts another); an engine
-// that cannot be run (no such file) exits with status 127 and says why on
-// its stderr, as a command run by Command does.
-func (s *Sandbox) Exec(req ExecRequest) error {
+// Exec hands a prepared sandbox its engine: argv (looked up in the
+// environment's PATH, relative to /engine) with env as its whole
+// environment (HOME, TMPDIR and PATH are added as Config.Env's are when
+// missing). It returns once sh has the command; the engine's start from
+// there is an exec. An error means the sandbox is unusable (the caller stops
+// it and starts another); an engine that cannot be run (no such file) exits
+// with status 127 and says why in its log, as a command run by Command does.
+func (s *Sandbox) Exec(argv, env []string) (Streams, error) {
 	if !s.waiting {
-		return errors.New("sandbox: Exec needs a sandbox made by Prepare")
+		return Streams{}, errors.New("sandbox: Exec needs a sandbox made by Prepare")
 	}
-	if len(req.Argv) == 0 {
-		return errors.New("sandbox: empty command")
-	}
-	env, err := s.cfg.engineEnv(req.Env)
+	env, err := s.cfg.engineEnv(env)
 	if err != nil {
-		return err
+		return Streams{}, err
 	}
-	msg, err := json.Marshal(execMsg{Argv: req.Argv, Env: env})
+	line, err := execLine(argv, env)
 	if err != nil {
-		return err
-	}
-	if len(msg) > helperMsgMax {
-		return fmt.Errorf("sandbox: command and environment too long (%d bytes)", len(msg))
+		return Streams{}, err
 	}
 	s.mu.Lock()
-	ctl := s.ctl
-	s.ctl = nil
+	ctl, st := s.ctl, s.streams
+	s.ctl, s.streams = nil, Streams{}
 	s.mu.Unlock()
 	if ctl == nil {
-		return errors.New("sandbox: Exec called twice, or the sandbox has ended")
+		return Streams{}, errors.New("sandbox: Exec called twice, or the sandbox has ended")
 	}
 	defer ctl.Close()
 	select {
 	case <-s.exited:
-		return errors.New("sandbox: the prepared sandbox has ended")
+		st.close()
+		return Streams{}, errors.New("sandbox: the prepared sandbox has ended")
 	default:
 	}
-	devnull, err := os.Open(os.DevNull)
-	if err != nil {
-		return err
-	}
-	defer devnull.Close()
-	fds := make([]int, 3)
-	for i, f := range []*os.File{req.Stdin, req.Stdout, req.Stderr} {
-		if f == nil {
-			f = devnull
-		}
-		fds[i] = int(f.Fd())
-	}
-	// What the waiting helper used does not count as the engine's.
+	// What the waiting sh used does not count as the engine's.
 	base := s.group.cpuTime()
 	s.mu.Lock()
 	s.cpuBase = base
 	s.mu.Unlock()
 	s.group.resetPeak()
-	if err := unix.Sendmsg(int(ctl.Fd()), msg, unix.UnixRights(fds...), nil, 0); err != nil {
-		return fmt.Errorf("sandbox: hand the prepared sandbox its command: %w", err)
+	_ = ctl.SetWriteDeadline(time.Now().Add(setupTimeout))
+	if _, err := io.WriteString(ctl, line); err != nil {
+		st.close()
+		return Streams{}, fmt.Errorf("sandbox: hand the prepared sandbox its command: %w", err)
 	}
-	return nil
+	return st, nil
+}
+
+// Execable says whether Exec can run argv with env (a prepared sandbox
+// cannot run every command a cold one can; see execLine).
+func Execable(argv, env []string) error {
+	_, err := execLine(argv, env)
+	return err
+}
+
+var shellName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// execLine is the waiter's command line for argv and env: the variables
+// exported, then the command exec'd, every word single-quoted. It is one
+// line, so no word may hold a newline (or NUL); the names must be the
+// shell's, and the command must not start with "-" (dash's exec takes no
+// "--").
+func execLine(argv, env []string) (string, error) {
+	if len(argv) == 0 {
+		return "", errors.New("sandbox: empty command")
+	}
+	if strings.HasPrefix(argv[0], "-") {
+		return "", fmt.Errorf("sandbox: a prepared sandbox cannot run a command named %q", argv[0])
+	}
+	var b strings.Builder
+	word := func(w string) error {
+		if strings.ContainsAny(w, "\n\x00") {
+			return fmt.Errorf("sandbox: a prepared sandbox cannot pass %q (a newline or NUL)", w)
+		}
+		b.WriteString(" '")
+		b.WriteString(strings.ReplaceAll(w, "'", `'\''`))
+		b.WriteString("'")
+		return nil
+	}
+	if len(env) > 0 {
+		b.WriteString("export")
+		for _, kv := range env {
+			if k, _, _ := strings.Cut(kv, "="); !shellName.MatchString(k) {
+				return "", fmt.Errorf("sandbox: a prepared sandbox cannot set the variable %q", k)
+			}
+			if err := word(kv); err != nil {
+				return "", err
+			}
+		}
+		b.WriteString("; ")
+	}
+	b.WriteString("exec")
+	for _, a := range argv {
+		if err := word(a); err != nil {
+			return "", err
+		}
+	}
+	b.WriteString("\n")
+	if b.Len() > helperMsgMax {
+		return "", fmt.Errorf("sandbox: command and environment too long (%d bytes)", b.Len())
+	}
+	return b.String(), nil
 }
 
 // engineEnv is env with the defaults Config.Env gets (see bwrapArgs).
@@ -177,7 +254,7 @@ func (g *group) cpuTime() time.Duration {
 }
 
 // resetPeak starts the group's peak memory afresh where the kernel allows
-// it (cgroup v1); on v2 the peak includes the waiting helper's few MiB.
+// it (cgroup v1); on v2 the peak includes the waiting sh's few hundred KiB.
 func (g *group) resetPeak() {
 	if !g.setup.v2 {
 		_ = writeFile(filepath.Join(g.dirs[g.setup.memory], "memory.max_usage_in_bytes"), "0")

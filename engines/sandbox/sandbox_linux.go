@@ -60,11 +60,14 @@ type Sandbox struct {
 	// setNoFile: the server sets the init's RLIMIT_NOFILE (prlimit(2))
 	// rather than a prlimit(1) in the exec chain.
 	setNoFile bool
-	// waiting: made by Prepare, the helper waits inside for Exec's command
-	// on ctl (the server's end of a socket pair), which Exec closes.
+	// waiting: made by Prepare, the waiter reads Exec's command from ctl
+	// (the server's end of a socket pair), which Exec closes; streams are
+	// the server's ends of the engine's standard streams until Exec hands
+	// them over. Both under mu.
 	waiting bool
 	ctl     *os.File
-	cpuBase time.Duration // CPU time used before Exec (the waiting helper's); under mu
+	streams Streams
+	cpuBase time.Duration // CPU time used before Exec (the waiter's); under mu
 
 	exited chan struct{} // the engine's main process has exited; usage is final
 	done   chan struct{} // and everything is gone and cleaned up
@@ -89,12 +92,13 @@ func Command(ctx context.Context, cfg Config, argv ...string) (*Sandbox, error) 
 		helper = cfg.Helper
 		argv = helperArgs(cfg.Port, argv)
 	}
-	return command(ctx, cfg, helper, argv)
+	return command(ctx, cfg, helper, argv, false)
 }
 
 // command is Command with the host path of the helper to mount ("" for
-// none) and cfg's defaults applied.
-func command(ctx context.Context, cfg Config, helper string, argv []string) (*Sandbox, error) {
+// none) and cfg's defaults applied. With limitsItself, the command limits
+// its own open files (a prepared sandbox's waiter does).
+func command(ctx context.Context, cfg Config, helper string, argv []string, limitsItself bool) (*Sandbox, error) {
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
 		return nil, errors.New("sandbox: bwrap not found: install bubblewrap (apt-get install bubblewrap)")
@@ -148,8 +152,8 @@ func command(ctx context.Context, cfg Config, helper string, argv []string) (*Sa
 	// without it (a container's root often lacks it), prlimit(1), running as
 	// the engine's uid, lowers its own limit and execs the rest (one more
 	// exec, about 1 ms).
-	s.setNoFile = canSetRlimits()
-	if !s.setNoFile {
+	s.setNoFile = canSetRlimits() && !limitsItself
+	if !s.setNoFile && !limitsItself {
 		prlimit, err := exec.LookPath("prlimit")
 		if err != nil {
 			return nil, errors.New("sandbox: prlimit not found: install util-linux")
@@ -432,7 +436,7 @@ func (s *Sandbox) start() error {
 	// it is in the cgroups).
 	//
 	// A prepared sandbox (Prepare) gets the plain read end: what it runs
-	// is the helper, which waits for its command from the server and exits
+	// is the waiter, which waits for its command from the server and exits
 	// at once if the server is gone, taking the orphaned init along.
 	ours, theirs = []*os.File{argsW, infoR, blockW}, []*os.File{argsR, infoW, blockR}
 	if !s.waiting {
@@ -445,8 +449,8 @@ func (s *Sandbox) start() error {
 	var seatR *os.File // the server's end of the helper's socket pair
 	helperListens := s.cfg.Port != 0 && s.cfg.Helper != ""
 	if helperListens || s.waiting {
-		// Datagrams: Exec's command is one message.
-		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+		// A stream: the waiter's sh reads Exec's command line from it.
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 		if err != nil {
 			return err
 		}
@@ -672,6 +676,12 @@ func (s *Sandbox) wait() {
 	s.mu.Unlock()
 	close(s.exited)
 	s.teardown()
+	// A prepared sandbox that never ran its engine (on a failed start,
+	// Prepare closes them).
+	s.mu.Lock()
+	s.streams.close()
+	s.streams = Streams{}
+	s.mu.Unlock()
 	close(s.done)
 }
 

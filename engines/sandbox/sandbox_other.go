@@ -36,20 +36,20 @@ func Command(ctx context.Context, cfg Config, argv ...string) (*Sandbox, error) 
 }
 
 // Prepare fails on this system.
-func Prepare(cfg Config, helper string) (*Sandbox, error) { return nil, errUnsupported }
+func Prepare(cfg Config, stdio bool) (*Sandbox, error) { return nil, errUnsupported }
 
-// ExecRequest is the engine's command of a prepared sandbox.
-type ExecRequest struct {
-	Argv, Env             []string
-	Stdin, Stdout, Stderr *os.File
-}
+// Streams are a prepared engine's standard streams.
+type Streams struct{ Stdin, Stdout, Log *os.File }
 
-func (s *Sandbox) Exec(req ExecRequest) error { return errUnsupported }
-func (s *Sandbox) Start() error               { return errUnsupported }
-func (s *Sandbox) Wait() error                { return errUnsupported }
-func (s *Sandbox) Stop(grace time.Duration)   {}
-func (s *Sandbox) Usage() Usage               { return Usage{} }
-func (s *Sandbox) OverMemory() bool           { return false }
-func (s *Sandbox) Listener() net.Listener     { return nil }
-func (s *Sandbox) Pid() int                   { return 0 }
-func (s *Sandbox) Done() <-chan struct{}      { return nil }
+// Execable fails on this system.
+func Execable(argv, env []string) error { return errUnsupported }
+
+func (s *Sandbox) Exec(argv, env []string) (Streams, error) { return Streams{}, errUnsupported }
+func (s *Sandbox) Start() error                             { return errUnsupported }
+func (s *Sandbox) Wait() error                              { return errUnsupported }
+func (s *Sandbox) Stop(grace time.Duration)                 {}
+func (s *Sandbox) Usage() Usage                             { return Usage{} }
+func (s *Sandbox) OverMemory() bool                         { return false }
+func (s *Sandbox) Listener() net.Listener                   { return nil }
+func (s *Sandbox) Pid() int                                 { return 0 }
+func (s *Sandbox) Done() <-chan struct{}                    { return nil }

@@ -33,8 +33,8 @@ func TestMain(m *testing.M) {
 		fmt.Println(Available())
 		os.Exit(0)
 	}
-	if h, ok := strings.CutPrefix(os.Getenv(helperEnv), "prepare:"); ok {
-		prepareForEver(h)
+	if os.Getenv(helperEnv) == "prepare" {
+		prepareForEver()
 	}
 	if os.Getenv(helperEnv) != "" {
 		os.Exit(helperMain(os.Getenv(helperEnv)))
@@ -68,13 +68,13 @@ func helperMain(marker string) int {
 
 // prepareForEver prepares sandboxes and stops them, four at a time, until
 // the test kills it (the server of TestPrepareServerKilled).
-func prepareForEver(helper string) {
+func prepareForEver() {
 	sem := make(chan struct{}, 4)
 	for {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem }()
-			if sb, err := Prepare(Config{}, helper); err == nil {
+			if sb, err := Prepare(Config{}, false); err == nil {
 				time.Sleep(20 * time.Millisecond)
 				sb.Stop(0)
 			}
@@ -156,8 +156,9 @@ func buildC(t testing.TB, dir, name, src string) {
 
 // syncBuf is an output buffer safe for bwrap's copying goroutines.
 type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu  sync.Mutex
+	b   bytes.Buffer
+	eof chan struct{} // if not nil: closed once the copy into b has ended
 }
 
 func (b *syncBuf) Write(p []byte) (int, error) {
@@ -196,6 +197,13 @@ func waitDone(t testing.TB, sb *Sandbox, out *syncBuf, timeout time.Duration) Us
 	case <-time.After(timeout):
 		sb.Stop(0)
 		t.Fatalf("sandbox still running after %v; output:\n%s", timeout, out)
+	}
+	if out.eof != nil {
+		select {
+		case <-out.eof:
+		case <-time.After(timeout):
+			t.Fatalf("output not at its end %v after the sandbox's:\n%s", timeout, out)
+		}
 	}
 	return sb.Usage()
 }
@@ -268,6 +276,14 @@ func TestDescriptors(t *testing.T) {
 		out, _ := run(t, cfg, 10*time.Second, "sh", "-c", fmt.Sprintf("cat /proc/self/fd/%d; exec ls /proc/self/fd", fd))
 		if strings.Contains(out, "TOPSECRET") || !strings.HasSuffix(out, "\n0\n1\n2\n3\n") { // 3: ls's own
 			t.Errorf("helper %q: descriptors:\n%s", cfg.Helper, out)
+		}
+		// The same in a prepared sandbox: the waiter's socket is not left
+		// open either.
+		sb := prepare(t, cfg, false)
+		log, _ := execLogged(t, sb, nil, "sh", "-c", fmt.Sprintf("cat /proc/self/fd/%d; exec ls /proc/self/fd", fd))
+		waitDone(t, sb, log, 20*time.Second)
+		if out := log.String(); strings.Contains(out, "TOPSECRET") || !strings.HasSuffix(out, "\n0\n1\n2\n3\n") {
+			t.Errorf("prepared, helper %q: descriptors:\n%s", cfg.Helper, out)
 		}
 	}
 }
@@ -884,8 +900,9 @@ func TestSweepKillsLeftovers(t *testing.T) {
 }
 
 // The open files limit holds whichever way it is set: by the server
-// (prlimit(2), with CAP_SYS_RESOURCE) or by prlimit(1) in the exec chain.
-func TestNoFileBothWays(t *testing.T) {
+// (prlimit(2), with CAP_SYS_RESOURCE), by prlimit(1) in the exec chain, or
+// by a prepared sandbox's waiter (with and without the helper).
+func TestNoFileAllWays(t *testing.T) {
 	requireSandbox(t)
 	direct := canSetRlimits()
 	defer func() { canSetRlimits = func() bool { return direct } }()
@@ -897,6 +914,14 @@ func TestNoFileBothWays(t *testing.T) {
 		out, _ := run(t, Config{NoFile: 50}, 10*time.Second, "sh", "-c", "ulimit -n; ulimit -Hn; ulimit -n 5000 2>/dev/null && echo LEAK raised")
 		if out != "50\n50\n" {
 			t.Errorf("set by the server %v: open files %q", server, out)
+		}
+	}
+	for _, cfg := range []Config{{NoFile: 50}, {NoFile: 50, Port: 46000, Helper: testHelper(t)}} {
+		sb := prepare(t, cfg, false)
+		log, _ := execLogged(t, sb, nil, "sh", "-c", "ulimit -n; ulimit -Hn; ulimit -n 5000 2>/dev/null && echo LEAK raised")
+		waitDone(t, sb, log, 20*time.Second)
+		if out := log.String(); out != "50\n50\n" {
+			t.Errorf("prepared, helper %q: open files %q", cfg.Helper, out)
 		}
 	}
 }
