@@ -156,6 +156,11 @@ type BenchResult struct {
 	GamesPerSecSandboxC2 float64 `json:"games_per_sec_sandbox_c2"`
 	SandboxGamesRatio    float64 `json:"sandbox_games_ratio"`
 	SandboxGamesRatioC2  float64 `json:"sandbox_games_ratio_c2"`
+	// The machine's busy CPU time per game over those games (both
+	// engines' starts, the games, the referee; with the sandbox, preparing
+	// the sandboxes too), without and with the sandbox.
+	CPUPerGameMS        float64 `json:"cpu_per_game_ms"`
+	CPUPerGameSandboxMS float64 `json:"cpu_per_game_sandbox_ms"`
 	// The referee's per-move turnaround with sandboxed engines.
 	TurnaroundSandboxP50us float64 `json:"turnaround_p50_us_sandbox"`
 	TurnaroundSandboxP99us float64 `json:"turnaround_p99_us_sandbox"`
@@ -654,13 +659,16 @@ func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
 		count, boxedCount   [2]int
 		rounds              = b.n(20)
 		gamesPerRun         = [2]int{2, 4}
+		cpu, boxedCPU       time.Duration // the machine's busy CPU time during the games
 	)
 	for range rounds {
 		for ci, c := range []int{1, 2} {
+			c0 := busyCPU()
 			_, d, err := b.games(ctx, b.runner, gamesPerRun[ci], c, instant(), instant(), set, nil)
 			if err != nil {
 				return err
 			}
+			cpu += busyCPU() - c0
 			took[ci] += d
 			count[ci] += gamesPerRun[ci]
 		}
@@ -677,10 +685,12 @@ func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
 			break
 		}
 		for ci, c := range []int{1, 2} {
+			c0 := busyCPU()
 			_, d, err := b.games(ctx, b.sandboxed, gamesPerRun[ci], c, instant(), instant(), set, nil)
 			if err != nil {
 				return fmt.Errorf("sandboxed: %w", err)
 			}
+			boxedCPU += busyCPU() - c0
 			boxedTook[ci] += d
 			boxedCount[ci] += gamesPerRun[ci]
 		}
@@ -707,6 +717,7 @@ func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
 	r.GamesPerSecC2 = round(float64(count[1])/took[1].Seconds(), 1)
 	r.ThroughputRatio = round(r.SpawnFloorGamesPerS/r.GamesPerSec, 2)
 	r.ThroughputRatioC2 = round(r.SpawnFloorGamesPerS/r.GamesPerSecC2, 2)
+	r.CPUPerGameMS = ms(cpu / time.Duration(count[0]+count[1]))
 	if b.sandboxed != nil {
 		boxed := spawnQuantiles(boxedSpawns)
 		r.EngineStartSandboxMS, r.EngineStopSandboxMS = ms(boxed.start), ms(boxed.stop)
@@ -721,6 +732,7 @@ func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
 		r.GamesPerSecSandboxC2 = round(float64(boxedCount[1])/boxedTook[1].Seconds(), 1)
 		r.SandboxGamesRatio = round(r.GamesPerSecSandbox/r.GamesPerSec, 2)
 		r.SandboxGamesRatioC2 = round(r.GamesPerSecSandboxC2/r.GamesPerSecC2, 2)
+		r.CPUPerGameSandboxMS = ms(boxedCPU / time.Duration(boxedCount[0]+boxedCount[1]))
 	}
 	return nil
 }
@@ -996,6 +1008,8 @@ func (r *BenchResult) print(w io.Writer) {
 				r.EngineStartMS, r.EngineStartSandboxMS, r.SandboxStartAddedMS, r.BwrapTrueAddedMS, r.SandboxStartVsBwrap)
 			fmt.Fprintf(w, "  engine start, cold      %8.2f ms sandboxed (+%.2f ms: the sandbox made at the start, not ahead)\n", r.EngineStartColdMS, r.SandboxColdStartAddedMS)
 			fmt.Fprintf(w, "  engine stop             %8.2f ms, sandboxed %.2f ms\n", r.EngineStopMS, r.EngineStopSandboxMS)
+			fmt.Fprintf(w, "  CPU per game            %8.1f ms, sandboxed %.1f ms (the whole machine's: +%.1f ms per engine's sandbox)\n",
+				r.CPUPerGameMS, r.CPUPerGameSandboxMS, (r.CPUPerGameSandboxMS-r.CPUPerGameMS)/2)
 		}
 	}
 	if r.Sandbox != "on" {
@@ -1021,3 +1035,27 @@ func (r *BenchResult) print(w io.Writer) {
 		fmt.Fprintf(w, "  bytes per game          %8.1f (of which moves %.1f, %.1f plies; target < 300)\n", r.BytesPerGame, r.MoveBytesPerGame, r.MovesPerStoredGame)
 	}
 }
+
+// busyCPU is the CPU time the whole machine has spent busy so far, from
+// /proc/stat: every process and the kernel's own work, without idle and
+// without time taken by the hypervisor (steal); 0 if unreadable.
+func busyCPU() time.Duration {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line) // cpu user nice system idle iowait irq softirq steal ...
+	var ticks int64
+	for _, i := range []int{1, 2, 3, 6, 7} {
+		if i < len(f) {
+			n, _ := strconv.ParseInt(f[i], 10, 64)
+			ticks += n
+		}
+	}
+	return time.Duration(ticks) * time.Second / clockTicks
+}
+
+// clockTicks is USER_HZ, the unit of /proc/stat: 100 on every Linux
+// architecture Go supports.
+const clockTicks = 100

@@ -419,7 +419,7 @@ func TestSandboxDaemonDiesWithServer(t *testing.T) {
 		t.Fatalf("daemon %v, built-in %v: want the game's running\n%s", procsWith(daemon), procsWith(builtins), s.logs())
 	}
 	// One bwrap per engine, and the sandboxes prepared for the next game
-	// (their helpers waiting inside).
+	// (their waiters inside).
 	bwraps := bwrapsOf(s.cmd.Process.Pid)
 	if len(bwraps) < 2 {
 		t.Errorf("bwrap processes of the server: %v, want one per engine at least", bwraps)
@@ -602,15 +602,18 @@ func TestBenchSandboxFigures(t *testing.T) {
 		GamesPerSec          float64 `json:"games_per_sec"`
 		GamesPerSecSandbox   float64 `json:"games_per_sec_sandbox"`
 		SandboxGamesRatio    float64 `json:"sandbox_games_ratio"`
+		CPUPerGame           float64 `json:"cpu_per_game_ms"`
+		CPUPerGameSandbox    float64 `json:"cpu_per_game_sandbox_ms"`
 	}
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if r.Sandbox != "on" || r.EngineStartMS <= 0 || r.EngineStartSandboxMS <= 0 || r.EngineStopSandboxMS <= 0 || r.BwrapTrueAddedMS <= 0 || r.GamesPerSec <= 0 || r.GamesPerSecSandbox <= 0 {
+	if r.Sandbox != "on" || r.EngineStartMS <= 0 || r.EngineStartSandboxMS <= 0 || r.EngineStopSandboxMS <= 0 || r.BwrapTrueAddedMS <= 0 || r.GamesPerSec <= 0 || r.GamesPerSecSandbox <= 0 ||
+		r.CPUPerGame <= 0 || r.CPUPerGameSandbox <= 0 {
 		t.Errorf("bench figures %+v", r)
 	}
-	t.Logf("engine start %.2f ms, sandboxed %.2f ms; %.1f games/s, sandboxed %.1f (%.2f)", r.EngineStartMS, r.EngineStartSandboxMS,
-		r.GamesPerSec, r.GamesPerSecSandbox, r.SandboxGamesRatio)
+	t.Logf("engine start %.2f ms, sandboxed %.2f ms; %.1f games/s, sandboxed %.1f (%.2f); CPU per game %.1f ms, sandboxed %.1f ms", r.EngineStartMS, r.EngineStartSandboxMS,
+		r.GamesPerSec, r.GamesPerSecSandbox, r.SandboxGamesRatio, r.CPUPerGame, r.CPUPerGameSandbox)
 }
 
 // Where the sandbox cannot be set up (here: no bwrap on the PATH), serve
