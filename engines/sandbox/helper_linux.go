@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -74,7 +75,9 @@ func helper(port, mode string, argv []string) error {
 	if err != nil {
 		return err
 	}
-	return syscall.Exec(path, argv, os.Environ())
+	err = syscall.Exec(path, argv, os.Environ())
+	runtime.KeepAlive(conn) // its finalizer would close fd 6, which the waiter reads
+	return err
 }
 
 // handListener opens the seat's listener and hands it to the server.
