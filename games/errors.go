@@ -30,6 +30,9 @@ type Error struct {
 	Code    string
 	Field   string
 	Message string
+	// Line is the line of an uploaded file that the error is on (from 1);
+	// 0 for none. The message names it too.
+	Line int
 	// Err is the cause, for the server's log: it may name server paths that
 	// the message, which callers see, must not.
 	Err error

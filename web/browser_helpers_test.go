@@ -324,6 +324,7 @@ type errorAnswer struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
 		Field   string `json:"field"`
+		Line    int    `json:"line"`
 	} `json:"error"`
 }
 

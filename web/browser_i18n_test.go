@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -484,6 +486,17 @@ func TestBrowserJapanese(t *testing.T) {
 		b.run(t, "send the empty deadline", 15*time.Second, chromedp.Click(chromedp.CSS("#lock-set")))
 		if got := evalJS[string](t, b, `document.querySelector('#lock-form .field-error[data-field=close_at]').textContent`); got != "日時を選んでください。" {
 			t.Errorf("the empty deadline's error: %q", got)
+		}
+		// A CSV with a name twice: the error names its line, in Japanese.
+		badCSV := filepath.Join(t.TempDir(), "class.csv")
+		if err := os.WriteFile(badCSV, []byte("佐藤\n鈴木\n佐藤\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b.run(t, "add a CSV with a name twice", 30*time.Second,
+			chromedp.SetUploadFiles(chromedp.CSS("#p-csv"), []string{badCSV}), chromedp.Click(chromedp.CSS("#p-csv-add")))
+		b.waitJS(t, "the CSV's error", `document.querySelector('.field-error[data-field=csv]').textContent !== ''`, 30*time.Second)
+		if got := evalJS[string](t, b, `document.querySelector('.field-error[data-field=csv]').textContent`); !strings.HasPrefix(got, "3 行目: この CSV は使えません。") {
+			t.Errorf("the CSV's error: %q, want it on line 3", got)
 		}
 		checkPage(t, b, mode+" participants with a new link", names, true)
 		b.noErrors(t, mode+" forms", expected)

@@ -30,6 +30,9 @@ type errorJSON struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Field   string `json:"field,omitempty"`
+	// Line is the line of an uploaded file the error is on (a CSV of
+	// participants), for a dashboard that says it in its own language.
+	Line int `json:"line,omitempty"`
 	// Fields has every field in error when there are several (a form shows
 	// them all at once); Field and Message are the first's, and all of them.
 	Fields map[string]string `json:"fields,omitempty"`
@@ -54,7 +57,7 @@ func apiError(err error) errorJSON {
 	out := errorJSON{Code: games.ErrorCode(err), Message: err.Error()}
 	var e *games.Error
 	if errors.As(err, &e) {
-		out.Field = e.Field
+		out.Field, out.Line = e.Field, e.Line
 	}
 	var list games.Errors
 	if errors.As(err, &list) {

@@ -102,6 +102,11 @@ func newInvitation(r *http.Request) (invitationJSON, string) {
 	return invitationJSON{Code: code, Path: path, URL: scheme + "://" + host + path, ExpiresAt: time.Now().Add(invitationTTL).UTC()}, HashToken(code)
 }
 
+// csvError is an error on a line of a CSV of names.
+func csvError(line int, format string, args ...any) *games.Error {
+	return &games.Error{Code: games.EInvalid, Field: "csv", Line: line, Message: fmt.Sprintf("line %d: ", line) + fmt.Sprintf(format, args...)}
+}
+
 // parseNames reads a CSV of participants' names: one name a line in the
 // first column, or in the column headed "name" when the first line is a
 // header naming it. Blank lines are skipped. Every error names its line.
@@ -124,7 +129,7 @@ func parseNames(r io.Reader) ([]string, []int, error) {
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
-				return nil, nil, errInvalid("csv", fmt.Sprintf("line %d: %v", pe.Line, pe.Err))
+				return nil, nil, csvError(pe.Line, "%v", pe.Err)
 			}
 			return nil, nil, errInvalid("csv", "csv: "+err.Error())
 		}
@@ -143,24 +148,24 @@ func parseNames(r io.Reader) ([]string, []int, error) {
 			}
 		}
 		if col >= len(rec) {
-			return nil, nil, errInvalid("csv", fmt.Sprintf("line %d: no name column (column %d)", line, col+1))
+			return nil, nil, csvError(line, "no name column (column %d)", col+1)
 		}
 		name := strings.TrimSpace(rec[col])
 		if name == "" && len(rec) == 1 {
 			continue
 		}
 		if err := checkParticipantName(name); err != nil {
-			return nil, nil, errInvalid("csv", fmt.Sprintf("line %d: %s", line, err.Error()))
+			return nil, nil, csvError(line, "%s", err.Error())
 		}
 		key := strings.ToLower(name)
 		if prev, ok := seen[key]; ok {
-			return nil, nil, errInvalid("csv", fmt.Sprintf("line %d: the name %q is already on line %d", line, name, prev))
+			return nil, nil, csvError(line, "the name %q is already on line %d", name, prev)
 		}
 		seen[key] = line
 		names = append(names, name)
 		lines = append(lines, line)
 		if len(names) > maxCSVNames {
-			return nil, nil, errInvalid("csv", fmt.Sprintf("line %d: more than %d names in one file", line, maxCSVNames))
+			return nil, nil, csvError(line, "more than %d names in one file", maxCSVNames)
 		}
 	}
 	if len(names) == 0 {
@@ -231,7 +236,9 @@ func (s *Server) createParticipants(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var ge *games.Error
 		if bad >= 0 && lines != nil && errors.As(err, &ge) {
-			err = &games.Error{Code: ge.Code, Field: "csv", Message: fmt.Sprintf("line %d: %s", lines[bad], strings.TrimPrefix(ge.Message, "name: "))}
+			e := csvError(lines[bad], "%s", strings.TrimPrefix(ge.Message, "name: "))
+			e.Code = ge.Code // a conflict stays one
+			err = e
 		}
 		s.writeError(w, r, err)
 		return

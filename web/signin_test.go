@@ -187,19 +187,22 @@ func TestParticipantsCSVErrors(t *testing.T) {
 		t.Fatalf("create Erin: %d", code)
 	}
 	long := strings.Repeat("x", 65)
-	for _, tc := range []struct{ csv, want string }{
-		{"Ann\nBen\nann\n", `line 3: the name "ann" is already on line 1`},
-		{"id,name\n1,Cat\n2,\n", "line 3: the name is empty"},
-		{"Ann\n\"Be\"n\"\n", "line 2: "},
-		{"Ann\n" + long + "\n", "line 2: the name \"" + long + "\" is longer than 64 bytes"},
-		{"Ann\nBen\nErin\n", `line 3: a participant named "Erin" already exists`},
-		{"name\n\n", "no names in the file"},
-		{"Ann\nB\x01n\n", "line 2: the name \"B\\x01n\" has a character that cannot be printed"},
+	for _, tc := range []struct {
+		csv, want string
+		line      int
+	}{
+		{"Ann\nBen\nann\n", `line 3: the name "ann" is already on line 1`, 3},
+		{"id,name\n1,Cat\n2,\n", "line 3: the name is empty", 3},
+		{"Ann\n\"Be\"n\"\n", "line 2: ", 2},
+		{"Ann\n" + long + "\n", "line 2: the name \"" + long + "\" is longer than 64 bytes", 2},
+		{"Ann\nBen\nErin\n", `line 3: a participant named "Erin" already exists`, 3},
+		{"name\n\n", "no names in the file", 0},
+		{"Ann\nB\x01n\n", "line 2: the name \"B\\x01n\" has a character that cannot be printed", 2},
 	} {
 		var ae errorAnswer
 		code := postCSV(t, s, tc.csv, &ae)
-		if code/100 != 4 || ae.Error.Field != "csv" || !strings.Contains(ae.Error.Message, tc.want) {
-			t.Errorf("CSV %q: %d %+v, want a 4xx on field csv saying %q", tc.csv, code, ae.Error, tc.want)
+		if code/100 != 4 || ae.Error.Field != "csv" || !strings.Contains(ae.Error.Message, tc.want) || ae.Error.Line != tc.line {
+			t.Errorf("CSV %q: %d %+v, want a 4xx on field csv, line %d, saying %q", tc.csv, code, ae.Error, tc.line, tc.want)
 		}
 	}
 	var list struct{ Participants []struct{ Name string } }

@@ -95,6 +95,7 @@ export class APIError extends Error {
     this.status = status;
     this.code = (e && e.code) || '';
     this.field = (e && e.field) || '';
+    this.line = (e && e.line) || 0; // the line of an uploaded file it is on
     this.fields = (e && e.fields) || null; // every field in error, when there are several
   }
 }
@@ -352,7 +353,7 @@ export function errorText(err, message = err.message, field = err.field) {
   // A code's message for the field it names, if there is one (the deadline
   // of submissions, an invitation's code), else the code's.
   for (const key of [`apierror.${err.code}.${field}`, `apierror.${err.code}`]) {
-    if (has(key)) return t(key);
+    if (has(key)) return err.line ? t('apierror.at_line', {line: err.line, message: t(key)}) : t(key);
   }
   return message;
 }
