@@ -45,34 +45,34 @@ type engineRatingJSON struct {
 // engineTournamentJSON is one tournament the engine entered, with its line
 // of that tournament's table.
 type engineTournamentJSON struct {
-	ID       int64   `json:"id"`
-	Name     string  `json:"name"`
-	Format   string  `json:"format"`
-	Status   string  `json:"status"`
-	Entrants int     `json:"entrants"`
-	Rank     int     `json:"rank"` // its place in the table (0: not in it)
-	Games    int64   `json:"games"`
-	Wins     int64   `json:"wins"`
-	Draws    int64   `json:"draws"`
-	Losses   int64   `json:"losses"`
-	Points   float64 `json:"points"`
-	ScorePct float64 `json:"score_pct"`
+	ID       int64  `json:"id"`
+	Name     string `json:"name"`
+	Format   string `json:"format"`
+	Status   string `json:"status"`
+	Entrants int    `json:"entrants"`
+	Rank     int    `json:"rank"` // its place in the table (0: not in it)
+	scoreJSON
 	Elo      float64 `json:"elo"`
 	EloError float64 `json:"elo_error"`
 	Created  *string `json:"created_at"`
 }
 
-// opponentJSON is the engine's record against one opponent, over every
-// tournament, from the engine's side.
-type opponentJSON struct {
-	EngineID int64   `json:"engine_id"`
-	Name     string  `json:"name"`
+// scoreJSON is a record of games, as a table's line shows it.
+type scoreJSON struct {
 	Games    int64   `json:"games"`
 	Wins     int64   `json:"wins"`
 	Draws    int64   `json:"draws"`
 	Losses   int64   `json:"losses"`
 	Points   float64 `json:"points"`
 	ScorePct float64 `json:"score_pct"`
+}
+
+// opponentJSON is the engine's record against one opponent, over every
+// tournament, from the engine's side.
+type opponentJSON struct {
+	EngineID int64  `json:"engine_id"`
+	Name     string `json:"name"`
+	scoreJSON
 	// EloDiff is the Elo difference its score implies (tournament.EloDiff)
 	// and EloMargin the half-width of its 95% interval.
 	EloDiff   float64 `json:"elo_diff"`
@@ -162,8 +162,8 @@ func (s *Server) engineTournaments(ctx context.Context, rec *engineRecordJSON) e
 		j := engineTournamentJSON{ID: t.ID, Name: t.Name, Format: t.Kind, Status: t.Status, Entrants: len(t.Engines), Created: timeOrNil(&t.CreatedAt)}
 		for i, st := range rows {
 			if st.EngineID == rec.Engine.ID {
-				j.Rank, j.Games, j.Wins, j.Draws, j.Losses = i+1, st.Games, st.Wins, st.Draws, st.Losses
-				j.Points, j.ScorePct, j.Elo, j.EloError = st.Points, st.ScorePct, st.Elo, st.EloError
+				j.Rank, j.Elo, j.EloError = i+1, st.Elo, st.EloError
+				j.scoreJSON = scoreJSON{Games: st.Games, Wins: st.Wins, Draws: st.Draws, Losses: st.Losses, Points: st.Points, ScorePct: st.ScorePct}
 				break
 			}
 		}
@@ -223,7 +223,7 @@ func (s *Server) opponents(ctx context.Context, id int64, pairs []tournament.Pai
 		if n == 0 {
 			continue
 		}
-		o := opponentJSON{EngineID: q.B, Games: n, Wins: q.AWins, Draws: q.Draws, Losses: q.BWins}
+		o := opponentJSON{EngineID: q.B, scoreJSON: scoreJSON{Games: n, Wins: q.AWins, Draws: q.Draws, Losses: q.BWins}}
 		o.Points = float64(o.Wins) + float64(o.Draws)/2
 		o.ScorePct = math.Round(1000*o.Points/float64(n)) / 10
 		diff, margin := tournament.EloDiff(o.Wins, o.Draws, o.Losses)

@@ -96,6 +96,17 @@ func accept(tb testing.TB, s *site, code string) string {
 	return a.Token
 }
 
+// newMember creates a participant named name from a CSV, accepts its
+// invitation and returns its id and token.
+func newMember(tb testing.TB, s *site, name string) (int64, string) {
+	tb.Helper()
+	var inv invitedAnswer
+	if code := postCSV(tb, s, name+"\n", &inv); code != http.StatusCreated {
+		tb.Fatalf("create %s: %d", name, code)
+	}
+	return inv.Participants[0].ID, accept(tb, s, inv.Participants[0].Invitation.Code)
+}
+
 // studentEngine is an uploaded engine's files: a script that runs the
 // built-in random player as an othello-move client (this test binary stands
 // in for taikai).

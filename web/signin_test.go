@@ -82,12 +82,8 @@ func signInFrom(t *testing.T, c *http.Client, url, token string) (int, *http.Res
 // every address, with a 429 naming the account.
 func TestParticipantSignInsAreRateLimited(t *testing.T) {
 	s := startSite(t)
-	var inv invitedAnswer
-	if code := postCSV(t, s, "Carol\n", &inv); code != http.StatusCreated {
-		t.Fatalf("create Carol: %d", code)
-	}
-	token := accept(t, s, inv.Participants[0].Invitation.Code)
-	wrong := fmt.Sprintf("tkp_%d_wrong-guess", inv.Participants[0].ID)
+	id, token := newMember(t, s, "Carol")
+	wrong := fmt.Sprintf("tkp_%d_wrong-guess", id)
 
 	attacker := clientFrom("127.0.0.1")
 	codes := map[int]int{}
@@ -130,11 +126,7 @@ func TestParticipantSignInsAreRateLimited(t *testing.T) {
 // and SameSite=Strict, and Secure behind a proxy that says HTTPS.
 func TestSessionCookieAndCSRF(t *testing.T) {
 	s := startSite(t)
-	var inv invitedAnswer
-	if code := postCSV(t, s, "Dave\n", &inv); code != http.StatusCreated {
-		t.Fatalf("create Dave: %d", code)
-	}
-	token := accept(t, s, inv.Participants[0].Invitation.Code)
+	_, token := newMember(t, s, "Dave")
 
 	_, resp := signInFrom(t, http.DefaultClient, s.URL, token)
 	var cookie *http.Cookie

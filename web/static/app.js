@@ -101,13 +101,17 @@ export class APIError extends Error {
 }
 
 /**
- * api calls the JSON API. body may be an object (sent as JSON) or FormData.
+ * api calls the JSON API. body may be an object (sent as JSON), FormData,
+ * or a Blob (sent as it is, its type the Content-Type).
  * Every call carries the dashboard's header, so that the token cookie counts.
  */
 export async function api(path, {method = 'GET', body} = {}) {
   const headers = {'X-Requested-With': 'taikai', 'Accept': 'application/json'};
   let payload;
   if (body instanceof FormData) {
+    payload = body;
+  } else if (body instanceof Blob) {
+    headers['Content-Type'] = body.type;
     payload = body;
   } else if (body !== undefined) {
     headers['Content-Type'] = 'application/json';
