@@ -441,12 +441,16 @@ func accept(ctx context.Context, ln net.Listener, proc *Process, deadline time.T
 		err error
 	}
 	got := make(chan result, 1)
-	tl := ln.(*net.TCPListener)
+	// A *net.TCPListener, or a sandbox's (sandbox.Listener).
+	tl, ok := ln.(interface{ SetDeadline(time.Time) error })
+	if !ok {
+		return nil, fmt.Errorf("listener %T has no deadline", ln)
+	}
 	if err := tl.SetDeadline(deadline); err != nil {
 		return nil, err
 	}
 	go func() {
-		c, err := tl.Accept()
+		c, err := ln.Accept()
 		got <- result{c, err}
 	}()
 	// Closing the listener unblocks Accept; the deferred Close in Start does that

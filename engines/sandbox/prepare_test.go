@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,7 +83,7 @@ exit 7
 		}
 		defer ln.Close()
 		out, _ := execLogged(t, sb, []string{"GREETING=world"}, "bash", "client.sh")
-		ln.(*net.TCPListener).SetDeadline(time.Now().Add(20 * time.Second))
+		ln.(deadliner).SetDeadline(time.Now().Add(20 * time.Second))
 		c, err := ln.Accept()
 		if err != nil {
 			t.Fatalf("accept: %v\n%s", err, out)

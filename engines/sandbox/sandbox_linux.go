@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,10 +37,10 @@ var defaultHide = []string{
 	"/etc/letsencrypt", "/etc/taikai", "/etc/docker", "/etc/machine-id",
 }
 
-// bwrapFlags start every sandbox's bwrap command line (see command): the
-// namespaces and --die-with-parent, then fd 3: --args, fd 4: --info-fd, fd
+// bwrapFlags follow the namespaces on every sandbox's bwrap command line
+// (see command): --die-with-parent, then fd 3: --args, fd 4: --info-fd, fd
 // 5: --block-fd.
-var bwrapFlags = []string{"--unshare-all", "--die-with-parent", "--args", "3", "--info-fd", "4", "--block-fd", "5", "--"}
+var bwrapFlags = []string{"--die-with-parent", "--args", "3", "--info-fd", "4", "--block-fd", "5", "--"}
 
 // Sandbox is one engine process in its sandbox.
 type Sandbox struct {
@@ -68,6 +67,10 @@ type Sandbox struct {
 	ctl     *os.File
 	streams Streams
 	cpuBase time.Duration // CPU time used before Exec (the waiter's); under mu
+	// pooled: bwrap starts in a network namespace of the pool (netns), which
+	// goes back once the sandbox has ended and its listener is closed.
+	pooled bool
+	netns  *netnsHold
 
 	exited chan struct{} // the engine's main process has exited; usage is final
 	done   chan struct{} // and everything is gone and cleaned up
@@ -103,6 +106,9 @@ func command(ctx context.Context, cfg Config, helper string, argv []string, limi
 	if err != nil {
 		return nil, errors.New("sandbox: bwrap not found: install bubblewrap (apt-get install bubblewrap)")
 	}
+	// A pooled network namespace where the server can make them (see
+	// netns_linux.go), else bwrap's own. With a helper the server cannot.
+	pooled := cfg.Helper == "" && pooledNetns()
 	args, err := cfg.bwrapArgs(helper)
 	if err != nil {
 		return nil, err
@@ -121,7 +127,7 @@ func command(ctx context.Context, cfg Config, helper string, argv []string, limi
 	if buf.Len() > 60<<10 {
 		return nil, fmt.Errorf("sandbox: command and environment too long (%d bytes)", buf.Len())
 	}
-	s := &Sandbox{cfg: cfg, args: []byte(buf.String()), pidfd: -1, exited: make(chan struct{}), done: make(chan struct{})}
+	s := &Sandbox{cfg: cfg, args: []byte(buf.String()), pidfd: -1, pooled: pooled, exited: make(chan struct{}), done: make(chan struct{})}
 	s.name = fmt.Sprintf("%d-%d", os.Getpid(), counter.Add(1))
 	if n := regexp.MustCompile(`[^A-Za-z0-9_-]+`).ReplaceAllString(cfg.Name, ""); n != "" {
 		s.name += "-" + n
@@ -132,7 +138,11 @@ func command(ctx context.Context, cfg Config, helper string, argv []string, limi
 	// command line says alone (seen: a bwrap orphaned in its setup, outside
 	// the sandbox's cgroups). With these, it could at worst start the
 	// command in an empty root, where nothing can run.
-	chain := append([]string{bwrap}, bwrapFlags...)
+	chain := []string{bwrap, "--unshare-all"}
+	if pooled {
+		chain = append(chain, "--share-net") // the namespace bwrap starts in
+	}
+	chain = append(chain, bwrapFlags...)
 	if len(cfg.CPUs) > 0 {
 		// taskset(1) pins itself, then execs: the whole sandbox inherits the
 		// affinity (no privilege needed, but an engine may widen it again; a
@@ -307,7 +317,8 @@ func exposed(p string, st os.FileInfo, uid, gid int) bool {
 // bwrapArgs builds bwrap's arguments.
 func (cfg *Config) bwrapArgs(helper string) ([]string, error) {
 	a := []string{
-		"--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+		// The network namespace is set on the command line (see command).
+		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
 		"--unshare-cgroup-try", "--hostname", "engine",
 		// No nested user namespaces: they are the usual door to kernel bugs
 		// reachable without privilege (max_user_namespaces=0 inside).
@@ -465,7 +476,30 @@ func (s *Sandbox) start() error {
 	}
 	s.Cmd.ExtraFiles = theirs
 	closeOnExec()
-	err := s.Cmd.Start()
+	var err error
+	if s.pooled {
+		// bwrap starts in the namespace, and the seat's listener is made
+		// there first.
+		ns, nerr := getNetns()
+		if nerr != nil {
+			return nerr
+		}
+		s.netns = &netnsHold{ns: ns}
+		s.netns.holds.Store(1)
+		err = inNetns(int(ns.Fd()), func() error {
+			if s.cfg.Port != 0 {
+				ln, err := listen(s.cfg.Port)
+				if err != nil {
+					return err
+				}
+				s.netns.holds.Add(1)
+				s.ln = &seatListener{TCPListener: ln.(*net.TCPListener), hold: s.netns}
+			}
+			return s.Cmd.Start()
+		})
+	} else {
+		err = s.Cmd.Start()
+	}
 	for _, f := range theirs {
 		f.Close()
 	}
@@ -519,10 +553,14 @@ func (s *Sandbox) start() error {
 			return fmt.Errorf("limit open files: %w", err)
 		}
 	}
-	if s.cfg.Port != 0 && !helperListens {
-		ln, err := listenIn(info.ChildPid, s.pidfd, s.cfg.Port)
-		if err != nil {
+	if s.cfg.Port != 0 && !helperListens && !s.pooled {
+		var ln net.Listener
+		err := inNetns(s.pidfd, func() (err error) {
+			ln, err = listen(s.cfg.Port)
 			return err
+		})
+		if err != nil {
+			return fmt.Errorf("sandbox %d: %w", info.ChildPid, err)
 		}
 		s.ln = ln
 	}
@@ -579,49 +617,6 @@ func closeOnExec() {
 			unix.CloseOnExec(fd)
 		}
 	}
-}
-
-// listenIn opens a TCP listener on 127.0.0.1:port inside the network
-// namespace of pid: the calling OS thread enters that namespace only for the
-// socket(2), bind(2) and listen(2) calls, and the socket stays there.
-// loopbackWait bounds the wait for a sandbox's loopback to come up.
-const loopbackWait = 5 * time.Second
-
-func listenIn(pid, pidfd, port int) (net.Listener, error) {
-	runtime.LockOSThread()
-	orig, err := os.Open("/proc/thread-self/ns/net")
-	if err != nil {
-		runtime.UnlockOSThread()
-		return nil, err
-	}
-	defer orig.Close()
-	if err := unix.Setns(pidfd, unix.CLONE_NEWNET); err != nil {
-		runtime.UnlockOSThread()
-		return nil, fmt.Errorf("enter the network namespace of %d: %w", pid, err)
-	}
-	// bwrap reports the init's pid as soon as it has cloned it; the init
-	// brings the namespace's loopback up a moment later. Until then a bind
-	// to 127.0.0.1 fails with EADDRNOTAVAIL (seen in 2 of 3 taikai bench
-	// runs, a sandboxed game lost as a crash): try again until it is up.
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	ln, lerr := net.Listen("tcp", addr)
-	for deadline := time.Now().Add(loopbackWait); errors.Is(lerr, unix.EADDRNOTAVAIL) && time.Now().Before(deadline); {
-		time.Sleep(time.Millisecond)
-		ln, lerr = net.Listen("tcp", addr)
-	}
-	if err := unix.Setns(int(orig.Fd()), unix.CLONE_NEWNET); err != nil {
-		// This thread must not run anything else: leave it locked, and the
-		// runtime ends it with this goroutine.
-		if ln != nil {
-			ln.Close()
-		}
-		return nil, fmt.Errorf("leave the network namespace of %d: %w", pid, err)
-	}
-	runtime.UnlockOSThread()
-	if lerr != nil {
-		return nil, fmt.Errorf("listen in the sandbox: %w", lerr)
-	}
-	return ln, nil
 }
 
 // killInit kills the sandbox's init, and with it every process of its pid
@@ -701,13 +696,22 @@ func (s *Sandbox) teardown() {
 			}
 		}
 	}
+	gone := true
 	if s.group != nil {
-		_ = s.group.kill(time.Now().Add(5 * time.Second))
+		gone = s.group.kill(time.Now().Add(5*time.Second)) == nil
 		// A cgroup whose last process is exiting may refuse rmdir for a moment.
 		deadline := time.Now().Add(2 * time.Second)
 		for s.group.remove() != nil && time.Now().Before(deadline) {
 			time.Sleep(time.Millisecond)
 		}
+	}
+	if s.netns != nil {
+		// Reused only if nothing of this sandbox can be left in it.
+		if !gone || (s.Cmd.ProcessState == nil && s.Cmd.Process != nil) {
+			s.netns.bad.Store(true)
+		}
+		s.netns.release()
+		s.netns = nil
 	}
 	s.mu.Lock()
 	if s.pidfd >= 0 {
@@ -724,7 +728,8 @@ func (s *Sandbox) teardown() {
 // Listener is the server's listener on 127.0.0.1:Config.Port inside the
 // sandbox (nil without a port). The caller owns it and must close it: it
 // stays open after the sandbox has ended, so that the connection of an engine
-// that connected, wrote and exited can still be accepted.
+// that connected, wrote and exited can still be accepted. It has
+// SetDeadline(time.Time) error, as a *net.TCPListener (which it may not be).
 func (s *Sandbox) Listener() net.Listener { return s.ln }
 
 // Pid is the host pid of bwrap (not of the engine).

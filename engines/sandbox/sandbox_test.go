@@ -485,7 +485,7 @@ print("got", s.makefile().readline().strip())
 			sb, out := start(t, cfg, "/usr/bin/python3", "client.py", strconv.Itoa(hostPort), strconv.Itoa(i))
 			ln := sb.Listener()
 			defer ln.Close()
-			ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
+			ln.(deadliner).SetDeadline(time.Now().Add(10 * time.Second))
 			c, err := ln.Accept()
 			if err != nil {
 				t.Errorf("accept: %v\n%s", err, out)
@@ -506,6 +506,74 @@ print("got", s.makefile().readline().strip())
 		}()
 	}
 	wg.Wait()
+}
+
+// TestNetnsReuse: where the server makes the network namespaces (root on a
+// host), a sandbox's namespace is used again only once the sandbox has
+// ended and its listener is closed, and then holds nothing of it: a
+// listener that a forked child of the first engine kept open is gone.
+func TestNetnsReuse(t *testing.T) {
+	requireSandbox(t)
+	if !pooledNetns() {
+		if os.Getenv("CI") == "true" && os.Geteuid() == 0 {
+			t.Fatal("root cannot make network namespaces")
+		}
+		t.Skip("the server cannot make network namespaces here")
+	}
+	eng := publicDir(t)
+	putFile(t, filepath.Join(eng, "ns.py"), `
+import os, socket, sys, time
+print(os.readlink("/proc/self/ns/net"), flush=True)
+if sys.argv[1] == "listen":
+    s = socket.socket()
+    s.bind(("127.0.0.1", 5555))
+    s.listen()
+    if os.fork() == 0:
+        os.setsid()
+        time.sleep(100)
+    print("listening", flush=True)
+else:
+    try:
+        socket.create_connection(("127.0.0.1", 5555), timeout=2)
+        print("LEAK reached the last engine's listener")
+    except OSError as e:
+        print("refused:", e.errno)
+    s = socket.socket()
+    s.bind(("127.0.0.1", 5555))
+    print("bound", flush=True)
+`, 0o644)
+	netns := func(out string) string {
+		ns, _, _ := strings.Cut(out, "\n")
+		if !strings.HasPrefix(ns, "net:[") {
+			t.Fatalf("no namespace in %q", out)
+		}
+		return ns
+	}
+	cfg := Config{EngineDir: eng, Port: 46000}
+	first, out1 := start(t, cfg, "/usr/bin/python3", "ns.py", "listen")
+	if u := waitDone(t, first, out1, 10*time.Second); u.ExitCode != 0 || !strings.Contains(out1.String(), "listening") {
+		t.Fatalf("%+v\n%s", u, out1)
+	}
+	ns1 := netns(out1.String())
+	// The first one's listener is still open: its namespace is not reused.
+	second, out2 := start(t, cfg, "/usr/bin/python3", "ns.py", "connect")
+	u := waitDone(t, second, out2, 10*time.Second)
+	second.Listener().Close()
+	if ns2 := netns(out2.String()); ns2 == ns1 || u.ExitCode != 0 {
+		t.Fatalf("second sandbox in %s, the first in %s, exit %d\n%s", ns2, ns1, u.ExitCode, out2)
+	}
+	first.Listener().Close()
+	// Now it is the last one given back: the next sandbox gets it, empty.
+	third, out3 := start(t, cfg, "/usr/bin/python3", "ns.py", "connect")
+	u = waitDone(t, third, out3, 10*time.Second)
+	third.Listener().Close()
+	got := out3.String()
+	if ns3 := netns(got); ns3 != ns1 {
+		t.Errorf("third sandbox in %s, not in the first one's %s", ns3, ns1)
+	}
+	if u.ExitCode != 0 || strings.Contains(got, "LEAK") || !strings.Contains(got, "refused") || !strings.Contains(got, "bound") {
+		t.Errorf("exit %d\n%s", u.ExitCode, got)
+	}
 }
 
 // allocC touches 2 GiB page by page, printing the monotonic clock (shared
@@ -533,7 +601,7 @@ s.sendall(b"move d3\n")
 		if u := waitDone(t, sb, out, 10*time.Second); u.ExitCode != 0 {
 			t.Fatalf("%+v\n%s", u, out)
 		}
-		ln.(*net.TCPListener).SetDeadline(time.Now().Add(5 * time.Second))
+		ln.(deadliner).SetDeadline(time.Now().Add(5 * time.Second))
 		c, err := ln.Accept()
 		if err != nil {
 			t.Fatalf("helper %q: accept after the end: %v", helper, err)
@@ -925,3 +993,6 @@ func TestNoFileAllWays(t *testing.T) {
 		}
 	}
 }
+
+// deadliner is what a sandbox's Listener has besides net.Listener.
+type deadliner interface{ SetDeadline(time.Time) error }
