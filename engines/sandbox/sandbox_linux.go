@@ -81,6 +81,10 @@ type Sandbox struct {
 
 var counter atomic.Int64
 
+// notInName is what a sandbox's name (its cgroups') leaves out of
+// Config.Name.
+var notInName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
 // Command prepares a sandbox that runs argv. argv[0] is looked up in the
 // sandbox's PATH by bwrap. The context kills the sandbox when done.
 func Command(ctx context.Context, cfg Config, argv ...string) (*Sandbox, error) {
@@ -129,7 +133,7 @@ func command(ctx context.Context, cfg Config, helper string, argv []string, limi
 	}
 	s := &Sandbox{cfg: cfg, args: []byte(buf.String()), pidfd: -1, pooled: pooled, exited: make(chan struct{}), done: make(chan struct{})}
 	s.name = fmt.Sprintf("%d-%d", os.Getpid(), counter.Add(1))
-	if n := regexp.MustCompile(`[^A-Za-z0-9_-]+`).ReplaceAllString(cfg.Name, ""); n != "" {
+	if n := notInName.ReplaceAllString(cfg.Name, ""); n != "" {
 		s.name += "-" + n
 	}
 	// The namespaces and --die-with-parent also come before --args: a
