@@ -115,8 +115,15 @@ func loopbackUp() error {
 // of fd (of the namespace, or a pidfd of a process in it), or, with fd -1,
 // in the thread's current one, which f may leave by unshare. Sockets
 // that f opens, and processes it starts, stay in that namespace; the thread
-// then returns to the server's.
+// then returns to the server's. f runs in a goroutine of its own, so that a
+// thread that could not return ends with it (see inNetnsLocked).
 func inNetns(fd int, f func() error) error {
+	errc := make(chan error, 1)
+	go func() { errc <- inNetnsLocked(fd, f) }()
+	return <-errc
+}
+
+func inNetnsLocked(fd int, f func() error) error {
 	runtime.LockOSThread()
 	orig, err := os.Open("/proc/thread-self/ns/net")
 	if err != nil {
