@@ -47,8 +47,9 @@ the same run:
                       loop (the turnaround without a referee). The games are
                       played as serve and match play them.
   game throughput     whole games per second (engine starts included) at
-                      concurrency 1 and 2, against starting the engine binary
-                      twice (the floor of one game)
+                      concurrency 1 and 2, after a round not counted (warm-up),
+                      against starting the engine binary twice (the floor of
+                      one game)
   clock exactness     at concurrency 4: engines answering 15 ms into a 20 ms
                       clock (false timeouts), and engines that never answer
                       (how late the flag falls after the deadline)
@@ -661,16 +662,25 @@ func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
 		gamesPerRun         = [2]int{2, 4}
 		cpu, boxedCPU       time.Duration // the machine's busy CPU time during the games
 	)
-	for range rounds {
+	// Each part starts with a round that is not counted: a tournament's
+	// first games start before anything is warm (the sandboxes prepared
+	// ahead, the page cache), its steady state is what games/s tells.
+	for r := range rounds + 1 {
 		for ci, c := range []int{1, 2} {
 			c0 := busyCPU()
 			_, d, err := b.games(ctx, b.runner, gamesPerRun[ci], c, instant(), instant(), set, nil)
 			if err != nil {
 				return err
 			}
+			if r == 0 {
+				continue
+			}
 			cpu += busyCPU() - c0
 			took[ci] += d
 			count[ci] += gamesPerRun[ci]
+		}
+		if r == 0 {
+			continue
 		}
 		sp, err := b.spawnCost(ctx, b.runner.Launcher, 2)
 		if err != nil {
@@ -680,7 +690,7 @@ func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
 	}
 	// The sandbox after the others, as in overhead: its teardown would fall
 	// into the unsandboxed games' time.
-	for range rounds {
+	for r := range rounds + 1 {
 		if b.sandboxed == nil {
 			break
 		}
@@ -690,9 +700,15 @@ func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
 			if err != nil {
 				return fmt.Errorf("sandboxed: %w", err)
 			}
+			if r == 0 {
+				continue
+			}
 			boxedCPU += busyCPU() - c0
 			boxedTook[ci] += d
 			boxedCount[ci] += gamesPerRun[ci]
+		}
+		if r == 0 {
+			continue
 		}
 		sp, err := b.spawnCost(ctx, b.sandboxed.Launcher, 2)
 		if err != nil {
