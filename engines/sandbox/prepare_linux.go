@@ -168,6 +168,9 @@ func (s *Sandbox) Exec(argv, env []string) (Streams, error) {
 		st.close()
 		return Streams{}, fmt.Errorf("sandbox: hand the prepared sandbox its command: %w", err)
 	}
+	s.mu.Lock()
+	s.handed = true
+	s.mu.Unlock()
 	return st, nil
 }
 

@@ -5,11 +5,14 @@ package sandbox
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -150,27 +153,51 @@ func TestPrepareStdioAndMissing(t *testing.T) {
 // helper and its cgroups are gone.
 func TestPrepareStopUnused(t *testing.T) {
 	requireSandbox(t)
-	sb := prepare(t, Config{Port: 46000, Helper: testHelper(t)}, true)
-	dirs := make([]string, 0, len(sb.group.dirs))
-	for _, d := range sb.group.dirs {
-		dirs = append(dirs, d)
-	}
-	if len(sb.group.procs()) == 0 {
-		t.Fatal("no process in the prepared sandbox's cgroups")
-	}
-	sb.Stop(0)
-	select {
-	case <-sb.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("prepared sandbox still running 10 s after Stop")
-	}
-	for _, d := range dirs {
-		if _, err := os.Stat(d); !os.IsNotExist(err) {
-			t.Errorf("cgroup %s left behind (%v)", d, err)
+	for _, helper := range []string{testHelper(t), ""} {
+		sb := prepare(t, Config{Port: 46000, Helper: helper}, true)
+		dirs := make([]string, 0, len(sb.group.dirs))
+		for _, d := range sb.group.dirs {
+			dirs = append(dirs, d)
 		}
-	}
-	if _, err := sb.Exec([]string{"true"}, nil); err == nil {
-		t.Error("Exec on a stopped sandbox succeeded")
+		if len(sb.group.procs()) == 0 {
+			t.Fatal("no process in the prepared sandbox's cgroups")
+		}
+		var ns *os.File // its network namespace, if of the pool
+		if sb.netns != nil {
+			ns = sb.netns.ns
+		}
+		sb.Stop(0)
+		select {
+		case <-sb.Done():
+		case <-time.After(10 * time.Second):
+			t.Fatal("prepared sandbox still running 10 s after Stop")
+		}
+		for _, d := range dirs {
+			if _, err := os.Stat(d); !os.IsNotExist(err) {
+				t.Errorf("cgroup %s left behind (%v)", d, err)
+			}
+		}
+		if _, err := sb.Exec([]string{"true"}, nil); err == nil {
+			t.Error("Exec on a stopped sandbox succeeded")
+		}
+		// Nobody got its listener: the sandbox closed it (and a namespace
+		// of the pool went back).
+		ln := sb.Listener()
+		ln.(deadliner).SetDeadline(time.Now().Add(time.Second))
+		if c, err := ln.Accept(); !errors.Is(err, net.ErrClosed) {
+			t.Errorf("helper %q: the unused sandbox's listener is open: %v %v", helper, c, err)
+		}
+		if (ns != nil) != (helper == "" && pooledNetns()) {
+			t.Errorf("helper %q: network namespace of the pool: %v", helper, ns)
+		}
+		if ns != nil {
+			netnsPool.mu.Lock()
+			back := slices.Contains(netnsPool.idle, ns)
+			netnsPool.mu.Unlock()
+			if !back {
+				t.Error("the unused sandbox's network namespace is not back in the pool")
+			}
+		}
 	}
 }
 

@@ -66,6 +66,7 @@ type Sandbox struct {
 	waiting bool
 	ctl     *os.File
 	streams Streams
+	handed  bool          // Exec handed the waiter its command; under mu
 	cpuBase time.Duration // CPU time used before Exec (the waiter's); under mu
 	// pooled: bwrap starts in a network namespace of the pool (netns), which
 	// goes back once the sandbox has ended and its listener is closed.
@@ -638,6 +639,11 @@ func (s *Sandbox) abort() {
 	if s.ln != nil {
 		s.ln.Close() // the caller never saw it
 	}
+	if s.netns != nil {
+		// A bwrap killed before it had its arguments may have cloned
+		// before it died, outside the cgroups (see command).
+		s.netns.bad.Store(true)
+	}
 	s.killInit()
 	if s.Cmd.Process != nil {
 		_ = s.Cmd.Process.Kill()
@@ -676,11 +682,15 @@ func (s *Sandbox) wait() {
 	close(s.exited)
 	s.teardown()
 	// A prepared sandbox that never ran its engine (on a failed start,
-	// Prepare closes them).
+	// Prepare closes them): nobody has its streams or its listener.
 	s.mu.Lock()
 	s.streams.close()
 	s.streams = Streams{}
+	unused := s.waiting && !s.handed
 	s.mu.Unlock()
+	if unused && s.ln != nil {
+		s.ln.Close()
+	}
 	close(s.done)
 }
 
