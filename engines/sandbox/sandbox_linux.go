@@ -742,8 +742,9 @@ func (s *Sandbox) teardown() {
 // Listener is the server's listener on 127.0.0.1:Config.Port inside the
 // sandbox (nil without a port). The caller owns it and must close it: it
 // stays open after the sandbox has ended, so that the connection of an engine
-// that connected, wrote and exited can still be accepted. It has
-// SetDeadline(time.Time) error, as a *net.TCPListener (which it may not be).
+// that connected, wrote and exited can still be accepted (a prepared sandbox
+// that ends before Exec closes its own). It has SetDeadline(time.Time)
+// error, as a *net.TCPListener (which it may not be).
 func (s *Sandbox) Listener() net.Listener { return s.ln }
 
 // Pid is the host pid of bwrap (not of the engine).
