@@ -321,6 +321,12 @@ func (u *Usage) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// OverMemory reports whether the kernel has killed a process of the
+// engine's sandbox for reaching its memory limit so far (false unsandboxed).
+// watchMemory stops the engine when it sees that, within memoryPoll; a
+// referee that ends a game sooner asks here.
+func (p *Process) OverMemory() bool { return p.sb != nil && p.sb.OverMemory() }
+
 // Usage reports how the engine ended and what it used; the zero Usage while
 // it runs.
 func (p *Process) Usage() Usage {

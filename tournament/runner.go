@@ -155,6 +155,7 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 		})
 	}
 	wg.Wait()
+	var overAtEnd [2]bool // a process killed for memory when the game ended
 	defer func() {
 		r.stop(procs)
 		var oom [2]bool
@@ -165,7 +166,7 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 				oom[i] = p.Usage[i].OOMKilled
 			}
 		}
-		p.Outcome = memoryOutcome(p.Outcome, oom)
+		p.Outcome = memoryOutcome(p.Outcome, oom, overAtEnd)
 	}()
 	for i, pr := range procs {
 		if pr != nil {
@@ -215,6 +216,9 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 		p.WireNames[i] = wireName(players[i].Name, players[1-i].Protocol)
 	}
 	p.Outcome = ref.Run(ctx)
+	for i, pr := range procs {
+		overAtEnd[i] = pr != nil && pr.OverMemory()
+	}
 	for i, s := range seats {
 		p.Nicks[i] = s.Nick()
 		s.Close()
@@ -285,9 +289,20 @@ func launchOutcome(ctx context.Context, errs [2]error) games.Outcome {
 // memoryOutcome charges a game to an engine that went over its memory limit:
 // if the side the game ended against (it disconnected, crashed, timed out
 // ...) had a process killed for memory, it loses by reason memory. A game
-// decided on the board, or aborted, stays as it is.
-func memoryOutcome(o games.Outcome, oom [2]bool) games.Outcome {
+// decided on the board stays as it is, unless one engine (not both) was
+// already over its limit when it ended (overAtEnd): the engine's own
+// process may live on when the kernel kills only a child, and its game can
+// end on the board before the launcher's poll has seen the kill (seen: a
+// whole game of instant moves in the 90 ms between the two). An aborted
+// game stays as it is.
+func memoryOutcome(o games.Outcome, oom, overAtEnd [2]bool) games.Outcome {
 	switch {
+	case o.Reason == games.ReasonNormal && overAtEnd[0] != overAtEnd[1]:
+		loser := games.Black
+		if overAtEnd[1] {
+			loser = games.White
+		}
+		return games.Outcome{Winner: loser.Opponent(), Loser: loser, Reason: games.ReasonMemory}
 	case o.Reason == games.ReasonNormal || o.Reason == games.ReasonAborted || o.Reason == games.ReasonMemory:
 		return o
 	case o.Loser != games.None && oom[o.Loser.Index()]:
