@@ -147,15 +147,21 @@ func (p *sandboxPool) close() {
 	p.inflight.Wait()
 }
 
-// startPrepared starts la's engine in a prepared sandbox for cfg, if the
-// pool has one: ok is false if it has none or the one it had is unusable
-// (the caller then starts a sandbox as usual).
+// execable tells whether a prepared sandbox can take la's command (see
+// sandbox.Execable).
+func (l *Launcher) execable(la Launch, argv, env []string) bool {
+	if err := sandbox.Execable(argv, env); err != nil {
+		l.logger().Debug("not in a prepared sandbox", "engine", la.Engine.Name, "err", err)
+		return false
+	}
+	return true
+}
+
+// startPrepared starts la's engine (argv and cfg.Env Execable) in a
+// prepared sandbox for cfg, if the pool has one: ok is false if it has none
+// or the one it had is unusable (the caller then starts a sandbox as usual).
 func (l *Launcher) startPrepared(ctx context.Context, la Launch, cfg sandbox.Config, stdio bool, argv []string, out *cappedWriter,
 	folder string, deadline time.Time, timeout time.Duration) (*Process, Stream, error, bool) {
-	if err := sandbox.Execable(argv, cfg.Env); err != nil {
-		l.logger().Debug("not in a prepared sandbox", "engine", la.Engine.Name, "err", err)
-		return nil, nil, nil, false
-	}
 	sb := l.pool.take(poolKey(preparedConfig(cfg, la.Engine), stdio))
 	if sb == nil {
 		return nil, nil, nil, false

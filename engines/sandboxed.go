@@ -142,10 +142,11 @@ func (l *Launcher) startSandboxed(ctx context.Context, la Launch) (*Process, Str
 		cfg.FolderDir = folder
 		folder = sandbox.FolderMount
 	}
-	if l.Prepare && len(cfg.CPUs) == 0 {
+	if l.Prepare && len(cfg.CPUs) == 0 && l.execable(la, argv, cfg.Env) {
 		// This engine's next game will find its sandbox made. (An engine
 		// pinned to CPUs is not: a cold start may put it in a cpuset that it
-		// cannot widen.)
+		// cannot widen; nor one whose command a prepared sandbox cannot
+		// take: nothing would use the sandboxes made for it.)
 		defer l.pool.refill(preparedConfig(cfg, la.Engine), stdio, func(err error) {
 			l.logger().Warn("preparing a sandbox failed", "engine", la.Engine.Name, "err", err)
 		})

@@ -656,28 +656,15 @@ func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
 		spawns, boxedSpawns []spawnTimes
 		coldSpawns          []spawnTimes
 		bare, bwrapped      []time.Duration
-		took, boxedTook     [2]time.Duration
-		count, boxedCount   [2]int
+		plain, boxed        gameTally
 		rounds              = b.n(20)
-		gamesPerRun         = [2]int{2, 4}
-		cpu, boxedCPU       time.Duration // the machine's busy CPU time during the games
 	)
 	// Each part starts with a round that is not counted: a tournament's
 	// first games start before anything is warm (the sandboxes prepared
 	// ahead, the page cache), its steady state is what games/s tells.
 	for r := range rounds + 1 {
-		for ci, c := range []int{1, 2} {
-			c0 := busyCPU()
-			_, d, err := b.games(ctx, b.runner, gamesPerRun[ci], c, instant(), instant(), set, nil)
-			if err != nil {
-				return err
-			}
-			if r == 0 {
-				continue
-			}
-			cpu += busyCPU() - c0
-			took[ci] += d
-			count[ci] += gamesPerRun[ci]
+		if err := b.gamesRound(ctx, b.runner, set, &plain, r > 0); err != nil {
+			return err
 		}
 		if r == 0 {
 			continue
@@ -694,18 +681,8 @@ func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
 		if b.sandboxed == nil {
 			break
 		}
-		for ci, c := range []int{1, 2} {
-			c0 := busyCPU()
-			_, d, err := b.games(ctx, b.sandboxed, gamesPerRun[ci], c, instant(), instant(), set, nil)
-			if err != nil {
-				return fmt.Errorf("sandboxed: %w", err)
-			}
-			if r == 0 {
-				continue
-			}
-			boxedCPU += busyCPU() - c0
-			boxedTook[ci] += d
-			boxedCount[ci] += gamesPerRun[ci]
+		if err := b.gamesRound(ctx, b.sandboxed, set, &boxed, r > 0); err != nil {
+			return fmt.Errorf("sandboxed: %w", err)
 		}
 		if r == 0 {
 			continue
@@ -729,14 +706,13 @@ func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
 	r.SpawnMS = ms(spawn.whole)
 	r.EngineStartMS, r.EngineStopMS = ms(spawn.start), ms(spawn.stop)
 	r.SpawnFloorGamesPerS = round(1/(2*spawn.whole.Seconds()), 1)
-	r.GamesPerSec = round(float64(count[0])/took[0].Seconds(), 1)
-	r.GamesPerSecC2 = round(float64(count[1])/took[1].Seconds(), 1)
+	r.GamesPerSec, r.GamesPerSecC2 = plain.perSec(0), plain.perSec(1)
 	r.ThroughputRatio = round(r.SpawnFloorGamesPerS/r.GamesPerSec, 2)
 	r.ThroughputRatioC2 = round(r.SpawnFloorGamesPerS/r.GamesPerSecC2, 2)
-	r.CPUPerGameMS = ms(cpu / time.Duration(count[0]+count[1]))
+	r.CPUPerGameMS = plain.cpuPerGame()
 	if b.sandboxed != nil {
-		boxed := spawnQuantiles(boxedSpawns)
-		r.EngineStartSandboxMS, r.EngineStopSandboxMS = ms(boxed.start), ms(boxed.stop)
+		bs := spawnQuantiles(boxedSpawns)
+		r.EngineStartSandboxMS, r.EngineStopSandboxMS = ms(bs.start), ms(bs.stop)
 		r.SandboxStartAddedMS = round(r.EngineStartSandboxMS-r.EngineStartMS, 2)
 		r.EngineStartColdMS = ms(spawnQuantiles(coldSpawns).start)
 		r.SandboxColdStartAddedMS = round(r.EngineStartColdMS-r.EngineStartMS, 2)
@@ -744,11 +720,45 @@ func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
 		if r.BwrapTrueAddedMS > 0 {
 			r.SandboxStartVsBwrap = round(r.SandboxStartAddedMS/r.BwrapTrueAddedMS, 2)
 		}
-		r.GamesPerSecSandbox = round(float64(boxedCount[0])/boxedTook[0].Seconds(), 1)
-		r.GamesPerSecSandboxC2 = round(float64(boxedCount[1])/boxedTook[1].Seconds(), 1)
+		r.GamesPerSecSandbox, r.GamesPerSecSandboxC2 = boxed.perSec(0), boxed.perSec(1)
 		r.SandboxGamesRatio = round(r.GamesPerSecSandbox/r.GamesPerSec, 2)
 		r.SandboxGamesRatioC2 = round(r.GamesPerSecSandboxC2/r.GamesPerSecC2, 2)
-		r.CPUPerGameSandboxMS = ms(boxedCPU / time.Duration(boxedCount[0]+boxedCount[1]))
+		r.CPUPerGameSandboxMS = boxed.cpuPerGame()
+	}
+	return nil
+}
+
+// gameTally adds up games at concurrency 1 and 2: their wall time, their
+// number, and the machine's busy CPU time while they played.
+type gameTally struct {
+	took  [2]time.Duration
+	count [2]int
+	cpu   time.Duration
+}
+
+func (g *gameTally) perSec(ci int) float64 {
+	return round(float64(g.count[ci])/g.took[ci].Seconds(), 1)
+}
+
+func (g *gameTally) cpuPerGame() float64 {
+	return ms(g.cpu / time.Duration(g.count[0]+g.count[1]))
+}
+
+// gamesRound plays a round of instant engines' games with rn: 2 at
+// concurrency 1, then 4 at concurrency 2, counted in g unless this is a
+// warm-up.
+func (b *bench) gamesRound(ctx context.Context, rn *tournament.Runner, set tournament.Settings, g *gameTally, count bool) error {
+	for ci, n := range [2]int{2, 4} {
+		c0 := busyCPU()
+		_, d, err := b.games(ctx, rn, n, ci+1, instant(), instant(), set, nil)
+		if err != nil {
+			return err
+		}
+		if count {
+			g.cpu += busyCPU() - c0
+			g.took[ci] += d
+			g.count[ci] += n
+		}
 	}
 	return nil
 }

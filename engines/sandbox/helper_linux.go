@@ -31,9 +31,6 @@ const helperFd = 6
 // follow the port.
 const helperWaitArg = "--wait"
 
-// helperMsgMax bounds Exec's command line: command and environment.
-const helperMsgMax = 60 << 10
-
 // MaybeHelper must be called first thing in the main function of the binary
 // named by Config.Helper (cmd/taikai). In a process started as the sandbox's
 // helper it never returns: inside the sandbox, it opens the listener on

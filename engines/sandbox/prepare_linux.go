@@ -183,6 +183,9 @@ func Execable(argv, env []string) error {
 
 var shellName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
+// maxExecLine bounds Exec's command line: command and environment.
+const maxExecLine = 60 << 10
+
 // execLine is the waiter's command line for argv and env: the variables
 // exported, then the command exec'd, every word single-quoted. It is one
 // line, so no word may hold a newline (or NUL); the names must be the
@@ -224,7 +227,7 @@ func execLine(argv, env []string) (string, error) {
 		}
 	}
 	b.WriteString("\n")
-	if b.Len() > helperMsgMax {
+	if b.Len() > maxExecLine {
 		return "", fmt.Errorf("sandbox: command and environment too long (%d bytes)", b.Len())
 	}
 	return b.String(), nil
