@@ -8,7 +8,9 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -76,7 +78,7 @@ func putNetns(ns *os.File) {
 // newNetns makes a network namespace with its loopback up.
 func newNetns() (*os.File, error) {
 	var ns *os.File
-	err := inNetns(-1, func() error {
+	err := inNetns(-1, nil, func() error {
 		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
 			return fmt.Errorf("new network namespace: %w", err)
 		}
@@ -113,38 +115,209 @@ func loopbackUp() error {
 
 // inNetns runs f on an OS thread of its own inside the network namespace
 // of fd (of the namespace, or a pidfd of a process in it), or, with fd -1,
-// in the thread's current one, which f may leave by unshare. Sockets
-// that f opens, and processes it starts, stay in that namespace; the thread
-// then returns to the server's. f runs in a goroutine of its own, so that a
-// thread that could not return ends with it (see inNetnsLocked).
-func inNetns(fd int, f func() error) error {
+// in the thread's current one, which f may leave by unshare; with mnt, also
+// inside that mount namespace (see leanMounts). Sockets that f opens, and
+// processes it starts, stay in those namespaces; the thread then returns to
+// the server's. f runs in a goroutine of its own, so that a thread that
+// could not return ends with it (see inNetnsLocked). That thread must not
+// end while a process it started runs: bwrap's parent-death signal is the
+// death of the thread that started it.
+func inNetns(fd int, mnt *os.File, f func() error) error {
 	errc := make(chan error, 1)
-	go func() { errc <- inNetnsLocked(fd, f) }()
+	go func() { errc <- inNetnsLocked(fd, mnt, f) }()
 	return <-errc
 }
 
-func inNetnsLocked(fd int, f func() error) error {
+func inNetnsLocked(fd int, mnt *os.File, f func() error) (err error) {
 	runtime.LockOSThread()
+	var undo []func() error // what brings the thread back, last first
+	defer func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			if uerr := undo[i](); uerr != nil {
+				// This thread must not run anything else: leave it
+				// locked, and the runtime ends it with this goroutine.
+				err = errors.Join(err, uerr)
+				return
+			}
+		}
+		runtime.UnlockOSThread()
+	}()
+	if mnt != nil {
+		back, err := enterMounts(mnt)
+		if back != nil {
+			undo = append(undo, back)
+		}
+		if err != nil {
+			return err
+		}
+	}
 	orig, err := os.Open("/proc/thread-self/ns/net")
 	if err != nil {
-		runtime.UnlockOSThread()
 		return err
 	}
-	defer orig.Close()
+	undo = append(undo, func() error {
+		defer orig.Close()
+		if err := unix.Setns(int(orig.Fd()), unix.CLONE_NEWNET); err != nil {
+			return fmt.Errorf("leave the network namespace: %w", err)
+		}
+		return nil
+	})
 	if fd >= 0 {
 		if err := unix.Setns(fd, unix.CLONE_NEWNET); err != nil {
-			runtime.UnlockOSThread()
 			return fmt.Errorf("enter the network namespace: %w", err)
 		}
 	}
-	ferr := f()
-	if err := unix.Setns(int(orig.Fd()), unix.CLONE_NEWNET); err != nil {
-		// This thread must not run anything else: leave it locked, and the
-		// runtime ends it with this goroutine.
-		return errors.Join(ferr, fmt.Errorf("leave the network namespace: %w", err))
+	return f()
+}
+
+// enterMounts moves the calling thread, locked, into the mount namespace
+// mnt, or into a new one if mnt is nil. back returns it to the server's namespace, root and working
+// directory; an error from back means the thread cannot go back. A thread
+// may enter a mount namespace only with its own root and working directory
+// (not shared with the process's other threads: CLONE_FS); it keeps them,
+// the same as the process's. The server never changes its working
+// directory or umask, which such a thread would no longer follow.
+func enterMounts(mnt *os.File) (back func() error, err error) {
+	var root, cwd unix.Stat_t
+	if err := unix.Stat("/", &root); err != nil {
+		return nil, err
 	}
-	runtime.UnlockOSThread()
-	return ferr
+	origNS, err := os.Open("/proc/thread-self/ns/mnt")
+	if err != nil {
+		return nil, err
+	}
+	wd, err := unix.Open(".", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		origNS.Close()
+		return nil, fmt.Errorf("open the working directory: %w", err)
+	}
+	if err := unix.Fstat(wd, &cwd); err != nil {
+		origNS.Close()
+		unix.Close(wd)
+		return nil, err
+	}
+	back = func() error {
+		defer origNS.Close()
+		defer unix.Close(wd)
+		if err := unix.Setns(int(origNS.Fd()), unix.CLONE_NEWNS); err != nil {
+			return fmt.Errorf("leave the sandboxes' mount namespace: %w", err)
+		}
+		if err := unix.Fchdir(wd); err != nil {
+			return fmt.Errorf("leave the sandboxes' mount namespace: %w", err)
+		}
+		// setns set the root to the namespace's: the process's, unless
+		// the server runs chrooted.
+		var r, c unix.Stat_t
+		if unix.Stat("/", &r) != nil || unix.Stat(".", &c) != nil || r.Dev != root.Dev || r.Ino != root.Ino || c.Dev != cwd.Dev || c.Ino != cwd.Ino {
+			return errors.New("leave the sandboxes' mount namespace: the thread's root or working directory is not the server's")
+		}
+		return nil
+	}
+	if mnt == nil {
+		// A new namespace, a copy of the server's (CLONE_NEWNS implies
+		// CLONE_FS).
+		if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+			origNS.Close()
+			unix.Close(wd)
+			return nil, fmt.Errorf("new mount namespace: %w", err)
+		}
+		return back, nil
+	}
+	if err := unix.Unshare(unix.CLONE_FS); err != nil {
+		origNS.Close()
+		unix.Close(wd)
+		return nil, fmt.Errorf("enter the sandboxes' mount namespace: %w", err)
+	}
+	if err := unix.Setns(int(mnt.Fd()), unix.CLONE_NEWNS); err != nil {
+		return back, fmt.Errorf("enter the sandboxes' mount namespace: %w", err)
+	}
+	return back, nil
+}
+
+// leanMounts is the mount namespace that bwrap starts in where the server
+// makes network namespaces: the server's own without /sys and what is
+// mounted under it (here 13 of the host's 21 mounts, the cgroup
+// hierarchies among them). bwrap copies the mount namespace it starts in
+// for the sandbox, reads all of it back from /proc/self/mountinfo at every
+// read-only bind (14 times a sandbox), and unmounts the copy when the
+// sandbox ends: each mount it need not copy saves CPU at every start (about
+// 1.3 ms of a sandbox's 12 ms here). Nothing of a sandbox comes from /sys.
+// Its mounts are slaves of the server's, so a mount made later on the host
+// (a volume) shows there too, and nothing made there reaches the host. Nil
+// where it cannot be made; bwrap then starts in the server's.
+var leanMounts = sync.OnceValue(func() *os.File {
+	type result struct {
+		f   *os.File
+		err error
+	}
+	c := make(chan result, 1)
+	go func() {
+		var r result
+		defer func() { c <- r }()
+		// The thread may be the process's main one, whose namespace
+		// /proc/self shows (detectCgroups reads /proc/self/mountinfo): it
+		// goes back to the server's namespace before it is unlocked, or
+		// ends (the runtime parks a main thread for good) if it cannot.
+		runtime.LockOSThread()
+		back, err := enterMounts(nil)
+		if r.err = err; err == nil {
+			r.f, r.err = makeLean()
+		}
+		if back != nil {
+			if err := back(); err != nil {
+				r.err = errors.Join(r.err, err)
+				return
+			}
+		}
+		runtime.UnlockOSThread()
+	}()
+	r := <-c
+	if r.err != nil {
+		if r.f != nil {
+			r.f.Close()
+		}
+		return nil
+	}
+	return r.f
+})
+
+// makeLean turns the calling thread's new mount namespace into the lean
+// one, and returns it.
+func makeLean() (*os.File, error) {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
+		return nil, err
+	}
+	mounts, err := os.ReadFile("/proc/thread-self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range unneededMounts(string(mounts)) {
+		// Gone with one above it: ENOENT, or EINVAL (not a mount).
+		if err := unix.Unmount(p, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
+			return nil, fmt.Errorf("unmount %s: %w", p, err)
+		}
+	}
+	return os.Open("/proc/thread-self/ns/mnt")
+}
+
+// unneededMounts lists the mount points, in a mountinfo text, that no
+// sandbox needs: /sys and what is under /sys or /dev (bwrap's --dev makes
+// its own pts and shm), outermost first (several mounts may share a point:
+// each is listed as often).
+func unneededMounts(mountinfo string) []string {
+	var out []string
+	for _, line := range strings.Split(mountinfo, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		p := unescapeMount(f[4])
+		if p == "/sys" || strings.HasPrefix(p, "/sys/") || strings.HasPrefix(p, "/dev/") {
+			out = append(out, p)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return len(a) - len(b) })
+	return out
 }
 
 // loopbackWait bounds the wait for a sandbox's loopback to come up.

@@ -491,7 +491,7 @@ func (s *Sandbox) start() error {
 		}
 		s.netns = &netnsHold{ns: ns}
 		s.netns.holds.Store(1)
-		err = inNetns(int(ns.Fd()), func() error {
+		err = inNetns(int(ns.Fd()), leanMounts(), func() error {
 			if s.cfg.Port != 0 {
 				ln, err := listen(s.cfg.Port)
 				if err != nil {
@@ -560,7 +560,7 @@ func (s *Sandbox) start() error {
 	}
 	if s.cfg.Port != 0 && !helperListens && !s.pooled {
 		var ln net.Listener
-		err := inNetns(s.pidfd, func() (err error) {
+		err := inNetns(s.pidfd, nil, func() (err error) {
 			ln, err = listen(s.cfg.Port)
 			return err
 		})

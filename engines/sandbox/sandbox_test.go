@@ -13,6 +13,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -573,6 +575,106 @@ else:
 	}
 	if u.ExitCode != 0 || strings.Contains(got, "LEAK") || !strings.Contains(got, "refused") || !strings.Contains(got, "bound") {
 		t.Errorf("exit %d\n%s", u.ExitCode, got)
+	}
+}
+
+// TestLeanMounts: where the server makes the network namespaces, bwrap
+// starts in a mount namespace without /sys and the mounts under /sys and
+// /dev, and the thread that entered it comes back to the server's mount
+// namespace, root and working directory.
+func TestLeanMounts(t *testing.T) {
+	requireSandbox(t)
+	if !pooledNetns() {
+		if os.Getenv("CI") == "true" && os.Geteuid() == 0 {
+			t.Fatal("root cannot make network namespaces")
+		}
+		t.Skip("the server cannot make namespaces here")
+	}
+	lean := leanMounts()
+	if lean == nil {
+		t.Fatal("no mount namespace for the sandboxes, though the server makes network namespaces")
+	}
+	host, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The process's main thread (/proc/self) never leaves the server's
+	// namespace, nor does any thread for good.
+	hostNS, _ := os.Readlink("/proc/thread-self/ns/mnt")
+	if ns, _ := os.Readlink("/proc/self/ns/mnt"); ns != hostNS {
+		t.Fatalf("the main thread is in mount namespace %s, this one in %s", ns, hostNS)
+	}
+	wd, _ := os.Getwd()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// The thread goes back to the runtime only if back worked.
+		runtime.LockOSThread()
+		back, err := enterMounts(lean)
+		if err != nil {
+			t.Error(err)
+			if back != nil && back() == nil {
+				runtime.UnlockOSThread()
+			}
+			return
+		}
+		inside, err := os.ReadFile("/proc/thread-self/mountinfo")
+		if err != nil {
+			t.Error(err)
+		}
+		points := map[string]bool{}
+		for _, line := range strings.Split(string(inside), "\n") {
+			if f := strings.Fields(line); len(f) > 4 {
+				points[f[4]] = true
+			}
+		}
+		if want := unneededMounts(string(host)); len(want) > 0 && points[want[0]] {
+			t.Errorf("%s is still mounted for the sandboxes:\n%s", want[0], inside)
+		}
+		for p := range points {
+			if p == "/sys" || strings.HasPrefix(p, "/sys/") || strings.HasPrefix(p, "/dev/") {
+				t.Errorf("%s is mounted for the sandboxes", p)
+			}
+		}
+		if !points["/"] || !points["/proc"] {
+			t.Errorf("/ or /proc missing for the sandboxes:\n%s", inside)
+		}
+		if err := back(); err != nil {
+			t.Error(err)
+			return
+		}
+		runtime.UnlockOSThread()
+		if ns, _ := os.Readlink("/proc/thread-self/ns/mnt"); ns != hostNS {
+			t.Errorf("the thread is in mount namespace %s after back, the server in %s", ns, hostNS)
+		}
+		if got, _ := os.Getwd(); got != wd {
+			t.Errorf("working directory %q after back, was %q", got, wd)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("timed out")
+	}
+}
+
+func TestUnneededMounts(t *testing.T) {
+	mi := `22 1 254:0 / / rw - ext4 /dev/vda rw
+23 22 0:21 / /proc rw - proc proc rw
+24 22 0:22 / /sys rw - sysfs sysfs rw
+25 22 0:6 / /dev rw - devtmpfs devtmpfs rw
+26 25 0:23 / /dev/shm rw - tmpfs tmpfs rw
+27 25 0:24 / /dev/pts rw - devpts devpts rw
+28 24 0:25 / /sys/fs/cgroup rw - tmpfs tmpfs rw
+29 28 0:26 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory
+30 25 0:24 / /dev/pts rw - devpts devpts rw
+31 22 0:27 / /data\040dir rw - ext4 /dev/vdb rw
+32 22 0:28 / /system rw - ext4 /dev/vdc rw
+`
+	got := unneededMounts(mi)
+	want := []string{"/sys", "/dev/shm", "/dev/pts", "/dev/pts", "/sys/fs/cgroup", "/sys/fs/cgroup/memory"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
 
