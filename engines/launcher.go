@@ -78,7 +78,7 @@ type Launcher struct {
 	Prepare bool
 
 	pool   sandboxPool
-	ending sync.WaitGroup // sandboxes whose teardown may not be done
+	ending pending // sandboxes whose teardown may not be done
 	mu     sync.Mutex
 	ports  map[int]chan struct{} // fixed port -> a one-slot semaphore
 }
@@ -87,16 +87,60 @@ type Launcher struct {
 // for the teardown of those that ran engines; Start must not be called
 // after.
 func (l *Launcher) Close() {
-	l.pool.close()
-	done := make(chan struct{})
-	go func() {
-		l.ending.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	l.pool.close(ctx)
+	if l.ending.wait(ctx) != nil {
 		l.logger().Warn("sandboxes still being removed at close; the next start sweeps what is left")
+	}
+}
+
+// Settle waits until the work the launcher does in the background after
+// its engines' starts and ends is done: their sandboxes torn down, and the
+// sandboxes prepared for the next starts made. taikai bench counts that
+// work with the games that caused it.
+func (l *Launcher) Settle(ctx context.Context) error {
+	if err := l.ending.wait(ctx); err != nil {
+		return err
+	}
+	return l.pool.inflight.wait(ctx)
+}
+
+// pending counts work left to a goroutine, like a sync.WaitGroup whose
+// wait takes a deadline.
+type pending struct {
+	mu   sync.Mutex
+	n    int
+	none chan struct{} // closed when n comes back to 0; made by a waiter
+}
+
+func (p *pending) add(d int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n += d
+	if p.n == 0 && p.none != nil {
+		close(p.none)
+		p.none = nil
+	}
+}
+
+// wait returns once nothing is pending, or with ctx's error.
+func (p *pending) wait(ctx context.Context) error {
+	p.mu.Lock()
+	if p.n == 0 {
+		p.mu.Unlock()
+		return nil
+	}
+	if p.none == nil {
+		p.none = make(chan struct{})
+	}
+	none := p.none
+	p.mu.Unlock()
+	select {
+	case <-none:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

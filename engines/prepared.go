@@ -33,7 +33,7 @@ type sandboxPool struct {
 	idle     map[*sandbox.Sandbox]*time.Timer // stops a ready one unused for preparedIdle
 	making   map[string]int
 	closed   bool
-	inflight sync.WaitGroup
+	inflight pending
 }
 
 // poolKey identifies the sandboxes interchangeable for cfg: everything
@@ -83,9 +83,9 @@ func (p *sandboxPool) refill(cfg sandbox.Config, stdio bool, log func(error)) {
 		p.ready, p.making, p.idle = map[string][]*sandbox.Sandbox{}, map[string]int{}, map[*sandbox.Sandbox]*time.Timer{}
 	}
 	p.making[key]++
-	p.inflight.Add(1)
+	p.inflight.add(1)
 	go func() {
-		defer p.inflight.Done()
+		defer p.inflight.add(-1)
 		sb, err := sandbox.Prepare(cfg, stdio)
 		p.mu.Lock()
 		defer p.mu.Unlock()
@@ -123,8 +123,9 @@ func (p *sandboxPool) remove(key string, sb *sandbox.Sandbox) bool {
 	return false
 }
 
-// close stops every prepared sandbox and waits for those being made.
-func (p *sandboxPool) close() {
+// close stops every prepared sandbox and waits for those being made (until
+// ctx is done; they stop themselves when made).
+func (p *sandboxPool) close(ctx context.Context) {
 	p.mu.Lock()
 	p.closed = true
 	var all []*sandbox.Sandbox
@@ -144,7 +145,7 @@ func (p *sandboxPool) close() {
 		})
 	}
 	wg.Wait()
-	p.inflight.Wait()
+	_ = p.inflight.wait(ctx)
 }
 
 // execable tells whether a prepared sandbox can take la's command (see

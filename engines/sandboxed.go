@@ -210,10 +210,10 @@ func (l *Launcher) startSandboxed(ctx context.Context, la Launch) (*Process, Str
 // waits for its connection; a stdio engine's stream is in and out.
 func (l *Launcher) connectSandboxed(ctx context.Context, la Launch, proc *Process, inW, outR *os.File, deadline time.Time, timeout time.Duration) (*Process, Stream, error) {
 	sb, out, stdio := proc.sb, proc.out, inW != nil
-	l.ending.Add(1)
+	l.ending.add(1)
 	go func() {
 		<-sb.Done()
-		l.ending.Done()
+		l.ending.add(-1)
 	}()
 	go proc.watchMemory()
 	if stdio {

@@ -259,10 +259,19 @@ func TestSandboxedPrepared(t *testing.T) {
 			}
 		}
 		// The next start finds its sandbox prepared, as a game's would
-		// after the previous game's moves.
-		deadline := time.Now().Add(20 * time.Second)
-		for liveSandboxes(t) < 3 && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
+		// after the previous game's moves: Settle waits for the three, and
+		// for the removal of the ended ones.
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		if err := l.Settle(ctx); err != nil {
+			t.Fatalf("round %d: %v", i, err)
+		}
+		cancel()
+		names := map[string]bool{}
+		for _, dir := range taikaiCgroups(t) {
+			names[filepath.Base(dir)] = true
+		}
+		if live := liveSandboxes(t); live != 3 || len(names) != 3 {
+			t.Errorf("round %d settled with %d sandboxes prepared and %d cgroups, want 3 and 3", i, live, len(names))
 		}
 	}
 	l.Close()

@@ -57,7 +57,9 @@ the same run:
                       game, against bare inserts of the same bytes
   sandbox             (with throughput, where bwrap works) an engine's start
                       to its connection and its stop, and games per second,
-                      with and without the engine sandbox, against what
+                      with and without the engine sandbox (rounds of each in
+                      turn; a round ends when the sandboxes its games used
+                      are removed and the next ones prepared), against what
                       bubblewrap with every namespace adds to /bin/true
   workers             games per second played by 1, 2 and 4 'taikai worker'
                       processes of concurrency 1 through an embedded NATS
@@ -650,7 +652,7 @@ func (pp *pingPong) close() {
 // throughput: whole games per second against the cost of two engine starts,
 // measured in alternation like the turnaround.
 func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
-	b.step("game throughput: whole games at concurrency 1 and 2, alternating with engine starts (the floor), without and with the sandbox")
+	b.step("game throughput: whole games at concurrency 1 and 2 without and with the sandbox, in turn, alternating with engine starts (the floor)")
 	set := tournament.Settings{Game: "othello", MoveTimeMS: 5000}
 	var (
 		spawns, boxedSpawns []spawnTimes
@@ -659,12 +661,20 @@ func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
 		plain, boxed        gameTally
 		rounds              = b.n(20)
 	)
-	// Each part starts with a round that is not counted: a tournament's
-	// first games start before anything is warm (the sandboxes prepared
-	// ahead, the page cache), its steady state is what games/s tells.
+	// A round of plain games, then one of sandboxed games, then the starts,
+	// rounds after rounds: both kinds of game see the same machine (its
+	// speed here drifts over seconds). The first round is not counted: a
+	// tournament's first games start before anything is warm (the
+	// sandboxes prepared ahead, the page cache), its steady state is what
+	// games/s tells.
 	for r := range rounds + 1 {
 		if err := b.gamesRound(ctx, b.runner, set, &plain, r > 0); err != nil {
 			return err
+		}
+		if b.sandboxed != nil {
+			if err := b.gamesRound(ctx, b.sandboxed, set, &boxed, r > 0); err != nil {
+				return fmt.Errorf("sandboxed: %w", err)
+			}
 		}
 		if r == 0 {
 			continue
@@ -674,21 +684,10 @@ func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
 			return fmt.Errorf("spawn: %w", err)
 		}
 		spawns = append(spawns, sp...)
-	}
-	// The sandbox after the others, as in overhead: its teardown would fall
-	// into the unsandboxed games' time.
-	for r := range rounds + 1 {
 		if b.sandboxed == nil {
-			break
-		}
-		if err := b.gamesRound(ctx, b.sandboxed, set, &boxed, r > 0); err != nil {
-			return fmt.Errorf("sandboxed: %w", err)
-		}
-		if r == 0 {
 			continue
 		}
-		sp, err := b.spawnCost(ctx, b.sandboxed.Launcher, 2)
-		if err != nil {
+		if sp, err = b.spawnCost(ctx, b.sandboxed.Launcher, 2); err != nil {
 			return fmt.Errorf("sandboxed spawn: %w", err)
 		}
 		boxedSpawns = append(boxedSpawns, sp...)
@@ -746,21 +745,51 @@ func (g *gameTally) cpuPerGame() float64 {
 
 // gamesRound plays a round of instant engines' games with rn: 2 at
 // concurrency 1, then 4 at concurrency 2, counted in g unless this is a
-// warm-up.
+// warm-up. Each part starts with every launcher of the bench at rest, and
+// ends when rn's launcher is again: the sandboxes its games ended are
+// removed and those prepared for the next games made, work that a
+// tournament pays for game after game.
 func (b *bench) gamesRound(ctx context.Context, rn *tournament.Runner, set tournament.Settings, g *gameTally, count bool) error {
 	for ci, n := range [2]int{2, 4} {
-		c0 := busyCPU()
-		_, d, err := b.games(ctx, rn, n, ci+1, instant(), instant(), set, nil)
-		if err != nil {
+		if err := b.settle(ctx, b.runner.Launcher, b.sandboxedLauncher(), b.cold); err != nil {
+			return err
+		}
+		c0, t0 := busyCPU(), time.Now()
+		if _, _, err := b.games(ctx, rn, n, ci+1, instant(), instant(), set, nil); err != nil {
+			return err
+		}
+		if err := b.settle(ctx, rn.Launcher); err != nil {
 			return err
 		}
 		if count {
 			g.cpu += busyCPU() - c0
-			g.took[ci] += d
+			g.took[ci] += time.Since(t0)
 			g.count[ci] += n
 		}
 	}
 	return nil
+}
+
+// settle waits for the launchers' background work (see Launcher.Settle).
+func (b *bench) settle(ctx context.Context, ls ...*engines.Launcher) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for _, l := range ls {
+		if l == nil {
+			continue
+		}
+		if err := l.Settle(ctx); err != nil {
+			return fmt.Errorf("launcher's background work: %w", err)
+		}
+	}
+	return nil
+}
+
+func (b *bench) sandboxedLauncher() *engines.Launcher {
+	if b.sandboxed == nil {
+		return nil
+	}
+	return b.sandboxed.Launcher
 }
 
 // spawnCost times n starts of the engine binary with launcher l: start it,
