@@ -114,7 +114,7 @@ func command(ctx context.Context, cfg Config, helper string, argv []string, limi
 	// A pooled network namespace where the server can make them (see
 	// netns_linux.go), else bwrap's own. With a helper the server cannot.
 	pooled := cfg.Helper == "" && pooledNetns()
-	args, err := cfg.bwrapArgs(helper)
+	args, err := cfg.bwrapArgs(helper, pooled && leanMounts() != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -319,8 +319,9 @@ func exposed(p string, st os.FileInfo, uid, gid int) bool {
 	return allows(st, uid, gid, 4)
 }
 
-// bwrapArgs builds bwrap's arguments.
-func (cfg *Config) bwrapArgs(helper string) ([]string, error) {
+// bwrapArgs builds bwrap's arguments; lean: bwrap starts in the lean mount
+// namespace, whose /dev is the sandboxes' (see devTemplate).
+func (cfg *Config) bwrapArgs(helper string, lean bool) ([]string, error) {
 	a := []string{
 		// The network namespace is set on the command line (see command).
 		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
@@ -361,7 +362,13 @@ func (cfg *Config) bwrapArgs(helper string) ([]string, error) {
 	if helper != "" {
 		a = append(a, "--ro-bind", helper, helperMount)
 	}
-	a = append(a, "--proc", "/proc", "--dev", "/dev")
+	a = append(a, "--proc", "/proc")
+	if lean {
+		// The /dev made once (read-only), and a /dev/shm of the sandbox's.
+		a = append(a, "--dev-bind", "/dev", "/dev", "--size", strconv.FormatInt(cfg.MemoryBytes, 10), "--perms", "1777", "--tmpfs", "/dev/shm")
+	} else {
+		a = append(a, "--dev", "/dev")
+	}
 	if cfg.ScratchDir != "" {
 		a = append(a, "--bind", cfg.ScratchDir, ScratchMount)
 	} else {

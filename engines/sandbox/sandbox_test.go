@@ -580,7 +580,7 @@ else:
 
 // TestLeanMounts: where the server makes the network namespaces, bwrap
 // starts in a mount namespace without /sys and the mounts under /sys and
-// /dev, and the thread that entered it comes back to the server's mount
+// /dev (but the sandboxes' /dev, see TestDev), and the thread that entered it comes back to the server's mount
 // namespace, root and working directory.
 func TestLeanMounts(t *testing.T) {
 	requireSandbox(t)
@@ -632,7 +632,8 @@ func TestLeanMounts(t *testing.T) {
 			t.Errorf("%s is still mounted for the sandboxes:\n%s", want[0], inside)
 		}
 		for p := range points {
-			if p == "/sys" || strings.HasPrefix(p, "/sys/") || strings.HasPrefix(p, "/dev/") {
+			dev, isDev := strings.CutPrefix(p, "/dev/")
+			if p == "/sys" || strings.HasPrefix(p, "/sys/") || isDev && !slices.Contains(devNodes, dev) {
 				t.Errorf("%s is mounted for the sandboxes", p)
 			}
 		}
@@ -655,6 +656,34 @@ func TestLeanMounts(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("timed out")
+	}
+}
+
+// TestDev: a sandbox's /dev has the devices and links of bwrap's --dev,
+// and a /dev/shm of its own, as well where bwrap starts in the lean mount
+// namespace (its /dev made once, read-only) as with --dev (a helper's
+// sandbox).
+func TestDev(t *testing.T) {
+	requireSandbox(t)
+	script := `
+for n in null zero full random urandom tty fd stdin stdout stderr shm; do [ -e /dev/$n ] || [ -L /dev/$n ] || echo "MISSING $n"; done
+echo x > /dev/null || echo "FAIL write null"
+[ "$(head -c 16 /dev/urandom | wc -c)" = 16 ] || echo "FAIL urandom"
+[ "$(readlink /dev/fd)" = /proc/self/fd ] || echo "FAIL fd link"
+ls /dev/shm | grep -q . && echo "LEAK shm holds $(ls /dev/shm)"
+echo x > /dev/shm/mine || echo "FAIL write shm"
+touch /dev/other 2>/dev/null && echo "WROTE /dev"
+echo done
+`
+	for _, helper := range []string{"", testHelper(t)} {
+		lean := helper == "" && pooledNetns() && leanMounts() != nil
+		for i := range 2 {
+			out, u := run(t, Config{Helper: helper}, 10*time.Second, "sh", "-c", script)
+			bad := strings.Contains(out, "MISSING") || strings.Contains(out, "FAIL") || strings.Contains(out, "LEAK")
+			if u.ExitCode != 0 || !strings.HasSuffix(out, "done\n") || bad || lean && strings.Contains(out, "WROTE") {
+				t.Errorf("lean %v, sandbox %d: exit %d\n%s", lean, i, u.ExitCode, out)
+			}
+		}
 	}
 }
 
