@@ -17,12 +17,16 @@ import (
 
 // waiter is what a prepared sandbox runs until its game comes (see
 // Prepare): the system's sh, started in a millisecond (the taikai binary
-// took ten). It limits its open files (the engine inherits the limit, and
-// cannot raise it), then reads one line from fd 6, the server's socket: a
-// shell command line made by Exec that exports the engine's environment and
-// execs its command, which keeps the waiter's pid. A line that never ends
-// (the server stopped the sandbox, or died, before or while writing it)
-// runs nothing: the waiter exits, and its init with it.
+// took ten), as the sandbox's init (pid 1). It limits its open files (the
+// engine inherits the limit, and cannot raise it), then reads one line from
+// fd 6, the server's socket: a shell command line made by Exec that exports
+// the engine's environment and runs its command, as the waiter's child (pid
+// 2: pid 1 would ignore the signals it has no handler for, such as one it
+// sends itself, or abort's). The waiter reaps orphans while it waits for
+// the engine, and exits with its status (128+n if a signal n killed it);
+// the kernel then kills whatever is left in the sandbox. A line that never
+// ends (the server stopped the sandbox, or died, before or while writing
+// it) runs nothing: the waiter exits, and the sandbox with it.
 const waiter = `ulimit -n "$1" && IFS= read -r c <&6 || exit 0; exec 6<&-; eval "$c"`
 
 // waiterArgv is the waiter's command line for cfg.
@@ -33,14 +37,14 @@ func waiterArgv(cfg Config) []string {
 // Prepare sets up a sandbox for cfg ahead of its engine: bwrap's
 // namespaces and mounts, the cgroups and limits, the seat's listener (with
 // cfg.Port) and the engine's standard streams are made, and the sandbox
-// waits with sh as its pid 2 until Exec gives it the engine's command,
-// which sh then execs. Most of a sandbox's start is paid then, not when the
+// waits with sh as its init until Exec gives it the engine's command,
+// which sh then runs. Most of a sandbox's start is paid then, not when the
 // game waits for its engine.
 //
 // With stdio, the engine's standard input and output are pipes to the
 // server; without, its input is /dev/null and its output goes to its log.
-// With cfg.Helper (no setns here), the helper opens the listener, then
-// execs sh. Until Exec, the sandbox is a process of the server's like any
+// With cfg.Helper (no setns here), the helper, as the init, opens the
+// listener, then execs sh. Until Exec, the sandbox is a process of the server's like any
 // other: Stop ends it, and it dies with the server.
 func Prepare(cfg Config, stdio bool) (*Sandbox, error) {
 	if err := cfg.defaults(); err != nil {
@@ -128,7 +132,7 @@ func (st Streams) close() {
 // environment's PATH, relative to /engine) with env as its whole
 // environment (HOME, TMPDIR and PATH are added as Config.Env's are when
 // missing). It returns once sh has the command; the engine's start from
-// there is an exec. An error means the sandbox is unusable (the caller stops
+// there is a fork and an exec. An error means the sandbox is unusable (the caller stops
 // it and starts another); an engine that cannot be run (no such file) exits
 // with status 127 and says why in its log, as a command run by Command does.
 func (s *Sandbox) Exec(argv, env []string) (Streams, error) {
@@ -187,7 +191,8 @@ var shellName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 const maxExecLine = 60 << 10
 
 // execLine is the waiter's command line for argv and env: the variables
-// exported, then the command exec'd, every word single-quoted. It is one
+// exported, then the command exec'd in a subshell, every word
+// single-quoted. It is one
 // line, so no word may hold a newline (or NUL); the names must be the
 // shell's, and the command must not start with "-" (dash's exec takes no
 // "--").
@@ -220,13 +225,15 @@ func execLine(argv, env []string) (string, error) {
 		}
 		b.WriteString("; ")
 	}
-	b.WriteString("exec")
+	// A subshell that execs: the engine is the waiter's child, and
+	// always a program (exec runs no builtin of sh's).
+	b.WriteString("(exec")
 	for _, a := range argv {
 		if err := word(a); err != nil {
 			return "", err
 		}
 	}
-	b.WriteString("\n")
+	b.WriteString(")\n")
 	if b.Len() > maxExecLine {
 		return "", fmt.Errorf("sandbox: command and environment too long (%d bytes)", b.Len())
 	}

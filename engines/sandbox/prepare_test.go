@@ -96,8 +96,10 @@ exit 7
 		if err != nil {
 			t.Fatalf("read: %v\n%s", err, out)
 		}
+		// The engine is not the sandbox's init (pid 1): the waiter is
+		// (with a helper, after the helper's threads have taken pids).
 		want := "hello world from /engine uid " // uid checked below
-		if !strings.HasPrefix(line, want) || !strings.Contains(line, "pid 2 home /tmp secret=none") {
+		if !strings.HasPrefix(line, want) || !strings.Contains(line, " home /tmp secret=none") || strings.Contains(line, " pid 1 ") {
 			t.Errorf("helper listens %v: engine said %q", helperListens, line)
 		}
 		if os.Geteuid() == 0 && !strings.Contains(line, "uid 65534 ") {
@@ -109,6 +111,39 @@ exit 7
 		if u.ExitCode != 7 || !strings.Contains(out.String(), "got pong") {
 			t.Errorf("helper listens %v: usage %+v, output:\n%s", helperListens, u, out)
 		}
+	}
+}
+
+// An engine in a prepared sandbox ends as under Command: its exit status,
+// the signal that killed it (one it sent itself too: it is not the
+// sandbox's init), and nothing of it left, an orphan of it neither.
+func TestPrepareExitStatus(t *testing.T) {
+	requireSandbox(t)
+	for _, tc := range []struct {
+		script       string
+		code, signal int
+	}{
+		{"exit 3", 3, 0},
+		{"kill -TERM $$", 128 + 15, 15},
+		{"kill -ABRT $$", 128 + 6, 6},
+		{"(setsid sleep 1000 &); exit 0", 0, 0},
+	} {
+		sb := prepare(t, Config{}, false)
+		out, _ := execLogged(t, sb, nil, "sh", "-c", tc.script)
+		u := waitDone(t, sb, out, 20*time.Second)
+		if !u.Exited || u.ExitCode != tc.code || u.Signal != tc.signal {
+			t.Errorf("%q: %+v\n%s", tc.script, u, out)
+		}
+		if left := sb.group.procs(); len(left) > 0 {
+			t.Errorf("%q: processes %v left", tc.script, left)
+		}
+	}
+	// exec runs programs, not the waiter's builtins.
+	sb := prepare(t, Config{}, false)
+	out, _ := execLogged(t, sb, nil, "echo", "--version")
+	waitDone(t, sb, out, 20*time.Second)
+	if !strings.Contains(out.String(), "GNU coreutils") {
+		t.Errorf("echo --version ran sh's echo: %q", out)
 	}
 }
 
