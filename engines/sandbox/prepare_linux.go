@@ -259,11 +259,18 @@ func (cfg *Config) engineEnv(env []string) ([]string, error) {
 	return out, nil
 }
 
-// cpuTime is the group's CPU time so far.
+// cpuTime is the group's CPU time so far (what usage reads of it).
 func (g *group) cpuTime() time.Duration {
-	var u Usage
-	g.usage(&u)
-	return u.CPUTime
+	s := g.setup
+	if s.v2 {
+		n, _ := keyed(filepath.Join(g.dirs[s.memory], "cpu.stat"), "usage_usec")
+		return time.Duration(n) * time.Microsecond
+	}
+	if s.cpuacct == nil {
+		return 0
+	}
+	n, _ := readInt(filepath.Join(g.dirs[s.cpuacct], "cpuacct.usage"))
+	return time.Duration(n)
 }
 
 // resetPeak starts the group's peak memory afresh where the kernel allows

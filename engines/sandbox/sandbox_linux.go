@@ -103,6 +103,9 @@ func Command(ctx context.Context, cfg Config, argv ...string) (*Sandbox, error) 
 	return command(ctx, cfg, helper, argv, false)
 }
 
+// lookBwrap finds bwrap in the server's PATH, once.
+var lookBwrap = sync.OnceValues(func() (string, error) { return exec.LookPath("bwrap") })
+
 // command is Command with the host path of the helper to mount ("" for
 // none) and cfg's defaults applied. With waiter, the command is a prepared
 // sandbox's waiter (see Prepare): it limits its own open files, and is the
@@ -110,7 +113,7 @@ func Command(ctx context.Context, cfg Config, argv ...string) (*Sandbox, error) 
 // child and exits with it; bwrap's own init would be one process more, a
 // fork of bwrap (about 0.6 ms of CPU a sandbox here).
 func command(ctx context.Context, cfg Config, helper string, argv []string, waiter bool) (*Sandbox, error) {
-	bwrap, err := exec.LookPath("bwrap")
+	bwrap, err := lookBwrap()
 	if err != nil {
 		return nil, errors.New("sandbox: bwrap not found: install bubblewrap (apt-get install bubblewrap)")
 	}
