@@ -20,9 +20,9 @@ import (
 // took ten), as the sandbox's init (pid 1). It limits its open files (the
 // engine inherits the limit, and cannot raise it), then reads one line from
 // fd 6, the server's socket: a shell command line made by Exec that exports
-// the engine's environment and runs its command, as the waiter's child (pid
-// 2: pid 1 would ignore the signals it has no handler for, such as one it
-// sends itself, or abort's). The waiter reaps orphans while it waits for
+// the engine's environment and runs its command, as the waiter's child (not
+// pid 1, which would ignore the signals it has no handler for, such as one
+// it sends itself, or abort's). The waiter reaps orphans while it waits for
 // the engine, and exits with its status (128+n if a signal n killed it);
 // the kernel then kills whatever is left in the sandbox. A line that never
 // ends (the server stopped the sandbox, or died, before or while writing
@@ -44,8 +44,8 @@ func waiterArgv(cfg Config) []string {
 // With stdio, the engine's standard input and output are pipes to the
 // server; without, its input is /dev/null and its output goes to its log.
 // With cfg.Helper (no setns here), the helper, as the init, opens the
-// listener, then execs sh. Until Exec, the sandbox is a process of the server's like any
-// other: Stop ends it, and it dies with the server.
+// listener, then execs sh. Until Exec, the sandbox is a process of the
+// server's like any other: Stop ends it, and it dies with the server.
 func Prepare(cfg Config, stdio bool) (*Sandbox, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
@@ -132,9 +132,10 @@ func (st Streams) close() {
 // environment's PATH, relative to /engine) with env as its whole
 // environment (HOME, TMPDIR and PATH are added as Config.Env's are when
 // missing). It returns once sh has the command; the engine's start from
-// there is a fork and an exec. An error means the sandbox is unusable (the caller stops
-// it and starts another); an engine that cannot be run (no such file) exits
-// with status 127 and says why in its log, as a command run by Command does.
+// there is a fork and an exec. An error means the sandbox is unusable (the
+// caller stops it and starts another); an engine that cannot be run (no
+// such file) exits with status 127 and says why in its log, as a command
+// run by Command does.
 func (s *Sandbox) Exec(argv, env []string) (Streams, error) {
 	if !s.waiting {
 		return Streams{}, errors.New("sandbox: Exec needs a sandbox made by Prepare")
@@ -192,10 +193,9 @@ const maxExecLine = 60 << 10
 
 // execLine is the waiter's command line for argv and env: the variables
 // exported, then the command exec'd in a subshell, every word
-// single-quoted. It is one
-// line, so no word may hold a newline (or NUL); the names must be the
-// shell's, and the command must not start with "-" (dash's exec takes no
-// "--").
+// single-quoted. It is one line, so no word may hold a newline (or NUL);
+// the names must be the shell's, and the command must not start with "-"
+// (dash's exec takes no "--").
 func execLine(argv, env []string) (string, error) {
 	if len(argv) == 0 {
 		return "", errors.New("sandbox: empty command")
