@@ -458,6 +458,11 @@ func (m *match) game(ctx context.Context, runner *tournament.Runner, i int) erro
 	m.mu.Unlock()
 	if m.db != nil {
 		id, err := m.db.StartGame(ctx, m.t, tournament.Pairing{Index: int64(i), Black: a, White: b, Pair: spec.Pair}, m.pair[a].ID, m.pair[b].ID, spec.Seed)
+		if err != nil && ctx.Err() != nil {
+			// The match stopped while this game was being stored (seen in
+			// CI: the SPRT decided a moment after the check above).
+			return nil
+		}
 		if err != nil {
 			return fmt.Errorf("store game %d: %w", i+1, err)
 		}
