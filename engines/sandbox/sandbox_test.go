@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -237,6 +238,51 @@ func hostPids(argv ...string) []int {
 }
 
 // poll calls cond until it is true or the deadline passes.
+// startedPid waits up to 5 s for the one host process whose command line
+// is exactly argv, and returns its pid.
+func startedPid(t testing.TB, argv ...string) int {
+	t.Helper()
+	var pids []int
+	poll(t, 5*time.Second, strings.Join(argv, " ")+" started", func() bool { pids = hostPids(argv...); return len(pids) == 1 })
+	return pids[0]
+}
+
+// exitWithin fails the test unless the process pid exits within timeout (a
+// zombie counts: the host's init may reap it later). It waits on a pidfd
+// rather than scanning /proc: reading a process's cmdline waits for its
+// memory map's lock, which another test's engine busy allocating or dying
+// of its memory limit may hold for long. (TestParentKilled failed once in
+// CI at 1 s, where its kill chain takes 3–85 ms; such a scan is the likely
+// cause, not a proven one.)
+func exitWithin(t testing.TB, pid int, timeout time.Duration, what string) {
+	t.Helper()
+	fd, err := unix.PidfdOpen(pid, 0)
+	if errors.Is(err, unix.ESRCH) {
+		return // already reaped
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	deadline := time.Now().Add(timeout)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			t.Fatalf("%s: not within %v", what, timeout)
+		}
+		n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, int(left/time.Millisecond)+1)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+	}
+}
+
 func poll(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
@@ -850,10 +896,10 @@ func TestStop(t *testing.T) {
 	requireSandbox(t)
 	m := marker()
 	sb, out := start(t, Config{}, "sh", "-c", doubleFork(m))
-	poll(t, 5*time.Second, "grandchild started", func() bool { return len(hostPids("sleep", m)) == 1 })
+	grandchild := startedPid(t, "sleep", m)
 	t0 := time.Now()
 	sb.Stop(0)
-	poll(t, time.Second, "grandchild gone", func() bool { return len(hostPids("sleep", m)) == 0 })
+	exitWithin(t, grandchild, time.Second, "grandchild gone")
 	poll(t, time.Second, "sleep 1000 gone", func() bool { return len(hostPids("sleep", "1000")) == 0 })
 	t.Logf("stopped in %v", time.Since(t0))
 	if u := sb.Usage(); !u.Exited || u.OOMKilled {
@@ -862,9 +908,14 @@ func TestStop(t *testing.T) {
 	// The engine's own exit also ends its orphans.
 	m = marker()
 	sb, out = start(t, Config{}, "sh", "-c", fmt.Sprintf("(setsid sleep %s &) ; sleep 0.3", m))
-	poll(t, 5*time.Second, "grandchild started", func() bool { return len(hostPids("sleep", m)) == 1 })
+	grandchild = startedPid(t, "sleep", m)
+	select {
+	case <-sb.exited:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("the engine did not exit\n%s", out)
+	}
+	exitWithin(t, grandchild, time.Second, "orphan gone after the engine's exit")
 	waitDone(t, sb, out, 5*time.Second)
-	poll(t, time.Second, "orphan gone after the engine's exit", func() bool { return len(hostPids("sleep", m)) == 0 })
 }
 
 // TestStopGrace: Stop waits for an engine that ends within the grace, and
@@ -921,12 +972,12 @@ func TestParentKilled(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("helper not ready")
 	}
-	poll(t, 5*time.Second, "grandchild started", func() bool { return len(hostPids("sleep", m)) == 1 })
+	grandchild := startedPid(t, "sleep", m)
 	if err := helper.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	helper.Wait()
-	poll(t, time.Second, "grandchild gone after SIGKILL of the server", func() bool { return len(hostPids("sleep", m)) == 0 })
+	exitWithin(t, grandchild, time.Second, "grandchild gone after SIGKILL of the server")
 	poll(t, time.Second, "bwrap gone", func() bool { return !alive(bwrapPid) })
 	// The dead server's cgroups empty once the host's init has reaped the
 	// zombies; Sweep removes them.
