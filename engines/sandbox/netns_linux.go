@@ -132,15 +132,19 @@ func inNetnsLocked(fd int, mnt *os.File, f func() error) (err error) {
 	runtime.LockOSThread()
 	var undo []func() error // what brings the thread back, last first
 	defer func() {
+		back := true
 		for i := len(undo) - 1; i >= 0; i-- {
 			if uerr := undo[i](); uerr != nil {
-				// This thread must not run anything else: leave it
-				// locked, and the runtime ends it with this goroutine.
-				err = errors.Join(err, uerr)
-				return
+				err, back = errors.Join(err, uerr), false
 			}
 		}
-		runtime.UnlockOSThread()
+		if back {
+			runtime.UnlockOSThread()
+		}
+		// Else this thread must not run anything else: it stays locked,
+		// and the runtime ends it with this goroutine (a process started
+		// from it gets its parent-death signal; the error says so to the
+		// caller, whose start fails).
 	}()
 	if mnt != nil {
 		back, err := enterMounts(mnt)
