@@ -248,9 +248,11 @@ func enterMounts(mnt *os.File) (back func() error, err error) {
 // with --dev), and unmounts the copy when the sandbox ends: each mount it
 // need not copy saves CPU at every start (about 0.9 ms of a sandbox's 11 ms
 // here). Nothing of a sandbox comes from /sys. Its mounts are slaves of the
-// server's, so a mount made later on the host (a volume) shows there too,
-// and nothing made there reaches the host. Nil where it cannot be made;
-// bwrap then starts in the server's, with --dev.
+// server's where those are shared (a mount made later under one, a volume,
+// shows there too), private elsewhere (a mount made later there does not:
+// a data directory must be mounted before the server starts); nothing made
+// there reaches the host. Nil where it cannot be made; bwrap then starts in
+// the server's, with --dev.
 var leanMounts = sync.OnceValue(func() *os.File {
 	type result struct {
 		f   *os.File
