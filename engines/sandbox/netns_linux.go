@@ -333,24 +333,14 @@ func devTemplate() error {
 		if err := unix.Stat(src, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFCHR {
 			continue // --dev would not have it either
 		}
-		// The device itself (made here, in the host's user namespace,
-		// it works in the sandboxes'), or else a bind mount of it.
-		if unix.Mknod(dst, st.Mode, int(st.Rdev)) == nil {
-			if err := unix.Chmod(dst, st.Mode&0o777); err != nil { // not the umask's
-				return err
-			}
-			continue
+		// The device itself: made here, in the host's user namespace, it
+		// works in the sandboxes'. A server that cannot (no CAP_MKNOD)
+		// has no lean namespace: bwrap's --dev then.
+		if err := unix.Mknod(dst, st.Mode, int(st.Rdev)); err != nil {
+			return fmt.Errorf("mknod %s: %w", dst, err)
 		}
-		f, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY, 0o666)
-		if err != nil {
+		if err := unix.Chmod(dst, st.Mode&0o777); err != nil { // not the umask's
 			return err
-		}
-		f.Close()
-		if err := unix.Mount(src, dst, "", unix.MS_BIND, ""); err != nil {
-			return fmt.Errorf("bind %s: %w", src, err)
-		}
-		if err := unix.Mount("", dst, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_NOSUID|unix.MS_NOEXEC, ""); err != nil {
-			return fmt.Errorf("remount %s: %w", src, err)
 		}
 	}
 	for name, target := range map[string]string{
