@@ -18,8 +18,9 @@ import (
 // waiter is what a prepared sandbox runs until its game comes (see
 // Prepare): the system's sh, started in a millisecond (the taikai binary
 // took ten), as the sandbox's init (pid 1). It limits its open files (the
-// engine inherits the limit, and cannot raise it), then reads one line from
-// fd 6, the server's socket: a shell command line made by Exec that exports
+// engine inherits the limit, and cannot raise it), tells the server it is
+// ready (one byte, "r", on fd 6, the server's socket; Prepare waits for it),
+// then reads one line from fd 6: a shell command line made by Exec that exports
 // the engine's environment and runs its command, as the waiter's child (not
 // pid 1, which would ignore the signals it has no handler for, such as one
 // it sends itself, or abort's). The waiter reaps orphans while it waits for
@@ -27,7 +28,7 @@ import (
 // the kernel then kills whatever is left in the sandbox. A line that never
 // ends (the server stopped the sandbox, or died, before or while writing
 // it) runs nothing: the waiter exits, and the sandbox with it.
-const waiter = `ulimit -n "$1" && IFS= read -r c <&6 || exit 0; exec 6<&-; eval "$c"`
+const waiter = `ulimit -n "$1" && printf r >&6 && IFS= read -r c <&6 || exit 0; exec 6<&-; eval "$c"`
 
 // waiterArgv is the waiter's command line for cfg.
 func waiterArgv(cfg Config) []string {
@@ -107,7 +108,34 @@ func Prepare(cfg Config, stdio bool) (*Sandbox, error) {
 		st.close()
 		return nil, err
 	}
+	// Prepared means ready: bwrap's mounts and the waiter's start, which go
+	// on after Start has released bwrap, are done. The pool's Settle, and so
+	// taikai bench, count that work with the games that caused it.
+	if err := s.ready(); err != nil {
+		s.Stop(0)
+		<-s.Done()
+		return nil, fmt.Errorf("sandbox: the prepared sandbox did not start its waiter: %w", err)
+	}
 	return s, nil
+}
+
+// ready waits for the waiter's byte.
+func (s *Sandbox) ready() error {
+	s.mu.Lock()
+	ctl := s.ctl
+	s.mu.Unlock()
+	if ctl == nil {
+		return errors.New("it has ended")
+	}
+	_ = ctl.SetReadDeadline(time.Now().Add(setupTimeout))
+	var b [1]byte
+	if _, err := io.ReadFull(ctl, b[:]); err != nil {
+		return err
+	}
+	if b[0] != 'r' {
+		return fmt.Errorf("got %q", b[:])
+	}
+	return ctl.SetReadDeadline(time.Time{})
 }
 
 // Streams are the server's ends of a prepared engine's standard streams.

@@ -114,6 +114,34 @@ exit 7
 	}
 }
 
+// Prepare returns once the sandbox is made: bwrap's init has become the
+// waiting sh (bwrap's setup goes on after Start has released it; the
+// pool's Settle, and so the bench, count on that work being done).
+func TestPrepareReady(t *testing.T) {
+	requireSandbox(t)
+	sh, err := filepath.EvalSymlinks("/bin/sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		sb := prepare(t, Config{}, false)
+		bwrap := sb.Pid()
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", bwrap, bwrap))
+		if err != nil {
+			t.Skipf("no /proc children list here: %v", err)
+		}
+		kids := strings.Fields(string(b))
+		if len(kids) != 1 {
+			t.Fatalf("bwrap %d has children %v, want its init alone", bwrap, kids)
+		}
+		exe, err := os.Readlink("/proc/" + kids[0] + "/exe")
+		if err != nil || exe != sh {
+			t.Errorf("the sandbox's init runs %q (%v) once Prepare has returned, want %s", exe, err, sh)
+		}
+		sb.Stop(0)
+	}
+}
+
 // An engine in a prepared sandbox ends as under Command: its exit status,
 // the signal that killed it (one it sent itself too: it is not the
 // sandbox's init), and nothing of it left, an orphan of it neither.
