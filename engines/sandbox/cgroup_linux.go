@@ -468,9 +468,7 @@ func (g *group) usage(u *Usage) {
 		if n, ok := keyed(filepath.Join(mem, "memory.events"), "oom_kill"); ok && n > 0 {
 			u.OOMKilled = true
 		}
-		if n, ok := keyed(filepath.Join(mem, "cpu.stat"), "usage_usec"); ok {
-			u.CPUTime = time.Duration(n) * time.Microsecond
-		}
+		u.CPUTime = g.cpuTime()
 		return
 	}
 	if n, err := readInt(filepath.Join(mem, "memory.max_usage_in_bytes")); err == nil {
@@ -479,11 +477,21 @@ func (g *group) usage(u *Usage) {
 	if n, ok := keyed(filepath.Join(mem, "memory.oom_control"), "oom_kill"); ok && n > 0 {
 		u.OOMKilled = true
 	}
-	if s.cpuacct != nil {
-		if n, err := readInt(filepath.Join(g.dirs[s.cpuacct], "cpuacct.usage")); err == nil {
-			u.CPUTime = time.Duration(n)
-		}
+	u.CPUTime = g.cpuTime()
+}
+
+// cpuTime is the group's CPU time so far (0 if the host does not count it).
+func (g *group) cpuTime() time.Duration {
+	s := g.setup
+	if s.v2 {
+		n, _ := keyed(filepath.Join(g.dirs[s.memory], "cpu.stat"), "usage_usec")
+		return time.Duration(n) * time.Microsecond
 	}
+	if s.cpuacct == nil {
+		return 0
+	}
+	n, _ := readInt(filepath.Join(g.dirs[s.cpuacct], "cpuacct.usage"))
+	return time.Duration(n)
 }
 
 // oomFile is the file whose oom_kill counter counts the group's OOM kills.

@@ -287,20 +287,6 @@ func (cfg *Config) engineEnv(env []string) ([]string, error) {
 	return out, nil
 }
 
-// cpuTime is the group's CPU time so far (what usage reads of it).
-func (g *group) cpuTime() time.Duration {
-	s := g.setup
-	if s.v2 {
-		n, _ := keyed(filepath.Join(g.dirs[s.memory], "cpu.stat"), "usage_usec")
-		return time.Duration(n) * time.Microsecond
-	}
-	if s.cpuacct == nil {
-		return 0
-	}
-	n, _ := readInt(filepath.Join(g.dirs[s.cpuacct], "cpuacct.usage"))
-	return time.Duration(n)
-}
-
 // resetPeak starts the group's peak memory afresh where the kernel allows
 // it (cgroup v1); on v2 the peak includes the waiting sh's few hundred KiB.
 func (g *group) resetPeak() {
