@@ -81,6 +81,30 @@ type Launcher struct {
 	ending pending // sandboxes whose teardown may not be done
 	mu     sync.Mutex
 	ports  map[int]chan struct{} // fixed port -> a one-slot semaphore
+	games  map[int64]int         // game -> its sandboxed engines started and not stopped
+}
+
+// enterGame counts a sandboxed engine of game id as started until leave is
+// called (by Stop, or when the start fails), and tells whether no engine of
+// another game is started.
+func (l *Launcher) enterGame(id int64) (alone bool, leave func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.games == nil {
+		l.games = map[int64]int{}
+	}
+	alone = len(l.games) == 0 || len(l.games) == 1 && l.games[id] > 0
+	l.games[id]++
+	var once sync.Once
+	return alone, func() {
+		once.Do(func() {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			if l.games[id]--; l.games[id] == 0 {
+				delete(l.games, id)
+			}
+		})
+	}
 }
 
 // Close stops the sandboxes prepared ahead and waits (a few seconds at most)
@@ -211,6 +235,8 @@ type Process struct {
 	// folder is the engine's persistent folder as the engine sees it, "" if
 	// it has none.
 	folder string
+	leave  func()                 // tells the launcher that this engine is stopped
+	next   func() <-chan struct{} // if set, Stop prepares the engine's next sandbox
 }
 
 // Folder is the engine's persistent folder, as the engine sees it ("" if none).
@@ -574,13 +600,21 @@ func (p *Process) ExitStatus() string {
 }
 
 // Stop gives the process grace to exit by itself, then kills its whole process
-// group and reaps it. It is safe to call more than once.
+// group and reaps it. A sandboxed engine whose game was the launcher's only
+// one has its next sandbox prepared before Stop returns (see prepared.go).
+// It is safe to call more than once.
 func (p *Process) Stop(grace time.Duration) {
 	p.once.Do(func() {
 		if p.sb != nil {
 			p.sb.Stop(grace)
 			<-p.done
 			p.out.Close()
+			if p.leave != nil {
+				p.leave()
+			}
+			if p.next != nil {
+				<-p.next()
+			}
 			return
 		}
 		if grace > 0 {

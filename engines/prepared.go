@@ -14,8 +14,9 @@ import (
 // mounts, the cgroups, the seat's listener; about 10 ms here) does not
 // depend on the game, only on the engine. With Launcher.Prepare, each
 // sandboxed start of an engine has a sandbox for that engine's next start
-// made in the background (sandbox.Prepare), so that the next game of the
-// engine waits only for the exec of its command.
+// made (sandbox.Prepare): at once in the background beside other games, else
+// when the engine is stopped (see startSandboxed). The next game of the
+// engine then waits only for the exec of its command.
 const (
 	// preparedIdle is how long a prepared sandbox waits for its game before
 	// it is stopped (a tournament that ended leaves nothing running long).
@@ -71,13 +72,16 @@ func (p *sandboxPool) take(key string) *sandbox.Sandbox {
 }
 
 // refill prepares one more sandbox for key in the background, unless
-// enough are ready or on their way.
-func (p *sandboxPool) refill(cfg sandbox.Config, stdio bool, log func(error)) {
+// enough are ready or on their way. The channel is closed when it is ready
+// (or failed), at once if none is prepared.
+func (p *sandboxPool) refill(cfg sandbox.Config, stdio bool, log func(error)) <-chan struct{} {
 	key := poolKey(cfg, stdio)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	done := make(chan struct{})
 	if p.closed || len(p.ready[key])+p.making[key] >= preparedPerEngine {
-		return
+		close(done)
+		return done
 	}
 	if p.ready == nil {
 		p.ready, p.making, p.idle = map[string][]*sandbox.Sandbox{}, map[string]int{}, map[*sandbox.Sandbox]*time.Timer{}
@@ -85,6 +89,7 @@ func (p *sandboxPool) refill(cfg sandbox.Config, stdio bool, log func(error)) {
 	p.making[key]++
 	p.inflight.add(1)
 	go func() {
+		defer close(done)
 		defer p.inflight.add(-1)
 		sb, err := sandbox.Prepare(cfg, stdio)
 		p.mu.Lock()
@@ -105,6 +110,7 @@ func (p *sandboxPool) refill(cfg sandbox.Config, stdio bool, log func(error)) {
 			}
 		})
 	}()
+	return done
 }
 
 // remove takes sb out of the pool, reporting whether it was there (not

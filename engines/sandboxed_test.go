@@ -309,3 +309,63 @@ func taikaiCgroups(t *testing.T) []string {
 	})
 	return found
 }
+
+// A game played alone has its engines' next sandboxes prepared by their
+// Stop, none while it is played; an engine started beside another game has
+// its next one prepared at once.
+func TestPreparedBesideGames(t *testing.T) {
+	l, bin := sandboxed(t)
+	l.Prepare = true
+	defer l.Close()
+	e := sandboxedEngine(bin, "connect", 0)
+	start := func(game int64, color string) (*engines.Process, engines.Stream) {
+		t.Helper()
+		p, s, err := l.Start(context.Background(), engines.Launch{Engine: e, Color: color, GameID: game})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := hello(t, s); got != color {
+			t.Fatalf("game %d: the %s engine said hello as %q", game, color, got)
+		}
+		return p, s
+	}
+	stop := func(p *engines.Process, s engines.Stream) {
+		s.Close()
+		p.Stop(5 * time.Second)
+	}
+	counts := func(when string, ready, making int) {
+		t.Helper()
+		if r, m := l.PoolCounts(); r != ready || m != making {
+			t.Errorf("%s: %d sandboxes prepared and %d being made, want %d and %d", when, r, m, ready, making)
+		}
+	}
+
+	// Game 1, alone: its engines start cold, and nothing is prepared until
+	// they are stopped; each Stop returns with its engine's next sandbox
+	// ready.
+	b1, sb1 := start(1, "black")
+	w1, sw1 := start(1, "white")
+	counts("game 1 played alone", 0, 0)
+	stop(b1, sb1)
+	counts("game 1's black engine stopped", 1, 0)
+	stop(w1, sw1)
+	counts("game 1 over", 2, 0)
+
+	// Game 2 starts alone and takes a prepared sandbox, then game 3 starts
+	// beside it and takes the other: game 3's engine has its next sandbox
+	// prepared at once, game 2's only when it is stopped.
+	b2, sb2 := start(2, "black")
+	counts("game 2 played alone", 1, 0)
+	b3, sb3 := start(3, "black")
+	if r, m := l.PoolCounts(); r+m != 1 {
+		t.Errorf("game 3 started beside game 2: %d sandboxes prepared and %d being made, want 1 in all", r, m)
+	}
+	stop(b3, sb3)
+	if r, m := l.PoolCounts(); r+m != 1 {
+		t.Errorf("game 3 over: %d sandboxes prepared and %d being made, want 1 in all", r, m)
+	}
+	stop(b2, sb2)
+	if r, m := l.PoolCounts(); r < 1 || r+m != 2 {
+		t.Errorf("game 2 over: %d sandboxes prepared and %d being made, want 2 in all, at least 1 ready", r, m)
+	}
+}
