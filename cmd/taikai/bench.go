@@ -1062,7 +1062,7 @@ func (r *BenchResult) print(w io.Writer) {
 			fmt.Fprintf(w, "  engine start            %8.2f ms, sandboxed %.2f ms (+%.2f ms; bwrap adds %.2f ms to /bin/true here: %.2fx that)\n",
 				r.EngineStartMS, r.EngineStartSandboxMS, r.SandboxStartAddedMS, r.BwrapTrueAddedMS, r.SandboxStartVsBwrap)
 			fmt.Fprintf(w, "  engine start, cold      %8.2f ms sandboxed (+%.2f ms: the sandbox made at the start, not ahead)\n", r.EngineStartColdMS, r.SandboxColdStartAddedMS)
-			fmt.Fprintf(w, "  engine stop             %8.2f ms, sandboxed %.2f ms\n", r.EngineStopMS, r.EngineStopSandboxMS)
+			fmt.Fprintf(w, "  engine stop             %8.2f ms, sandboxed %.2f ms (with its next sandbox made: a lone game's engine)\n", r.EngineStopMS, r.EngineStopSandboxMS)
 			fmt.Fprintf(w, "  CPU per game            %8.1f ms, sandboxed %.1f ms (the whole machine's: +%.1f ms per engine's sandbox)\n",
 				r.CPUPerGameMS, r.CPUPerGameSandboxMS, (r.CPUPerGameSandboxMS-r.CPUPerGameMS)/2)
 		}
