@@ -601,7 +601,8 @@ func (p *Process) ExitStatus() string {
 
 // Stop gives the process grace to exit by itself, then kills its whole process
 // group and reaps it. A sandboxed engine whose game was the launcher's only
-// one has its next sandbox prepared before Stop returns (see prepared.go).
+// one when it started has its next sandbox prepared before Stop returns (see
+// startSandboxed).
 // It is safe to call more than once.
 func (p *Process) Stop(grace time.Duration) {
 	p.once.Do(func() {
@@ -613,7 +614,7 @@ func (p *Process) Stop(grace time.Duration) {
 				p.leave()
 			}
 			if p.next != nil {
-				<-p.next()
+				<-p.next() // bounded: sandbox.Prepare has its own deadline
 			}
 			return
 		}
