@@ -416,6 +416,10 @@ func TestBrowserJapanese(t *testing.T) {
 			b.waitJS(t, p.path+" filled", p.ready, 90*time.Second)
 			if strings.HasPrefix(p.path, "/games/") && !strings.Contains(p.path, "999999") {
 				// Mid-game too: the move shown, a move highlighted in the list.
+				// Clicked once the game's facts, above the list, are in: a
+				// click while they arrive can land beside the move (seen in
+				// CI under load).
+				b.waitJS(t, p.path+" facts", `document.body.dataset.loaded === 'true'`, 30*time.Second)
 				b.run(t, "a move", 15*time.Second, chromedp.Click(chromedp.CSS(`#moves button[data-ply="3"]`)))
 				b.waitJS(t, "ply 3", `document.querySelector('#current-move').textContent !== '' && +document.querySelector('#ply').textContent === 3`, 15*time.Second)
 			}

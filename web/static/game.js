@@ -89,6 +89,7 @@ async function loadDetail() {
   try {
     state.detail = await api(`/api/games/${id}`);
     renderFacts();
+    document.body.dataset.loaded = 'true'; // the facts above the move list are in: the layout is settled
   } catch (err) {
     console.warn('game detail:', err.message);
   }
