@@ -85,25 +85,21 @@ type Launcher struct {
 }
 
 // enterGame counts a sandboxed engine of game id as started until leave is
-// called (by Stop, or when the start fails), and tells whether no engine of
-// another game is started.
+// called, once (by Stop, or when the start fails), and tells whether no
+// engine of another game is started.
 func (l *Launcher) enterGame(id int64) (alone bool, leave func()) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.games == nil {
 		l.games = map[int64]int{}
 	}
-	alone = len(l.games) == 0 || len(l.games) == 1 && l.games[id] > 0
 	l.games[id]++
-	var once sync.Once
-	return alone, func() {
-		once.Do(func() {
-			l.mu.Lock()
-			defer l.mu.Unlock()
-			if l.games[id]--; l.games[id] == 0 {
-				delete(l.games, id)
-			}
-		})
+	return len(l.games) == 1, func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.games[id]--; l.games[id] == 0 {
+			delete(l.games, id)
+		}
 	}
 }
 
