@@ -19,6 +19,29 @@ import (
 	"time"
 )
 
+// eachWaiter runs f with each shell a prepared sandbox's waiter may run
+// in: klibc's sh (where waiterShell picks it) and the system's sh.
+func eachWaiter(t *testing.T, f func(t *testing.T)) {
+	picked := waiterShell()
+	defer func() { waiterShell = func() string { return picked } }()
+	for _, sh := range []string{klibcSh, ""} {
+		name := "system-sh"
+		if sh != "" {
+			name = "klibc-sh"
+		}
+		t.Run(name, func(t *testing.T) {
+			if sh != "" && picked == "" {
+				if os.Getenv("CI") == "true" {
+					t.Fatal("klibc's sh is not the waiter's in CI: install klibc-utils, and run the tests as root")
+				}
+				t.Skip("klibc's sh is not the waiter's here (klibc-utils, or CAP_SYS_RESOURCE, missing)")
+			}
+			waiterShell = func() string { return sh }
+			f(t)
+		})
+	}
+}
+
 // prepare makes a prepared sandbox, stopped at the test's end.
 func prepare(t testing.TB, cfg Config, stdio bool) *Sandbox {
 	t.Helper()
@@ -59,59 +82,61 @@ func execLogged(t testing.TB, sb *Sandbox, env []string, argv ...string) (*syncB
 // and its exit status.
 func TestPrepareExec(t *testing.T) {
 	requireSandbox(t)
-	helper := testHelper(t)
-	eng := publicDir(t)
-	putFile(t, filepath.Join(eng, "client.sh"), `
-exec 3<>/dev/tcp/127.0.0.1/46000
-echo "hello $GREETING from $(pwd) uid $(id -u) pid $$ home $HOME secret=${TAIKAI_SANDBOX_TEST_SECRET:-none}" >&3
-read -r reply <&3
-echo "got $reply"
-exit 7
-`, 0o644)
-	t.Setenv("TAIKAI_SANDBOX_TEST_SECRET", "server-only")
-	setnsErr := Check(Config{Port: 46000})
-	for _, helperListens := range []bool{false, true} {
-		if !helperListens && setnsErr != nil {
-			t.Logf("no listener through setns here: %v", setnsErr)
-			continue
+	eachWaiter(t, func(t *testing.T) {
+		helper := testHelper(t)
+		eng := publicDir(t)
+		putFile(t, filepath.Join(eng, "client.sh"), `
+	exec 3<>/dev/tcp/127.0.0.1/46000
+	echo "hello $GREETING from $(pwd) uid $(id -u) pid $$ home $HOME secret=${TAIKAI_SANDBOX_TEST_SECRET:-none}" >&3
+	read -r reply <&3
+	echo "got $reply"
+	exit 7
+	`, 0o644)
+		t.Setenv("TAIKAI_SANDBOX_TEST_SECRET", "server-only")
+		setnsErr := Check(Config{Port: 46000})
+		for _, helperListens := range []bool{false, true} {
+			if !helperListens && setnsErr != nil {
+				t.Logf("no listener through setns here: %v", setnsErr)
+				continue
+			}
+			cfg := Config{EngineDir: eng, Port: 46000}
+			if helperListens {
+				cfg.Helper = helper
+			}
+			sb := prepare(t, cfg, false)
+			ln := sb.Listener()
+			if ln == nil {
+				t.Fatal("a prepared sandbox with a port has no listener")
+			}
+			defer ln.Close()
+			out, _ := execLogged(t, sb, []string{"GREETING=world"}, "bash", "client.sh")
+			ln.(deadliner).SetDeadline(time.Now().Add(20 * time.Second))
+			c, err := ln.Accept()
+			if err != nil {
+				t.Fatalf("accept: %v\n%s", err, out)
+			}
+			c.SetDeadline(time.Now().Add(20 * time.Second))
+			line, err := bufio.NewReader(c).ReadString('\n')
+			if err != nil {
+				t.Fatalf("read: %v\n%s", err, out)
+			}
+			// The engine is not the sandbox's init (pid 1): the waiter is
+			// (with a helper, after the helper's threads have taken pids).
+			want := "hello world from /engine uid " // uid checked below
+			if !strings.HasPrefix(line, want) || !strings.Contains(line, " home /tmp secret=none") || strings.Contains(line, " pid 1 ") {
+				t.Errorf("helper listens %v: engine said %q", helperListens, line)
+			}
+			if os.Geteuid() == 0 && !strings.Contains(line, "uid 65534 ") {
+				t.Errorf("engine not run as 65534: %q", line)
+			}
+			io.WriteString(c, "pong\n")
+			c.Close()
+			u := waitDone(t, sb, out, 20*time.Second)
+			if u.ExitCode != 7 || !strings.Contains(out.String(), "got pong") {
+				t.Errorf("helper listens %v: usage %+v, output:\n%s", helperListens, u, out)
+			}
 		}
-		cfg := Config{EngineDir: eng, Port: 46000}
-		if helperListens {
-			cfg.Helper = helper
-		}
-		sb := prepare(t, cfg, false)
-		ln := sb.Listener()
-		if ln == nil {
-			t.Fatal("a prepared sandbox with a port has no listener")
-		}
-		defer ln.Close()
-		out, _ := execLogged(t, sb, []string{"GREETING=world"}, "bash", "client.sh")
-		ln.(deadliner).SetDeadline(time.Now().Add(20 * time.Second))
-		c, err := ln.Accept()
-		if err != nil {
-			t.Fatalf("accept: %v\n%s", err, out)
-		}
-		c.SetDeadline(time.Now().Add(20 * time.Second))
-		line, err := bufio.NewReader(c).ReadString('\n')
-		if err != nil {
-			t.Fatalf("read: %v\n%s", err, out)
-		}
-		// The engine is not the sandbox's init (pid 1): the waiter is
-		// (with a helper, after the helper's threads have taken pids).
-		want := "hello world from /engine uid " // uid checked below
-		if !strings.HasPrefix(line, want) || !strings.Contains(line, " home /tmp secret=none") || strings.Contains(line, " pid 1 ") {
-			t.Errorf("helper listens %v: engine said %q", helperListens, line)
-		}
-		if os.Geteuid() == 0 && !strings.Contains(line, "uid 65534 ") {
-			t.Errorf("engine not run as 65534: %q", line)
-		}
-		io.WriteString(c, "pong\n")
-		c.Close()
-		u := waitDone(t, sb, out, 20*time.Second)
-		if u.ExitCode != 7 || !strings.Contains(out.String(), "got pong") {
-			t.Errorf("helper listens %v: usage %+v, output:\n%s", helperListens, u, out)
-		}
-	}
+	})
 }
 
 // Prepare returns once the sandbox is made: bwrap's init has become the
@@ -119,27 +144,32 @@ exit 7
 // pool's Settle, and so the bench, count on that work being done).
 func TestPrepareReady(t *testing.T) {
 	requireSandbox(t)
-	sh, err := filepath.EvalSymlinks("/bin/sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 5 {
-		sb := prepare(t, Config{}, false)
-		bwrap := sb.Pid()
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", bwrap, bwrap))
+	eachWaiter(t, func(t *testing.T) {
+		sh, err := filepath.EvalSymlinks("/bin/sh")
 		if err != nil {
-			t.Fatal(err) // the kernel's CONFIG_PROC_CHILDREN
+			t.Fatal(err)
 		}
-		kids := strings.Fields(string(b))
-		if len(kids) != 1 {
-			t.Fatalf("bwrap %d has children %v, want its init alone", bwrap, kids)
+		if waiterShell() != "" {
+			sh = klibcSh
 		}
-		exe, err := os.Readlink("/proc/" + kids[0] + "/exe")
-		if err != nil || exe != sh {
-			t.Errorf("the sandbox's init runs %q (%v) once Prepare has returned, want %s", exe, err, sh)
+		for range 5 {
+			sb := prepare(t, Config{}, false)
+			bwrap := sb.Pid()
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", bwrap, bwrap))
+			if err != nil {
+				t.Fatal(err) // the kernel's CONFIG_PROC_CHILDREN
+			}
+			kids := strings.Fields(string(b))
+			if len(kids) != 1 {
+				t.Fatalf("bwrap %d has children %v, want its init alone", bwrap, kids)
+			}
+			exe, err := os.Readlink("/proc/" + kids[0] + "/exe")
+			if err != nil || exe != sh {
+				t.Errorf("the sandbox's init runs %q (%v) once Prepare has returned, want %s", exe, err, sh)
+			}
+			sb.Stop(0)
 		}
-		sb.Stop(0)
-	}
+	})
 }
 
 // An engine in a prepared sandbox ends as under Command: its exit status,
@@ -147,39 +177,41 @@ func TestPrepareReady(t *testing.T) {
 // sandbox's init), and nothing of it left, an orphan of it neither.
 func TestPrepareExitStatus(t *testing.T) {
 	requireSandbox(t)
-	for _, tc := range []struct {
-		script       string
-		code, signal int
-	}{
-		{"exit 3", 3, 0},
-		{"kill -TERM $$", 128 + 15, 15},
-		{"kill -ABRT $$", 128 + 6, 6},
-	} {
-		sb := prepare(t, Config{}, false)
-		out, _ := execLogged(t, sb, nil, "sh", "-c", tc.script)
-		u := waitDone(t, sb, out, 20*time.Second)
-		if !u.Exited || u.ExitCode != tc.code || u.Signal != tc.signal {
-			t.Errorf("%q: %+v\n%s", tc.script, u, out)
+	eachWaiter(t, func(t *testing.T) {
+		for _, tc := range []struct {
+			script       string
+			code, signal int
+		}{
+			{"exit 3", 3, 0},
+			{"kill -TERM $$", 128 + 15, 15},
+			{"kill -ABRT $$", 128 + 6, 6},
+		} {
+			sb := prepare(t, Config{}, false)
+			out, _ := execLogged(t, sb, nil, "sh", "-c", tc.script)
+			u := waitDone(t, sb, out, 20*time.Second)
+			if !u.Exited || u.ExitCode != tc.code || u.Signal != tc.signal {
+				t.Errorf("%q: %+v\n%s", tc.script, u, out)
+			}
 		}
-	}
-	// A setsid orphan of the engine's is gone within 1 s of its exit
-	// (read ends at end of file: the script exits 1).
-	m := marker()
-	sb := prepare(t, Config{}, true)
-	out, st := execLogged(t, sb, nil, "sh", "-c", fmt.Sprintf("(setsid sleep %s >/dev/null 2>&1 </dev/null &); read -r x", m))
-	orphan := startedPid(t, "sleep", m)
-	st.Stdin.Close()
-	exitWithin(t, orphan, time.Second, "orphan gone after the engine's exit")
-	if u := waitDone(t, sb, out, 20*time.Second); u.ExitCode != 1 {
-		t.Errorf("orphan's parent: %+v\n%s", u, out)
-	}
-	// exec runs programs, not the waiter's builtins.
-	sb = prepare(t, Config{}, false)
-	out, _ = execLogged(t, sb, nil, "echo", "--version")
-	waitDone(t, sb, out, 20*time.Second)
-	if !strings.Contains(out.String(), "GNU coreutils") {
-		t.Errorf("echo --version ran sh's echo: %q", out)
-	}
+		// A setsid orphan of the engine's is gone within 1 s of its exit
+		// (read ends at end of file: the script exits 1).
+		m := marker()
+		sb := prepare(t, Config{}, true)
+		out, st := execLogged(t, sb, nil, "sh", "-c", fmt.Sprintf("(setsid sleep %s >/dev/null 2>&1 </dev/null &); read -r x", m))
+		orphan := startedPid(t, "sleep", m)
+		st.Stdin.Close()
+		exitWithin(t, orphan, time.Second, "orphan gone after the engine's exit")
+		if u := waitDone(t, sb, out, 20*time.Second); u.ExitCode != 1 {
+			t.Errorf("orphan's parent: %+v\n%s", u, out)
+		}
+		// exec runs programs, not the waiter's builtins.
+		sb = prepare(t, Config{}, false)
+		out, _ = execLogged(t, sb, nil, "echo", "--version")
+		waitDone(t, sb, out, 20*time.Second)
+		if !strings.Contains(out.String(), "GNU coreutils") {
+			t.Errorf("echo --version ran sh's echo: %q", out)
+		}
+	})
 }
 
 // A stdio engine gets its pipes; a missing executable exits with 127 and
@@ -187,36 +219,38 @@ func TestPrepareExitStatus(t *testing.T) {
 // command line cannot carry is refused before the sandbox is used.
 func TestPrepareStdioAndMissing(t *testing.T) {
 	requireSandbox(t)
-	sb := prepare(t, Config{}, true)
-	for _, bad := range [][2][]string{
-		{{"-x"}, nil},
-		{{"sh", "a\nb"}, nil},
-		{{"sh"}, {"A-B=1"}},
-	} {
-		if _, err := sb.Exec(bad[0], bad[1]); err == nil || Execable(bad[0], bad[1]) == nil {
-			t.Errorf("Exec(%q, %q) accepted", bad[0], bad[1])
+	eachWaiter(t, func(t *testing.T) {
+		sb := prepare(t, Config{}, true)
+		for _, bad := range [][2][]string{
+			{{"-x"}, nil},
+			{{"sh", "a\nb"}, nil},
+			{{"sh"}, {"A-B=1"}},
+		} {
+			if _, err := sb.Exec(bad[0], bad[1]); err == nil || Execable(bad[0], bad[1]) == nil {
+				t.Errorf("Exec(%q, %q) accepted", bad[0], bad[1])
+			}
 		}
-	}
-	log, st := execLogged(t, sb, []string{"Q=it's \"quoted\" $HOME"}, "sh", "-c", `read -r x; echo "echo $x $Q"; echo "to the log" >&2`)
-	io.WriteString(st.Stdin, "ping\n")
-	st.Stdout.SetReadDeadline(time.Now().Add(20 * time.Second))
-	line, err := bufio.NewReader(st.Stdout).ReadString('\n')
-	if want := "echo ping it's \"quoted\" $HOME\n"; err != nil || line != want {
-		t.Errorf("read %q, %v; want %q", line, err, want)
-	}
-	if u := waitDone(t, sb, log, 20*time.Second); u.ExitCode != 0 || !strings.Contains(log.String(), "to the log") {
-		t.Errorf("usage %+v, log %q", u, log)
-	}
-	if _, err := sb.Exec([]string{"true"}, nil); err == nil {
-		t.Error("a second Exec was accepted")
-	}
+		log, st := execLogged(t, sb, []string{"Q=it's \"quoted\" $HOME"}, "sh", "-c", `read -r x; echo "echo $x $Q"; echo "to the log" >&2`)
+		io.WriteString(st.Stdin, "ping\n")
+		st.Stdout.SetReadDeadline(time.Now().Add(20 * time.Second))
+		line, err := bufio.NewReader(st.Stdout).ReadString('\n')
+		if want := "echo ping it's \"quoted\" $HOME\n"; err != nil || line != want {
+			t.Errorf("read %q, %v; want %q", line, err, want)
+		}
+		if u := waitDone(t, sb, log, 20*time.Second); u.ExitCode != 0 || !strings.Contains(log.String(), "to the log") {
+			t.Errorf("usage %+v, log %q", u, log)
+		}
+		if _, err := sb.Exec([]string{"true"}, nil); err == nil {
+			t.Error("a second Exec was accepted")
+		}
 
-	sb = prepare(t, Config{}, false)
-	out, _ := execLogged(t, sb, nil, "./no-such-engine")
-	u := waitDone(t, sb, out, 20*time.Second)
-	if u.ExitCode != 127 || !strings.Contains(out.String(), "no-such-engine: not found") {
-		t.Errorf("missing engine: usage %+v, output %q", u, out)
-	}
+		sb = prepare(t, Config{}, false)
+		out, _ := execLogged(t, sb, nil, "./no-such-engine")
+		u := waitDone(t, sb, out, 20*time.Second)
+		if u.ExitCode != 127 || !strings.Contains(out.String(), "no-such-engine: not found") {
+			t.Errorf("missing engine: usage %+v, output %q", u, out)
+		}
+	})
 }
 
 // A prepared sandbox that is never used is stopped with nothing left: its

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -171,12 +172,13 @@ func command(ctx context.Context, cfg Config, helper string, argv []string, wait
 		}
 		chain = append([]string{taskset, "-c", strings.Join(cpus, ",")}, chain...)
 	}
-	// RLIMIT_NOFILE: a server with CAP_SYS_RESOURCE sets it on the sandbox's
-	// init with prlimit(2) while the init waits on --block-fd (see start);
-	// without it (a container's root often lacks it), prlimit(1), running as
-	// the engine's uid, lowers its own limit and execs the rest (one more
-	// exec, about 1 ms).
-	s.setNoFile = canSetRlimits() && !waiter
+	// RLIMIT_NOFILE: a server that can (see canSetRlimits) sets it on the
+	// sandbox's init with prlimit(2) while the init waits on --block-fd (see
+	// start); one that cannot (a container's non-root user) has prlimit(1),
+	// running as the engine's uid, lower its own limit and exec the rest (one
+	// more exec, about 1 ms). A prepared sandbox's waiter in the system's sh
+	// sets it itself (ulimit); in klibc's sh, the server does (waiterShell).
+	s.setNoFile = canSetRlimits() && (!waiter || waiterShell() != "")
 	if !s.setNoFile && !waiter {
 		prlimit, err := exec.LookPath("prlimit")
 		if err != nil {
@@ -570,7 +572,7 @@ func (s *Sandbox) start() error {
 	}
 	if s.setNoFile {
 		n := uint64(s.cfg.NoFile)
-		if err := unix.Prlimit(info.ChildPid, unix.RLIMIT_NOFILE, &unix.Rlimit{Cur: n, Max: n}, nil); err != nil {
+		if err := setRlimit(info.ChildPid, s.cfg.UID, s.cfg.GID, unix.RLIMIT_NOFILE, n); err != nil {
 			return fmt.Errorf("limit open files: %w", err)
 		}
 	}
@@ -602,9 +604,62 @@ func (s *Sandbox) start() error {
 	return nil
 }
 
-// canSetRlimits tells whether the server may set another uid's resource
-// limits (CAP_SYS_RESOURCE).
-var canSetRlimits = sync.OnceValue(func() bool { return hasCap(unix.CAP_SYS_RESOURCE) })
+// canSetRlimits tells whether the server may set the resource limits of a
+// sandbox's init, which runs as another uid: with CAP_SYS_RESOURCE, or as
+// root with CAP_SETUID and CAP_SETGID (see setRlimit).
+var canSetRlimits = sync.OnceValue(func() bool {
+	return hasSysResource() || os.Geteuid() == 0 && hasCap(unix.CAP_SETUID) && hasCap(unix.CAP_SETGID)
+})
+
+var hasSysResource = sync.OnceValue(func() bool { return hasCap(unix.CAP_SYS_RESOURCE) })
+
+// setRlimit sets the soft and hard limit of resource for pid, whose uid and
+// gid are uid and gid. Without CAP_SYS_RESOURCE (a VM's or a container's
+// root may lack it), the kernel still lets a caller whose real uid and gid
+// are the target's set its limits: a locked thread takes them as its real
+// ids for the call and then takes back the server's (its effective ids stay
+// 0, so its capabilities stay). The raw system calls change that thread
+// alone, where Go's Setresuid would change every thread of the server.
+// For those microseconds a process of that uid outside the sandboxes could
+// signal that one thread (tgkill; a sandboxed one cannot name the server's
+// threads in its pid namespace), as it could the engine.
+func setRlimit(pid, uid, gid, resource int, n uint64) error {
+	lim := &unix.Rlimit{Cur: n, Max: n}
+	if hasSysResource() {
+		return unix.Prlimit(pid, resource, lim, nil)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		ruid, rgid := os.Getuid(), os.Getgid()
+		keep := ^uintptr(0) // -1: unchanged
+		set := func(nr uintptr, id int) error {
+			if _, _, e := unix.RawSyscall(nr, uintptr(id), keep, keep); e != 0 {
+				return e
+			}
+			return nil
+		}
+		err := set(unix.SYS_SETRESGID, gid)
+		if err == nil {
+			if err = set(unix.SYS_SETRESUID, uid); err == nil {
+				err = unix.Prlimit(pid, resource, lim, nil)
+				if berr := set(unix.SYS_SETRESUID, ruid); berr != nil {
+					// This thread must not run anything else: it stays
+					// locked, and ends with this goroutine.
+					errc <- errors.Join(err, fmt.Errorf("take back the real uid: %w", berr))
+					return
+				}
+			}
+		}
+		if berr := set(unix.SYS_SETRESGID, rgid); berr != nil {
+			errc <- errors.Join(err, fmt.Errorf("take back the real gid: %w", berr))
+			return
+		}
+		runtime.UnlockOSThread()
+		errc <- err
+	}()
+	return <-errc
+}
 
 // parentPid reads the parent of pid from /proc.
 func parentPid(pid int) (int, error) {

@@ -1151,30 +1151,43 @@ func TestSweepKillsLeftovers(t *testing.T) {
 }
 
 // The open files limit holds whichever way it is set: by the server
-// (prlimit(2), with CAP_SYS_RESOURCE), by prlimit(1) in the exec chain, or
-// by a prepared sandbox's waiter (with and without the helper).
+// (prlimit(2), with CAP_SYS_RESOURCE or as root taking the engine's ids for
+// the call), by prlimit(1) in the exec chain, or
+// by a prepared sandbox's waiter or, with klibc's sh as the waiter's, by the
+// server again (with and without the helper).
 func TestNoFileAllWays(t *testing.T) {
 	requireSandbox(t)
-	direct := canSetRlimits()
-	defer func() { canSetRlimits = func() bool { return direct } }()
-	for _, server := range []bool{true, false} {
-		if server && !direct {
-			continue // the server may not set another uid's limits here
+	direct, sysResource := canSetRlimits(), hasSysResource()
+	defer func() {
+		canSetRlimits = func() bool { return direct }
+		hasSysResource = func() bool { return sysResource }
+	}()
+	for _, c := range []struct{ server, sysResource bool }{{true, true}, {true, false}, {false, false}} {
+		if c.server && !direct || c.sysResource && !sysResource {
+			continue // the server may not set another uid's limits (that way) here
 		}
-		canSetRlimits = func() bool { return server }
+		if c.server && !c.sysResource && os.Geteuid() != 0 {
+			continue // only root takes the engine's ids (see setRlimit)
+		}
+		canSetRlimits = func() bool { return c.server }
+		hasSysResource = func() bool { return c.sysResource }
 		out, _ := run(t, Config{NoFile: 50}, 10*time.Second, "sh", "-c", "ulimit -n; ulimit -Hn; ulimit -n 5000 2>/dev/null && echo LEAK raised")
 		if out != "50\n50\n" {
-			t.Errorf("set by the server %v: open files %q", server, out)
+			t.Errorf("set by the server %v (CAP_SYS_RESOURCE %v): open files %q", c.server, c.sysResource, out)
 		}
 	}
-	for _, cfg := range []Config{{NoFile: 50}, {NoFile: 50, Port: 46000, Helper: testHelper(t)}} {
-		sb := prepare(t, cfg, false)
-		log, _ := execLogged(t, sb, nil, "sh", "-c", "ulimit -n; ulimit -Hn; ulimit -n 5000 2>/dev/null && echo LEAK raised")
-		waitDone(t, sb, log, 20*time.Second)
-		if out := log.String(); out != "50\n50\n" {
-			t.Errorf("prepared, helper %q: open files %q", cfg.Helper, out)
+	hasSysResource = func() bool { return sysResource }
+	canSetRlimits = func() bool { return direct }
+	eachWaiter(t, func(t *testing.T) {
+		for _, cfg := range []Config{{NoFile: 50}, {NoFile: 50, Port: 46000, Helper: testHelper(t)}} {
+			sb := prepare(t, cfg, false)
+			log, _ := execLogged(t, sb, nil, "sh", "-c", "ulimit -n; ulimit -Hn; ulimit -n 5000 2>/dev/null && echo LEAK raised")
+			waitDone(t, sb, log, 20*time.Second)
+			if out := log.String(); out != "50\n50\n" {
+				t.Errorf("prepared, helper %q: open files %q", cfg.Helper, out)
+			}
 		}
-	}
+	})
 }
 
 // deadliner is what a sandbox's Listener has besides net.Listener.
