@@ -3,9 +3,15 @@
 package sandbox
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // The hierarchies found on this machine's kind of host (v1 with a unified
@@ -109,6 +115,75 @@ func TestExposed(t *testing.T) {
 		}
 		if got := exposed(p, st, c.uid, c.gid); got != c.exposedTo {
 			t.Errorf("mode %v (dir %v) to %d:%d: exposed %v, want %v", c.mode, c.dir, c.uid, c.gid, got, c.exposedTo)
+		}
+	}
+}
+
+// The thread that starts bwrap moves itself into the sandbox's cgroups and
+// back (v1): the child is born in them, the thread ends where it was, and
+// none of the server's threads is left in them.
+func TestSelfMove(t *testing.T) {
+	requireSandbox(t)
+	if hostCgroups().v2 {
+		t.Skip("cgroup v2: a thread has no cgroups of its own; bwrap is moved (add)")
+	}
+	cfg := Config{}
+	if err := cfg.defaults(); err != nil {
+		t.Fatal(err)
+	}
+	g, err := newGroup(fmt.Sprintf("%d-selfmove", os.Getpid()), &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := g.kill(time.Now().Add(5 * time.Second)); err != nil {
+			t.Error(err)
+		}
+		if err := g.remove(); err != nil {
+			t.Error(err)
+		}
+	}()
+	mv := g.selfMove()
+	if mv == nil {
+		t.Fatal("no self move on cgroup v1")
+	}
+	defer mv.close()
+	var child *exec.Cmd
+	var before, during, after []byte
+	err = inNetns(-1, nil, func() error {
+		before, _ = os.ReadFile("/proc/thread-self/cgroup")
+		err := mv.start(func() error {
+			during, _ = os.ReadFile("/proc/thread-self/cgroup")
+			child = exec.Command("sleep", "30")
+			return child.Start()
+		})
+		after, _ = os.ReadFile("/proc/thread-self/cgroup")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer child.Wait()
+	defer child.Process.Kill()
+	if !g.holds(child.Process.Pid) {
+		t.Error("the child was not born in the sandbox's cgroups")
+	}
+	name := filepath.Base(g.dirs[hostCgroups().memory])
+	if strings.Count(string(during), "/"+name+"\n") != len(g.dirs) {
+		t.Errorf("the thread was not in the sandbox's cgroups while it started the child:\n%s", during)
+	}
+	if len(before) == 0 || !bytes.Equal(before, after) {
+		t.Errorf("the thread did not go back: before\n%s\nafter\n%s", before, after)
+	}
+	for _, dir := range g.dirs {
+		b, err := os.ReadFile(filepath.Join(dir, "tasks"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tid := range strings.Fields(string(b)) {
+			if _, err := os.Stat("/proc/self/task/" + tid); err == nil {
+				t.Errorf("the server's thread %s is still in %s", tid, dir)
+			}
 		}
 	}
 }

@@ -132,7 +132,7 @@ func inNetnsLocked(fd int, mnt *os.File, f func() error) (err error) {
 	runtime.LockOSThread()
 	var undo []func() error // what brings the thread back, last first
 	defer func() {
-		back := true
+		back := !errors.Is(err, errThreadStuck)
 		for i := len(undo) - 1; i >= 0; i-- {
 			if uerr := undo[i](); uerr != nil {
 				err, back = errors.Join(err, uerr), false

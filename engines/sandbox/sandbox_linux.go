@@ -499,6 +499,8 @@ func (s *Sandbox) start() error {
 	}
 	s.Cmd.ExtraFiles = theirs
 	closeOnExec()
+	mv := s.group.selfMove()
+	defer mv.close()
 	var err error
 	if s.pooled {
 		// bwrap starts in the namespace, and the seat's listener is made
@@ -518,8 +520,10 @@ func (s *Sandbox) start() error {
 				s.netns.holds.Add(1)
 				s.ln = &seatListener{TCPListener: ln.(*net.TCPListener), hold: s.netns}
 			}
-			return s.Cmd.Start()
+			return mv.start(s.Cmd.Start)
 		})
+	} else if mv != nil {
+		err = inNetns(-1, nil, func() error { return mv.start(s.Cmd.Start) })
 	} else {
 		err = s.Cmd.Start()
 	}
@@ -530,13 +534,16 @@ func (s *Sandbox) start() error {
 	if err != nil {
 		return err
 	}
-	// bwrap goes into the cgroups before it has its arguments (it reads
-	// them from --args first thing), so the init it clones is born in them:
-	// an init orphaned by a server killed during the setup (see blockRW) is
-	// in cgroups that Sweep empties at the next start. bwrap counts for one
-	// process and its own few pages in the limits.
-	if err := s.group.add(s.Cmd.Process.Pid); err != nil {
-		return err
+	// bwrap is in the cgroups before it has its arguments (it reads them
+	// from --args first thing): born in them (see selfMove), else moved. So
+	// the init it clones is born in them: an init orphaned by a server killed
+	// during the setup (see blockRW) is in cgroups that Sweep empties at the
+	// next start. bwrap counts for one process and its own few pages in the
+	// limits.
+	if mv == nil || !s.group.holds(s.Cmd.Process.Pid) {
+		if err := s.group.add(s.Cmd.Process.Pid); err != nil {
+			return err
+		}
 	}
 	if _, err := argsW.Write(s.args); err != nil { // fits the pipe: see Command
 		return fmt.Errorf("pass bwrap its arguments: %w", err)
