@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -463,6 +464,21 @@ func (m *selfMove) start(start func() error) error {
 	}
 	err := start()
 	return errors.Join(err, leave(len(m.in)))
+}
+
+// onLockedThread runs f on a goroutine locked to its thread, a thread that
+// ends with it if f's error wraps errThreadStuck.
+func onLockedThread(f func() error) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		err := f()
+		if !errors.Is(err, errThreadStuck) {
+			runtime.UnlockOSThread()
+		}
+		errc <- err
+	}()
+	return <-errc
 }
 
 func (m *selfMove) close() {

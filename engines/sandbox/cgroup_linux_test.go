@@ -150,7 +150,7 @@ func TestSelfMove(t *testing.T) {
 	defer mv.close()
 	var child *exec.Cmd
 	var before, during, after []byte
-	err = inNetns(-1, nil, func() error {
+	err = onLockedThread(func() error {
 		before, _ = os.ReadFile("/proc/thread-self/cgroup")
 		err := mv.start(func() error {
 			during, _ = os.ReadFile("/proc/thread-self/cgroup")

@@ -523,7 +523,7 @@ func (s *Sandbox) start() error {
 			return mv.start(s.Cmd.Start)
 		})
 	} else if mv != nil {
-		err = inNetns(-1, nil, func() error { return mv.start(s.Cmd.Start) })
+		err = onLockedThread(func() error { return mv.start(s.Cmd.Start) })
 	} else {
 		err = s.Cmd.Start()
 	}
