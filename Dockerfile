@@ -51,6 +51,9 @@ FROM debian:bookworm-slim AS runtime
 #   util-linux  prlimit and taskset, which the sandbox runs (open-files limit
 #            without CAP_SYS_RESOURCE, CPU pinning); already in the base image
 #            (essential), named because the sandbox needs it.
+#   klibc-utils  klibc's sh, the shell a prepared sandbox waits in for its
+#            engine's command: it starts in a tenth of the CPU time of the
+#            system's sh (docs/SANDBOX.md); without it that sh is used.
 # Java: the JDK (openjdk-17-jdk-headless), not just the JRE. The classroom
 # client runs as `java OthelloClient.java`, the single-file source launcher,
 # which needs the jdk.compiler module. In Debian that module is already inside
@@ -76,6 +79,7 @@ RUN mkdir -p /usr/share/man/man1 \
       sqlite3 \
       bubblewrap \
       util-linux \
+      klibc-utils \
  && rm -rf /var/lib/apt/lists/*
 
 # A fixed uid/gid so that volume ownership stays the same across rebuilds. /data

@@ -1090,6 +1090,7 @@ func (s *stack) playTournament() played {
 	if len(p.list) != 4 {
 		t.Fatalf("tournament %d has %d games, want 4", tour.ID, len(p.list))
 	}
+	prepared := 0 // games whose black engine found its sandbox prepared ahead
 	for _, g := range p.list {
 		if g.ID == nil || g.Status != "finished" || g.Result == nil || g.Reason == nil || g.Plies == 0 {
 			t.Fatalf("game %+v: want an id, status finished, a result, a reason and moves", g)
@@ -1112,7 +1113,21 @@ func (s *stack) playTournament() played {
 		if p.moves[*g.ID] != g.Plies {
 			t.Errorf("game %d: %d plies but %d moves stored", *g.ID, g.Plies, p.moves[*g.ID])
 		}
-		s.expectStatus("GET", fmt.Sprintf("/api/games/%d/log/black", *g.ID), s.token, "", http.StatusOK)
+		code, log := s.do("GET", fmt.Sprintf("/api/games/%d/log/black", *g.ID), s.token, "")
+		if code != http.StatusOK {
+			t.Errorf("game %d: black's log: %d %s", *g.ID, code, tail(string(log), 5))
+		}
+		if strings.Contains(string(log), "sandboxed, prepared ahead") {
+			prepared++
+		}
+	}
+	// The worker's first two games start cold, side by side; each start
+	// has the engine's next sandbox made in the background (a game beside),
+	// so the last two find theirs made, with its waiting shell (klibc's sh
+	// in the image; without a working one the games start cold, silently).
+	t.Logf("%d of %d games' black engine started in a sandbox prepared ahead", prepared, len(p.list))
+	if prepared == 0 {
+		t.Errorf("no game's engine started in a sandbox prepared ahead: preparing fails in the container (see the worker's log)")
 	}
 	return p
 }
