@@ -65,8 +65,8 @@ func waiterArgv(cfg Config) []string {
 // namespaces and mounts, the cgroups and limits, the seat's listener (with
 // cfg.Port) and the engine's standard streams are made, and the sandbox
 // waits with a shell (the waiter) as its init until Exec gives it the
-// engine's command, which the shell then runs. Most of a sandbox's start is paid then, not when the
-// game waits for its engine.
+// engine's command, which the shell then runs. Most of a sandbox's start is
+// paid then, not when the game waits for its engine.
 //
 // With stdio, the engine's standard input and output are pipes to the
 // server; without, its input is /dev/null and its output goes to its log.
