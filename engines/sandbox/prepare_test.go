@@ -34,7 +34,7 @@ func eachWaiter(t *testing.T, f func(t *testing.T)) {
 				if os.Getenv("CI") == "true" {
 					t.Fatal("klibc's sh is not the waiter's in CI: install klibc-utils, and run the tests as root")
 				}
-				t.Skip("klibc's sh is not the waiter's here (klibc-utils, or CAP_SYS_RESOURCE, missing)")
+				t.Skip("klibc's sh is not the waiter's here: klibc-utils missing, or the server cannot set the limit (see canSetRlimits)")
 			}
 			waiterShell = func() string { return sh }
 			f(t)
