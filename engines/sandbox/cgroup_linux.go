@@ -401,9 +401,12 @@ type selfMove struct{ in, back []*os.File }
 var errThreadStuck = errors.New("the thread that started the sandbox could not leave its cgroups")
 
 // selfMove opens the tasks files for a selfMove, or returns nil where a
-// thread has no cgroups of its own (v2) or its own cannot be found.
+// thread has no cgroups of its own (v2) or its own cannot be found, and for
+// a group with a cpuset (an engine pinned to CPUs, started cold): a thread
+// moved back into a cpuset gets all of its CPUs, which would widen a
+// server's own narrower affinity (taskset).
 func (g *group) selfMove() *selfMove {
-	if g.setup.v2 {
+	if _, pinned := g.dirs[g.setup.cpuset]; g.setup.v2 || pinned {
 		return nil
 	}
 	b, err := os.ReadFile("/proc/thread-self/cgroup")
