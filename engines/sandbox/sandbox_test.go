@@ -1152,9 +1152,9 @@ func TestSweepKillsLeftovers(t *testing.T) {
 
 // The open files limit holds whichever way it is set: by the server
 // (prlimit(2), with CAP_SYS_RESOURCE or as root taking the engine's ids for
-// the call), by prlimit(1) in the exec chain, or
-// by a prepared sandbox's waiter or, with klibc's sh as the waiter's, by the
-// server again (with and without the helper).
+// the call), by prlimit(1) in the exec chain, or in a prepared sandbox by
+// its waiter (the system's sh) or by the server (klibc's sh), with and
+// without the helper.
 func TestNoFileAllWays(t *testing.T) {
 	requireSandbox(t)
 	direct, sysResource := canSetRlimits(), hasSysResource()
