@@ -28,9 +28,8 @@ var CgroupParent string
 type hierarchy struct {
 	v2     bool
 	mount  string // mount point
-	root   string // the cgroup mounted there (mountinfo's root)
-	ctrl   string // v1: the controller it is found by
 	parent string // absolute directory under which sandboxes' cgroups go
+	self   string // v1: the server's own cgroup's directory ("" if unknown)
 }
 
 // cgroupSetup is what the host offers, detected once.
@@ -109,14 +108,17 @@ func parseCgroups(mounts, self string, readFile func(string) ([]byte, error)) cg
 	// taikai.service/server, sandboxes go to taikai.service/taikai). A
 	// container may mount only its own subtree: the mount's root is then a
 	// prefix of the server's cgroup path.
+	relOf := func(m mnt, ownPath string) string {
+		if m.root != "/" && (ownPath == m.root || strings.HasPrefix(ownPath, m.root+"/")) {
+			return strings.TrimPrefix(ownPath, m.root)
+		}
+		return ownPath
+	}
 	parentOf := func(m mnt, ownPath string, v2 bool) string {
 		if CgroupParent != "" {
 			return filepath.Join(m.point, CgroupParent)
 		}
-		rel := ownPath
-		if m.root != "/" && (ownPath == m.root || strings.HasPrefix(ownPath, m.root+"/")) {
-			rel = strings.TrimPrefix(ownPath, m.root)
-		}
+		rel := relOf(m, ownPath)
 		if v2 {
 			rel = filepath.Dir(filepath.Join("/", rel))
 		}
@@ -128,7 +130,11 @@ func parseCgroups(mounts, self string, readFile func(string) ([]byte, error)) cg
 			if !ok {
 				return nil
 			}
-			return &hierarchy{mount: m.point, root: m.root, ctrl: c, parent: parentOf(m, own[c], false)}
+			h := &hierarchy{mount: m.point, parent: parentOf(m, own[c], false)}
+			if own[c] != "" {
+				h.self = filepath.Join(m.point, relOf(m, own[c]))
+			}
+			return h
 		}
 		s.memory, s.pids, s.cpuacct, s.cpuset = h("memory"), h("pids"), h("cpuacct"), h("cpuset")
 		if s.pids == nil {
@@ -145,7 +151,7 @@ func parseCgroups(mounts, self string, readFile func(string) ([]byte, error)) cg
 		s.detectErr = fmt.Errorf("cgroup2 at %s does not offer the memory and pids controllers (%q)", v2.point, strings.TrimSpace(string(ctrl)))
 		return s
 	}
-	h := &hierarchy{v2: true, mount: v2.point, root: v2.root, parent: parentOf(*v2, own[""], true)}
+	h := &hierarchy{v2: true, mount: v2.point, parent: parentOf(*v2, own[""], true)}
 	s.v2, s.unified, s.memory, s.pids = true, h, h, h
 	if strings.Contains(string(ctrl), "cpuset") {
 		s.cpuset = h
@@ -396,12 +402,12 @@ func (g *group) add(pid int) error {
 // thread that moves itself ("0" in tasks) does not take it.
 type selfMove struct{ in, back []*os.File }
 
-// errThreadStuck: the thread could not move back to the server's cgroups;
-// it must not run anything else (see inNetnsLocked).
-var errThreadStuck = errors.New("the thread that started the sandbox could not leave its cgroups")
+// errThreadStuck: a locked thread could not take back the server's cgroups
+// or ids; it must not run anything else (see onLockedThread, inNetnsLocked).
+var errThreadStuck = errors.New("a thread of the server could not be brought back")
 
 // selfMove opens the tasks files for a selfMove, or returns nil where a
-// thread has no cgroups of its own (v2) or its own cannot be found, and for
+// thread has no cgroups of its own (v2) or the server's were not found, and for
 // a group with a cpuset (an engine pinned to CPUs, started cold): a thread
 // moved back into a cpuset gets all of its CPUs, which would widen a
 // server's own narrower affinity (taskset).
@@ -409,19 +415,9 @@ func (g *group) selfMove() *selfMove {
 	if _, pinned := g.dirs[g.setup.cpuset]; g.setup.v2 || pinned {
 		return nil
 	}
-	b, err := os.ReadFile("/proc/thread-self/cgroup")
-	if err != nil {
-		return nil
-	}
-	own := ownCgroups(string(b))
 	m := &selfMove{}
 	for h, dir := range g.dirs {
-		rel, ok := own[h.ctrl]
-		if h.root != "/" {
-			rel, ok = strings.CutPrefix(rel, h.root)
-			ok = ok && (rel == "" || rel[0] == '/')
-		}
-		if !ok {
+		if h.self == "" {
 			m.close()
 			return nil
 		}
@@ -431,7 +427,7 @@ func (g *group) selfMove() *selfMove {
 			return nil
 		}
 		m.in = append(m.in, in)
-		back, err := os.OpenFile(filepath.Join(h.mount, rel, "tasks"), os.O_WRONLY, 0)
+		back, err := os.OpenFile(filepath.Join(h.self, "tasks"), os.O_WRONLY, 0)
 		if err != nil {
 			m.close()
 			return nil

@@ -44,8 +44,8 @@ func TestParseCgroups(t *testing.T) {
 		s.cpuacct: "/sys/fs/cgroup/cpuacct/taikai",
 		s.cpuset:  "/sys/fs/cgroup/cpuset/taikai",
 	} {
-		if h == nil || h.parent != want {
-			t.Errorf("hybrid: %+v, want %s", h, want)
+		if h == nil || h.parent != want || h.self != filepath.Dir(want) {
+			t.Errorf("hybrid: %+v, want %s under the server's own cgroup", h, want)
 		}
 	}
 
@@ -54,7 +54,8 @@ func TestParseCgroups(t *testing.T) {
 39 31 0:36 /docker/0de8 /sys/fs/cgroup/pids ro,relatime - cgroup cgroup rw,pids
 `
 	s = parseCgroups(docker, "8:pids:/docker/0de8\n4:memory:/docker/0de8\n", noFile)
-	if s.detectErr != nil || s.memory.parent != "/sys/fs/cgroup/memory/taikai" || s.pids.parent != "/sys/fs/cgroup/pids/taikai" || s.cpuacct != nil {
+	if s.detectErr != nil || s.memory.parent != "/sys/fs/cgroup/memory/taikai" || s.pids.parent != "/sys/fs/cgroup/pids/taikai" || s.cpuacct != nil ||
+		s.memory.self != "/sys/fs/cgroup/memory" || s.pids.self != "/sys/fs/cgroup/pids" {
 		t.Errorf("docker v1: %+v %+v %+v", s, s.memory, s.pids)
 	}
 

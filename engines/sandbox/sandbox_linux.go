@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -635,9 +634,7 @@ func setRlimit(pid, uid, gid, resource int, n uint64) error {
 	if hasSysResource() {
 		return unix.Prlimit(pid, resource, lim, nil)
 	}
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
+	return onLockedThread(func() error {
 		ruid, rgid := os.Getuid(), os.Getgid()
 		keep := ^uintptr(0) // -1: unchanged
 		set := func(nr uintptr, id int) error {
@@ -651,21 +648,15 @@ func setRlimit(pid, uid, gid, resource int, n uint64) error {
 			if err = set(unix.SYS_SETRESUID, uid); err == nil {
 				err = unix.Prlimit(pid, resource, lim, nil)
 				if berr := set(unix.SYS_SETRESUID, ruid); berr != nil {
-					// This thread must not run anything else: it stays
-					// locked, and ends with this goroutine.
-					errc <- errors.Join(err, fmt.Errorf("take back the real uid: %w", berr))
-					return
+					return errors.Join(err, fmt.Errorf("%w: take back the real uid: %v", errThreadStuck, berr))
 				}
 			}
 		}
 		if berr := set(unix.SYS_SETRESGID, rgid); berr != nil {
-			errc <- errors.Join(err, fmt.Errorf("take back the real gid: %w", berr))
-			return
+			return errors.Join(err, fmt.Errorf("%w: take back the real gid: %v", errThreadStuck, berr))
 		}
-		runtime.UnlockOSThread()
-		errc <- err
-	}()
-	return <-errc
+		return err
+	})
 }
 
 // parentPid reads the parent of pid from /proc.
