@@ -28,11 +28,18 @@ import (
 	"github.com/taikai-dev/taikai/web"
 )
 
+// sandboxErr says why the taikai binary cannot sandbox engines here (nil
+// if it can): a trial sandbox with the binary as its helper, as serve makes.
+func sandboxErr(tb testing.TB) error {
+	tb.Helper()
+	return sandbox.Check(sandbox.Config{Helper: taikaiBinary(tb), Port: engines.SandboxPort})
+}
+
 // requireSandbox skips a test when engines cannot be sandboxed here (no
-// bwrap, not root, ...), except in CI, where that is a failure.
+// bwrap, no user namespaces, ...), except in CI, where that is a failure.
 func requireSandbox(tb testing.TB) {
 	tb.Helper()
-	if err := sandbox.Available(); err != nil {
+	if err := sandboxErr(tb); err != nil {
 		if os.Getenv("CI") == "true" {
 			tb.Fatalf("the engine sandbox is required when CI=true: %v", err)
 		}

@@ -1,0 +1,150 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// pollEvery is how often a sandbox without a cgroup has its memory measured.
+const pollEvery = 100 * time.Millisecond
+
+// measure is the memory a sandbox without a cgroup holds, as the
+// Piskvork and GomocupJudge referees measure it, plus what a cgroup would
+// count and a process list misses: the resident anonymous and shared memory
+// of every process of its pid namespace (found from its init through
+// /proc/PID/task/TID/children: an orphan is reparented to the init), the
+// files of its tmpfs mounts (/tmp, /dev/shm), and the bytes queued in the
+// TCP sockets of its network namespace. init is the host pid of the
+// sandbox's init. A page shared by two processes counts twice. It also
+// returns the CPU time of the processes and of the children they reaped.
+func measure(init int) (int64, time.Duration) {
+	var total int64
+	var ticks uint64
+	seen := map[int]bool{}
+	queue := []int{init}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		if seen[pid] {
+			continue
+		}
+		seen[pid] = true
+		total += rss(pid)
+		ticks += cpuTicks(pid)
+		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		for _, t := range tasks {
+			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
+			for _, f := range strings.Fields(string(b)) {
+				if n, err := strconv.Atoi(f); err == nil {
+					queue = append(queue, n)
+				}
+			}
+		}
+	}
+	for _, m := range []string{ScratchMount, "/dev/shm"} {
+		var st unix.Statfs_t
+		if unix.Statfs(fmt.Sprintf("/proc/%d/root%s", init, m), &st) == nil && st.Type == unix.TMPFS_MAGIC {
+			total += int64(st.Blocks-st.Bfree) * st.Bsize
+		}
+	}
+	for _, f := range []string{"tcp", "tcp6", "udp", "udp6"} {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", init, f))
+		total += socketQueues(string(b))
+	}
+	return total, time.Duration(ticks) * time.Second / clockTicks
+}
+
+// clockTicks is the unit of /proc/PID/stat's times (USER_HZ, 100 on Linux).
+const clockTicks = 100
+
+// cpuTicks is utime+stime+cutime+cstime of /proc/PID/stat: a process's own
+// CPU time and that of the children it reaped (each dead process of the
+// sandbox counts once, in its reaper's).
+func cpuTicks(pid int) uint64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	f := strings.Fields(rest) // from field 3, state
+	if len(f) < 15 {
+		return 0
+	}
+	var n uint64
+	for _, v := range f[11:15] { // fields 14-17
+		t, _ := strconv.ParseUint(v, 10, 64)
+		n += t
+	}
+	return n
+}
+
+// rss is a process's resident anonymous and shared memory in bytes, from
+// /proc/PID/status (0 if it is gone).
+func rss(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	var kib int64
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if ok && (k == "RssAnon" || k == "RssShmem") {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			kib += n
+		}
+	}
+	return kib << 10
+}
+
+// socketQueues sums the tx_queue and rx_queue columns ("tx:rx" in hex) of
+// the text of /proc/PID/net/tcp (or tcp6, udp, udp6).
+func socketQueues(table string) int64 {
+	var total int64
+	for i, line := range strings.Split(table, "\n") {
+		f := strings.Fields(line)
+		if i == 0 || len(f) < 5 {
+			continue
+		}
+		tx, rx, ok := strings.Cut(f[4], ":")
+		if !ok {
+			continue
+		}
+		a, _ := strconv.ParseInt(tx, 16, 64)
+		b, _ := strconv.ParseInt(rx, 16, 64)
+		total += a + b
+	}
+	return total
+}
+
+// poll measures the sandbox every pollEvery until it has exited, keeps the
+// peak memory and the CPU time (as of the last measure: up to pollEvery of
+// it may be missed), and kills it over its memory limit (reported as an OOM
+// kill).
+func (s *Sandbox) poll(init int) {
+	t := time.NewTicker(pollEvery)
+	defer t.Stop()
+	for {
+		n, cpu := measure(init)
+		s.mu.Lock()
+		s.peak = max(s.peak, n)
+		s.cpu = max(s.cpu, cpu)
+		s.mu.Unlock()
+		if n > s.cfg.MemoryBytes {
+			s.overMem.Store(true)
+			s.killInit()
+			return
+		}
+		select {
+		case <-s.exited:
+			return
+		case <-t.C:
+		}
+	}
+}
