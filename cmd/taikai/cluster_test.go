@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
 )
 
 // workerProcess is a running `taikai worker`.
