@@ -250,6 +250,10 @@ func (a *server) Open(ctx context.Context) error {
 	}
 	srv := &web.Server{DB: a.db, Service: a.service, Live: a.live, TokenHash: token, DataDir: data, Log: a.log, Metrics: metrics,
 		Allow: launcher.Allowed, Sandbox: launcher.SandboxState(), Workers: a.cluster}
+	if launcher.SandboxState() == "on" {
+		g := sandbox.HostGuarantees()
+		srv.SandboxLimits = &g
+	}
 	if a.cluster != nil {
 		metrics.WatchWorkers(a.cluster)
 	}

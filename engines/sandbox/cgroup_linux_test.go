@@ -125,14 +125,17 @@ func TestParseCgroups(t *testing.T) {
 	}
 }
 
-// The TCP queues of a network namespace, as /proc/PID/net/tcp lists them.
+// The TCP queues of a network namespace, as /proc/PID/net/tcp lists them
+// (the last line was seen during a port scan).
 func TestSocketQueues(t *testing.T) {
 	table := `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
    0: 0100007F:B3B0 00000000:0000 0A 00000000:00000000 00:00000000 00000000 65534        0 1 1 ffff 100 0 0 10 0
    1: 0100007F:B3B0 0100007F:D2F4 01 00000000:00A00000 00:00000000 00000000 65534        0 2 1 ffff 20 4 30 10 -1
    2: 0100007F:D2F4 0100007F:B3B0 01 00001000:00000000 00:00000000 00000000 65534        0 3 1 ffff 20 4 30 10 -1
+   3: 0100007F:B1EE 0100007F:5E0E 02 1F405522:00000000 00:00000000 00000000     0        0 1355628 1 0000000075c40d39 100 0 0 10 -1
 `
-	if got, want := socketQueues(table), int64(0xA00000+0x1000); got != want {
+	// The listener (0A) and the connecting socket (02) do not count.
+	if got, want := socketQueues(table, true), int64(0xA00000+0x1000); got != want {
 		t.Errorf("socketQueues = %d, want %d", got, want)
 	}
 }

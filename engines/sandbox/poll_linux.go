@@ -23,9 +23,9 @@ const pollEvery = 100 * time.Millisecond
 // files of its tmpfs mounts (/tmp, /dev/shm), and the bytes queued in the
 // TCP sockets of its network namespace. init is the host pid of the
 // sandbox's init. A page shared by two processes counts twice. It also
-// returns the CPU time of the processes and of the children they reaped.
-func measure(init int) (int64, time.Duration) {
-	var total int64
+// counts the CPU time of the processes and of the children they reaped.
+func measure(init int) usage {
+	var u usage
 	var ticks uint64
 	seen := map[int]bool{}
 	queue := []int{init}
@@ -36,7 +36,7 @@ func measure(init int) (int64, time.Duration) {
 			continue
 		}
 		seen[pid] = true
-		total += rss(pid)
+		u.procs += rss(pid)
 		ticks += cpuTicks(pid)
 		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 		for _, t := range tasks {
@@ -51,15 +51,24 @@ func measure(init int) (int64, time.Duration) {
 	for _, m := range []string{ScratchMount, "/dev/shm"} {
 		var st unix.Statfs_t
 		if unix.Statfs(fmt.Sprintf("/proc/%d/root%s", init, m), &st) == nil && st.Type == unix.TMPFS_MAGIC {
-			total += int64(st.Blocks-st.Bfree) * st.Bsize
+			u.files += int64(st.Blocks-st.Bfree) * st.Bsize
 		}
 	}
 	for _, f := range []string{"tcp", "tcp6", "udp", "udp6"} {
 		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", init, f))
-		total += socketQueues(string(b))
+		u.sockets += socketQueues(string(b), strings.HasPrefix(f, "tcp"))
 	}
-	return total, time.Duration(ticks) * time.Second / clockTicks
+	u.cpu = time.Duration(ticks) * time.Second / clockTicks
+	return u
 }
+
+// usage is what measure found.
+type usage struct {
+	procs, files, sockets int64 // bytes
+	cpu                   time.Duration
+}
+
+func (u usage) total() int64 { return u.procs + u.files + u.sockets }
 
 // clockTicks is the unit of /proc/PID/stat's times (USER_HZ, 100 on Linux).
 const clockTicks = 100
@@ -104,12 +113,19 @@ func rss(pid int) int64 {
 }
 
 // socketQueues sums the tx_queue and rx_queue columns ("tx:rx" in hex) of
-// the text of /proc/PID/net/tcp (or tcp6, udp, udp6).
-func socketQueues(table string) int64 {
+// the text of /proc/PID/net/tcp (or tcp6, udp, udp6). For TCP, only of
+// connected sockets: a listener's columns count connections, and a
+// connecting one's tx_queue is a difference of sequence numbers (seen: 500
+// MiB for a SYN_SENT socket of a port scan).
+func socketQueues(table string, tcp bool) int64 {
 	var total int64
 	for i, line := range strings.Split(table, "\n") {
 		f := strings.Fields(line)
 		if i == 0 || len(f) < 5 {
+			continue
+		}
+		// SYN_SENT, SYN_RECV, TIME_WAIT, CLOSE, LISTEN.
+		if st := f[3]; tcp && (st == "02" || st == "03" || st == "06" || st == "07" || st == "0A") {
 			continue
 		}
 		tx, rx, ok := strings.Cut(f[4], ":")
@@ -131,14 +147,18 @@ func (s *Sandbox) poll(init int) {
 	t := time.NewTicker(pollEvery)
 	defer t.Stop()
 	for {
-		n, cpu := measure(init)
+		u := measure(init)
 		s.mu.Lock()
-		s.peak = max(s.peak, n)
-		s.cpu = max(s.cpu, cpu)
+		s.peak = max(s.peak, u.total())
+		s.cpu = max(s.cpu, u.cpu)
 		s.mu.Unlock()
-		if n > s.cfg.MemoryBytes {
+		if u.total() > s.cfg.MemoryBytes {
 			s.overMem.Store(true)
 			s.killInit()
+			if w := s.Cmd.Stderr; w != nil {
+				fmt.Fprintf(w, "taikai sandbox: over the memory limit of %d MiB: processes %d MiB, files in memory %d MiB, socket queues %d MiB\n",
+					s.cfg.MemoryBytes>>20, u.procs>>20, u.files>>20, u.sockets>>20)
+			}
 			return
 		}
 		select {
