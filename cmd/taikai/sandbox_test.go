@@ -1106,7 +1106,9 @@ func TestSandboxServersSideBySide(t *testing.T) {
 	if err != nil {
 		t.Fatalf("match --sandbox beside the servers: %v\n%s", err, out)
 	}
-	var res struct{ Games []struct{ Reason, Sandbox string } }
+	var res struct {
+		Games []struct{ Reason, Sandbox string }
+	}
 	if err := json.Unmarshal(out, &res); err != nil || len(res.Games) != 2 {
 		t.Fatalf("match --sandbox: %v %s", err, out)
 	}
