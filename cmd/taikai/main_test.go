@@ -269,7 +269,7 @@ func startServerAs(tb testing.TB, u *osUser, env []string, bin, db, data string,
 		// directories under data must be reachable (t.TempDir's are 0700).
 		searchable(tb, filepath.Dir(data))
 	} else {
-		u.own(cmd)
+		u.own(tb, cmd)
 	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -172,6 +172,9 @@ func hostileEngines(t *testing.T, u *osUser) {
 		t.Fatalf("/healthz sandbox %q, limits %+v, want on with its limits\n%s", health.Sandbox, health.SandboxLimits, s.logs())
 	}
 	t.Logf("sandbox limits: %+v", *health.SandboxLimits)
+	if u != nil && os.Getenv(delegateEnv) != "" && (health.SandboxLimits.Memory != "cgroup" || health.SandboxLimits.Cgroup != "v2") {
+		t.Fatalf("in a delegated cgroup v2 subtree, limits %+v, want cgroup v2", *health.SandboxLimits)
+	}
 	hostile, err := os.ReadFile("testdata/hostile.py")
 	if err != nil {
 		t.Fatal(err)
@@ -1013,13 +1016,58 @@ func ordinaryUser(tb testing.TB) *osUser {
 	return &osUser{uid: uid, gid: gid, home: usr.HomeDir}
 }
 
-// own makes cmd run as u, from its home.
-func (u *osUser) own(cmd *exec.Cmd) {
+// delegateEnv names a cgroup v2 directory whose cgroup.subtree_control
+// enables memory and pids (set by the user-mode Linux harness): each
+// ordinary user's server then starts in a cgroup of its own under it,
+// delegated to the user as systemd delegates one (the directory and its
+// cgroup.procs, cgroup.subtree_control and cgroup.threads chowned), and must
+// hold its limits by that cgroup.
+const delegateEnv = "TAIKAI_TEST_DELEGATE"
+
+var delegated atomic.Int64
+
+// own makes cmd run as u, from its home (and in a delegated cgroup with
+// delegateEnv).
+func (u *osUser) own(tb testing.TB, cmd *exec.Cmd) {
+	tb.Helper()
 	cmd.Dir = u.home
 	cmd.Env = append(cmd.Env, "HOME="+u.home)
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	if u.uid != os.Geteuid() {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(u.uid), Gid: uint32(u.gid)}}
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(u.uid), Gid: uint32(u.gid)}
 	}
+	parent := os.Getenv(delegateEnv)
+	if parent == "" {
+		return
+	}
+	dir := filepath.Join(parent, fmt.Sprintf("%s-%d-%d", testUser, os.Getpid(), delegated.Add(1)))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		// Once the server is gone, its sandboxes' (and its leaf's) cgroups
+		// empty as the kernel reaps their processes.
+		waitFor(5*time.Second, func() bool {
+			subs, _ := os.ReadDir(dir)
+			for _, e := range subs {
+				if e.IsDir() {
+					syscall.Rmdir(filepath.Join(dir, e.Name()))
+				}
+			}
+			return syscall.Rmdir(dir) == nil
+		})
+	})
+	for _, f := range []string{"", "cgroup.procs", "cgroup.subtree_control", "cgroup.threads"} {
+		if err := os.Chown(filepath.Join(dir, f), u.uid, u.gid); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { f.Close() })
+	cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(f.Fd())
 }
 
 // dir makes a fresh directory of u's under its home, removed at the end,
