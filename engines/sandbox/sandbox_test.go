@@ -758,6 +758,7 @@ func TestPids(t *testing.T) {
 	requireSandbox(t)
 	eng := publicDir(t)
 	buildC(t, eng, "forks", forkC)
+	t.Logf("limits here: %+v", HostGuarantees())
 	out, u := run(t, Config{EngineDir: eng, Pids: 64}, 10*time.Second, "./forks")
 	var ok, fail int
 	fmt.Sscanf(out, "ok=%d fail=%d", &ok, &fail)
