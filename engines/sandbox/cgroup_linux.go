@@ -340,8 +340,23 @@ func (g *group) kill(deadline time.Time) error {
 // memory, or (v1) refused it socket buffers over the limit.
 func (g *group) overMemory() bool {
 	if g.v2 {
-		n, _ := keyed(filepath.Join(g.dirs[""], "memory.events"), "oom_kill")
-		return n > 0
+		dir := g.dirs[""]
+		if n, _ := keyed(filepath.Join(dir, "memory.events"), "oom_kill"); n > 0 {
+			return true
+		}
+		// v2 counts socket buffers in memory.current, but one over
+		// memory.max only makes sends wait: with buffers held, an engine
+		// at its limit (within a sixteenth: the kernel's own pages count
+		// too) is over it.
+		stat := filepath.Join(dir, "memory.stat")
+		sock, _ := keyed(stat, "sock")
+		if sock == 0 {
+			return false
+		}
+		limit, _ := readInt(filepath.Join(dir, "memory.max"))
+		anon, _ := keyed(stat, "anon")
+		shmem, _ := keyed(stat, "shmem")
+		return limit > 0 && sock+anon+shmem >= limit-limit/16
 	}
 	dir := g.dirs["memory"]
 	if n, _ := keyed(filepath.Join(dir, "memory.oom_control"), "oom_kill"); n > 0 {

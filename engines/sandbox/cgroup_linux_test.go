@@ -196,3 +196,38 @@ func TestExposed(t *testing.T) {
 		}
 	}
 }
+
+// Over the memory limit, as the cgroup files say: an OOM kill, or socket
+// buffers held at the limit (v1 and v2 only make sends wait there).
+func TestGroupOverMemory(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		v2    bool
+		files map[string]string
+		over  bool
+	}{
+		{"v2 oom kill", true, map[string]string{"memory.events": "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n"}, true},
+		{"v2 at the limit, no sockets", true, map[string]string{"memory.events": "oom_kill 0\n", "memory.max": "134217728\n",
+			"memory.stat": "anon 134000000\nfile 100000\nshmem 0\nsock 0\n"}, false},
+		{"v2 socket buffers at the limit", true, map[string]string{"memory.events": "oom_kill 0\n", "memory.max": "134217728\n",
+			"memory.stat": "anon 5000000\nfile 0\nshmem 0\nsock 125000000\n"}, true},
+		{"v2 some socket buffers", true, map[string]string{"memory.events": "oom_kill 0\n", "memory.max": "134217728\n",
+			"memory.stat": "anon 50000000\nshmem 0\nsock 1000000\n"}, false},
+		{"v1 oom kill", false, map[string]string{"memory.oom_control": "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n"}, true},
+		{"v1 tcp at the limit", false, map[string]string{"memory.oom_control": "oom_kill 0\n", "memory.limit_in_bytes": "134217728\n",
+			"memory.kmem.tcp.usage_in_bytes": "140000000\n", "memory.stat": "cache 0\nrss 5000000\nshmem 0\n"}, true},
+		{"v1 no tcp", false, map[string]string{"memory.oom_control": "oom_kill 0\n", "memory.limit_in_bytes": "134217728\n",
+			"memory.kmem.tcp.usage_in_bytes": "0\n", "memory.stat": "rss 134000000\n"}, false},
+	} {
+		dir := t.TempDir()
+		for f, content := range c.files {
+			if err := os.WriteFile(filepath.Join(dir, f), []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		g := &group{v2: c.v2, dirs: map[string]string{"": dir, "memory": dir}}
+		if got := g.overMemory(); got != c.over {
+			t.Errorf("%s: over %v, want %v", c.name, got, c.over)
+		}
+	}
+}
