@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -51,6 +52,7 @@ type Sandbox struct {
 	name    string
 	args    []byte        // bwrap's arguments, NUL-separated, passed through a pipe
 	group   *group        // nil without cgroups (polled) or before Start
+	watched *group        // a copy of group for OverMemory, which teardown leaves alone
 	started bool          //
 	mu      sync.Mutex    // guards pidfd, peak and cpu
 	pidfd   int           // the sandbox's init (pid 1 of its namespace); -1 if none
@@ -355,6 +357,7 @@ func (s *Sandbox) Start() error {
 			return fmt.Errorf("sandbox: %w", err)
 		}
 		s.group = g
+		s.watched = &group{v2: g.v2, dirs: maps.Clone(g.dirs)}
 	}
 	init, err := s.start()
 	if err != nil {
@@ -668,7 +671,7 @@ func (s *Sandbox) OverMemory() bool {
 		return s.usage.OOMKilled
 	default:
 	}
-	if s.group != nil && s.group.overMemory() {
+	if s.watched != nil && s.watched.overMemory() {
 		s.overMem.Store(true) // v1's socket buffers are gone once it is killed
 	}
 	return s.overMem.Load()
