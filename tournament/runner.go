@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -173,6 +174,7 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 			// Stopped for filling its persistent folder: say so.
 			p.Outcome.Cause = games.CauseFolder
 		}
+		p.Detail = explainStart(p)
 	}()
 	for i, pr := range procs {
 		if pr != nil {
@@ -287,6 +289,33 @@ func (r *Runner) greet(ctx context.Context, set Settings, seats [2]engines.Seat,
 	}
 	wg.Wait()
 	return errs
+}
+
+// explainStart is the game's Detail, with the reason an engine that
+// failed at once could not run in its sandbox when its log says so (the
+// game itself says only crash or disconnect).
+func explainStart(p *Played) string {
+	switch p.Outcome.Reason {
+	case games.ReasonCrash, games.ReasonDisconnect, games.ReasonNoConnect:
+	default:
+		return p.Detail
+	}
+	var why []string
+	for i := range 2 {
+		if l := p.Outcome.Loser; l != games.None && l.Index() != i {
+			continue
+		}
+		if msg := engines.NotFoundInSandboxLog(p.Logs[i]); msg != "" {
+			why = append(why, fmt.Sprintf("%s (%s): %s", []string{p.Spec.Black.Name, p.Spec.White.Name}[i], games.ColorAt(i), msg))
+		}
+	}
+	if len(why) == 0 {
+		return p.Detail
+	}
+	if p.Detail != "" {
+		why = append(why, p.Detail)
+	}
+	return strings.Join(why, "; ")
 }
 
 // stop ends both engine processes at once, so that a game waits for one grace
