@@ -7,7 +7,8 @@ Env:    TAIKAI_SEED  seed for its choice of moves
         LINE_END     "crlf", "cr" or "lf" (default): how it ends its lines
         STARTUP_MS   sleep this long in START before its OK (loading weights)
         MESSAGES     print this many MESSAGE lines before each move (as Rapfi
-                     prints "Speed | Depth | Eval | Time" and "Bestline" lines)
+                     prints "Speed | Depth | Eval | Time" and "Bestline" lines),
+                     each followed by MESSAGE_PAD
         FAULT        misbehave from its own move number FAULT_AT (default 3):
                        silent   never answer             -> the referee scores timeout
                        slow     sleep FAULT_SLEEP_MS (default 3000) first
@@ -98,7 +99,7 @@ def main():
         if own_moves == 1 and folder_games is not None:
             say("MESSAGE folder games %d" % folder_games)
         for i in range(int(os.environ.get("MESSAGES", "0"))):
-            say("MESSAGE move %d line %d" % (own_moves, i + 1))
+            say("MESSAGE move %d line %d%s" % (own_moves, i + 1, os.environ.get("MESSAGE_PAD", "")))
         if FAULT and own_moves >= FAULT_AT:
             if FAULT == "silent":
                 return
