@@ -641,7 +641,11 @@ type cappedWriter struct {
 	limit   int64
 	n       int64
 	dropped bool
+	head    []byte // the first headSize bytes, kept even when the log is discarded
 }
+
+// headSize is how much of an engine's first output is kept in memory (Process.Head).
+const headSize = 4 << 10
 
 func newCappedWriter(path string, limit int64) (*cappedWriter, error) {
 	w := &cappedWriter{limit: limit}
@@ -662,6 +666,9 @@ func newCappedWriter(path string, limit int64) (*cappedWriter, error) {
 func (w *cappedWriter) Write(b []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if room := headSize - len(w.head); room > 0 {
+		w.head = append(w.head, b[:min(room, len(b))]...)
+	}
 	if w.f == nil {
 		return len(b), nil
 	}

@@ -40,6 +40,15 @@ func NotFoundInSandbox(log string) string {
 		"Give the program relative to the engine's directory (./brain), or one installed under /usr", m[1], m[2], sandbox.EngineMount)
 }
 
+// Head is the first 4 KiB of the engine's output (its log's start, where
+// the launcher's and bubblewrap's own lines are), kept even when its log is
+// discarded.
+func (p *Process) Head() string {
+	p.out.mu.Lock()
+	defer p.out.mu.Unlock()
+	return string(p.out.head)
+}
+
 // NotFoundInSandboxLog is NotFoundInSandbox of the first 16 KiB of the log
 // file at path ("" if it cannot be read).
 func NotFoundInSandboxLog(path string) string {

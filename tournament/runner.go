@@ -174,7 +174,13 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 			// Stopped for filling its persistent folder: say so.
 			p.Outcome.Cause = games.CauseFolder
 		}
-		p.Detail = explainStart(p)
+		var heads [2]string
+		for i, pr := range procs {
+			if pr != nil {
+				heads[i] = pr.Head()
+			}
+		}
+		p.Detail = explainStart(p, heads)
 	}()
 	for i, pr := range procs {
 		if pr != nil {
@@ -282,7 +288,7 @@ func (r *Runner) greet(ctx context.Context, set Settings, seats [2]engines.Seat,
 				err = fmt.Errorf("%w: did not answer its protocol's greeting within %v", engines.ErrNoConnect, timeout)
 			default:
 				procs[i].Wait(time.Second)
-				err = fmt.Errorf("%w before answering its protocol's greeting (%s)", engines.ErrCrash, procs[i].ExitStatus())
+				err = fmt.Errorf("%w: it exited before answering its protocol's greeting (%s)", engines.ErrCrash, procs[i].ExitStatus())
 			}
 			errs[i] = fmt.Errorf("engine %s (%s): %w", players[i].Name, games.ColorAt(i), err)
 		})
@@ -294,7 +300,7 @@ func (r *Runner) greet(ctx context.Context, set Settings, seats [2]engines.Seat,
 // explainStart is the game's Detail, with the reason an engine that
 // failed at once could not run in its sandbox when its log says so (the
 // game itself says only crash or disconnect).
-func explainStart(p *Played) string {
+func explainStart(p *Played, heads [2]string) string {
 	switch p.Outcome.Reason {
 	case games.ReasonCrash, games.ReasonDisconnect, games.ReasonNoConnect:
 	default:
@@ -305,7 +311,11 @@ func explainStart(p *Played) string {
 		if l := p.Outcome.Loser; l != games.None && l.Index() != i {
 			continue
 		}
-		if msg := engines.NotFoundInSandboxLog(p.Logs[i]); msg != "" {
+		msg := engines.NotFoundInSandbox(heads[i])
+		if msg == "" {
+			msg = engines.NotFoundInSandboxLog(p.Logs[i])
+		}
+		if msg != "" {
 			why = append(why, fmt.Sprintf("%s (%s): %s", []string{p.Spec.Black.Name, p.Spec.White.Name}[i], games.ColorAt(i), msg))
 		}
 	}

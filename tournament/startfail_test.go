@@ -19,12 +19,22 @@ func TestExplainStartNotFoundInSandbox(t *testing.T) {
 	p := &Played{Spec: GameSpec{Black: engines.Engine{Name: "brain"}, White: engines.Engine{Name: "gomoku-random"}}}
 	p.Outcome = games.Outcome{Winner: games.White, Loser: games.Black, Reason: games.ReasonDisconnect}
 	p.Logs[0] = log
-	got := explainStart(p)
+	got := explainStart(p, [2]string{})
 	if !strings.Contains(got, "brain (black): the program /home/me/brain could not be run in the sandbox") {
 		t.Errorf("detail %q", got)
 	}
 	p.Outcome.Reason = games.ReasonNormal
-	if got := explainStart(p); got != "" {
+	if got := explainStart(p, [2]string{}); got != "" {
+		t.Errorf("a game that ended on the board: detail %q", got)
+	}
+	// No log kept (taikai match without --logs): the output's head says it.
+	p.Logs[0] = ""
+	p.Outcome.Reason = games.ReasonCrash
+	if got := explainStart(p, [2]string{"bwrap: execvp /home/me/brain: No such file or directory\n"}); !strings.Contains(got, "could not be run in the sandbox") {
+		t.Errorf("from the output's head: detail %q", got)
+	}
+	p.Outcome.Reason = games.ReasonNormal
+	if got := explainStart(p, [2]string{}); got != "" {
 		t.Errorf("a game that ended on the board: detail %q", got)
 	}
 }
