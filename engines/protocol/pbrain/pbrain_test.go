@@ -3,6 +3,7 @@ package pbrain
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -92,4 +93,37 @@ func TestBeginTellsMemoryWithHeadroomInCRLF(t *testing.T) {
 			t.Errorf("lines not all ended in CR LF: %q", sent)
 		}
 	}
+}
+
+// Greet returns once the brain said OK; a brain that then exits before the
+// game begins is still seen leaving by the referee's Listen; one that exits
+// without OK fails Greet with ErrGone.
+func TestGreet(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s := New(&capture{Reader: bytes.NewReader([]byte("MESSAGE loading\r\nOK\r\n"))}, engines.SeatConfig{Color: games.Black})
+	if err := s.Greet(ctx, 15); err != nil {
+		t.Fatalf("greet: %v", err)
+	}
+	left := make(chan engines.Event, 1)
+	s.Listen(func(ev engines.Event) {
+		if ev.Kind == engines.Left {
+			left <- ev
+		}
+	})
+	select {
+	case ev := <-left:
+		if ev.Reason != games.ReasonDisconnect {
+			t.Errorf("left by %q, want disconnect", ev.Reason)
+		}
+	case <-ctx.Done():
+		t.Fatal("the referee never saw the brain leave")
+	}
+	s.Close()
+
+	s = New(&capture{Reader: bytes.NewReader([]byte("MESSAGE no\r\n"))}, engines.SeatConfig{Color: games.Black})
+	if err := s.Greet(ctx, 15); !errors.Is(err, engines.ErrGone) {
+		t.Errorf("a brain that left without OK: %v, want ErrGone", err)
+	}
+	s.Close()
 }
