@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -66,8 +66,11 @@ type Launcher struct {
 	// FoldersDir/<engine id>, kept from game to game, of at most FolderLimit
 	// bytes: a folder found over it when the engine starts is emptied first.
 	FoldersDir string
-	// FolderLimit is that size; default DefaultFolderLimit.
-	FolderLimit int64
+	// FolderLimit is that size; default DefaultFolderLimit. FolderEntries
+	// bounds its files and directories; default DefaultFolderEntries. Both
+	// are also checked while the engine runs (watchFolder).
+	FolderLimit   int64
+	FolderEntries int
 
 	ending pending // sandboxes whose teardown may not be done
 	mu     sync.Mutex
@@ -152,21 +155,14 @@ func (l *Launcher) folderFor(la Launch, out io.Writer) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("engine folder: %w", err)
 	}
-	limit := l.FolderLimit
-	if limit <= 0 {
-		limit = DefaultFolderLimit
-	}
-	var size int64
-	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				size += fi.Size()
-			}
+	limit, maxEntries := l.folderLimits()
+	size, entries := folderUsage(dir, maxEntries)
+	if size > limit || entries > maxEntries {
+		if size > limit {
+			fmt.Fprintf(out, "[taikai] the engine's folder held %d bytes, over its %d: emptied\n", size, limit)
+		} else {
+			fmt.Fprintf(out, "[taikai] the engine's folder held more than %d files and directories: emptied\n", maxEntries)
 		}
-		return nil
-	})
-	if size > limit {
-		fmt.Fprintf(out, "[taikai] the engine's folder held %d bytes, over its %d: emptied\n", size, limit)
 		ents, _ := os.ReadDir(dir)
 		for _, e := range ents {
 			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
@@ -186,6 +182,9 @@ type Process struct {
 	err  error         // Wait's result, valid after done
 	out  *cappedWriter
 	once sync.Once
+
+	folderOver atomic.Bool // stopped for filling its folder (watchFolder)
+
 	// folder is the engine's persistent folder as the engine sees it, "" if
 	// it has none.
 	folder string
@@ -248,7 +247,12 @@ func (l *Launcher) vars(la Launch, port int) map[string]string {
 // success the caller owns the connection and must call Process.Stop. On failure
 // everything started has been stopped and the error wraps ErrNoConnect or ErrCrash
 // (or the context's error).
-func (l *Launcher) Start(ctx context.Context, la Launch) (*Process, Stream, error) {
+func (l *Launcher) Start(ctx context.Context, la Launch) (started *Process, _ Stream, err error) {
+	defer func() {
+		if err == nil {
+			l.watchFolder(started, la)
+		}
+	}()
 	if err := l.Allowed(la.Engine); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrRefused, err)
 	}
@@ -584,7 +588,11 @@ type cappedWriter struct {
 	limit   int64
 	n       int64
 	dropped bool
+	head    []byte // the first headSize bytes, kept even when the log is discarded
 }
+
+// headSize is how much of an engine's first output is kept in memory (Process.Head).
+const headSize = 4 << 10
 
 func newCappedWriter(path string, limit int64) (*cappedWriter, error) {
 	w := &cappedWriter{limit: limit}
@@ -605,6 +613,9 @@ func newCappedWriter(path string, limit int64) (*cappedWriter, error) {
 func (w *cappedWriter) Write(b []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if room := headSize - len(w.head); room > 0 {
+		w.head = append(w.head, b[:min(room, len(b))]...)
+	}
 	if w.f == nil {
 		return len(b), nil
 	}

@@ -2,6 +2,7 @@ package engines
 
 import (
 	"context"
+	"errors"
 	"io"
 	"time"
 
@@ -112,6 +113,19 @@ type Traits struct {
 	// for it (othello-move), so running out of time always loses.
 	ForfeitOnTimeout bool
 }
+
+// Greeter is a Seat whose protocol opens with an exchange the engine answers
+// before play: pbrain's START and OK, NBoard's "nboard 2" and a ping's pong.
+// The runner calls Greet before the game begins, so the first move's clock
+// starts only once the engine is ready: a brain loading its weights in START
+// is not spending its first move's time. Greet returns once the engine has
+// answered, or with an error if it left first (ErrGone) or ctx ended.
+type Greeter interface {
+	Greet(ctx context.Context, size int) error
+}
+
+// ErrGone: the engine closed its output or exited before it answered.
+var ErrGone = errors.New("the engine closed its output")
 
 // Seat is one engine's connection in one game, spoken in its protocol.
 // Methods other than Listen and Close are called by one goroutine at a time:

@@ -150,6 +150,7 @@ const (
 	CauseInvalidCommand = "invalid_command" // a line that is not a move where one was due
 	CauseMaxErrors      = "max_errors"      // too many refused commands
 	CauseFlood          = "flood"           // too many lines, or a line without end
+	CauseFolder         = "folder"          // stopped for filling its persistent folder over its bound
 )
 
 // Outcome is how a game ended.
@@ -188,8 +189,9 @@ type Ply struct {
 	MS      int64
 	Elapsed time.Duration // the clock's reading, as exact as it was measured (not stored)
 	// Note is what the engine said about its move, where its protocol lets
-	// it (an NBoard engine's evaluation, a Gomocup brain's MESSAGE); "" if
-	// nothing.
+	// it (an NBoard engine's evaluation, a Gomocup brain's MESSAGEs); "" if
+	// nothing. Several notes are kept one a line, in order (a protocol's
+	// lines hold no newline); MoveView shows the last and lists them all.
 	Note string
 }
 

@@ -142,13 +142,19 @@ type MoveView struct {
 	// pairs (checkers); absent for games that place pieces.
 	Path [][2]int `json:"path,omitempty"`
 	// Note: what the engine said about its move (an NBoard evaluation, a
-	// brain's MESSAGE).
+	// brain's MESSAGE): the last thing, when it said several.
 	Note string `json:"note,omitempty"`
+	// Notes: everything it said about its move, in order, when that is
+	// more than one thing (a brain's MESSAGEs); Note is the last of them.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // View renders move number ply (from 1) of a game of the given kind.
 func (p Ply) View(game string, ply int) MoveView {
 	v := MoveView{Ply: ply, Color: p.Color.String(), Text: Text(game, p.Move), MS: p.MS, Auto: p.Auto, Note: p.Note}
+	if notes := strings.Split(p.Note, "\n"); len(notes) > 1 {
+		v.Note, v.Notes = notes[len(notes)-1], notes
+	}
 	if !p.Pass {
 		x, y := p.X, p.Y
 		v.X, v.Y = &x, &y

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -126,6 +127,7 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 		procs [2]*engines.Process
 		conns [2]engines.Stream
 		errs  [2]error
+		t0    [2]time.Time // when each launch began
 		wg    sync.WaitGroup
 	)
 	for i := range 2 {
@@ -147,10 +149,10 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 			p.Logs[i] = la.LogPath
 		}
 		wg.Go(func() {
-			t0 := time.Now()
+			t0[i] = time.Now()
 			procs[i], conns[i], errs[i] = r.Launcher.Start(ctx, la)
 			if errs[i] == nil {
-				p.ConnectMS[i] = max(time.Since(t0).Milliseconds(), 1)
+				p.ConnectMS[i] = max(time.Since(t0[i]).Milliseconds(), 1)
 			}
 		})
 	}
@@ -167,6 +169,18 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 			}
 		}
 		p.Outcome = memoryOutcome(p.Outcome, oom, overAtEnd)
+		if l := p.Outcome.Loser; l != games.None && procs[l.Index()] != nil && procs[l.Index()].OverFolder() &&
+			p.Outcome.Reason != games.ReasonMemory {
+			// Stopped for filling its persistent folder: say so.
+			p.Outcome.Cause = games.CauseFolder
+		}
+		var heads [2]string
+		for i, pr := range procs {
+			if pr != nil {
+				heads[i] = pr.Head()
+			}
+		}
+		p.Detail = explainStart(p, heads)
 	}()
 	for i, pr := range procs {
 		if pr != nil {
@@ -201,6 +215,18 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 			Tallies: tallies(spec.Tallies, players, i),
 		})
 	}
+	if errs := r.greet(ctx, set, seats, procs, players, t0, &p.ConnectMS); errs[0] != nil || errs[1] != nil {
+		for _, s := range seats {
+			s.Close()
+		}
+		p.Outcome = launchOutcome(ctx, errs)
+		p.Detail = errors.Join(errs[0], errs[1]).Error()
+		if rules, err := set.newRules(); err == nil {
+			p.Stones[0], p.Stones[1] = rules.Stones()
+		}
+		r.log().Info("game not started", "game", spec.ID, "reason", p.Outcome.Reason, "detail", p.Detail)
+		return p
+	}
 	ref := &Referee{
 		Settings: set,
 		Seats:    seats,
@@ -227,6 +253,79 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 	p.Violations = ref.Violations()
 	p.Stones[0], p.Stones[1] = ref.Stones()
 	return p
+}
+
+// greet lets both seats whose protocol opens with an exchange (pbrain's
+// START and OK, NBoard's ping and pong) have it, at once, before the game's
+// first clock starts: each within what is left of its connect timeout from
+// its launch. An engine that exits first failed to start (ErrCrash, with
+// its exit status); one that does not answer in time did not connect
+// (ErrNoConnect). connectMS becomes the time to the answer.
+func (r *Runner) greet(ctx context.Context, set Settings, seats [2]engines.Seat, procs [2]*engines.Process,
+	players [2]engines.Engine, t0 [2]time.Time, connectMS *[2]int64) [2]error {
+	var (
+		errs [2]error
+		wg   sync.WaitGroup
+	)
+	for i, s := range seats {
+		g, ok := s.(engines.Greeter)
+		if !ok {
+			continue
+		}
+		wg.Go(func() {
+			timeout := set.connectTimeout(players[i])
+			gctx, cancel := context.WithDeadline(ctx, t0[i].Add(timeout))
+			defer cancel()
+			err := g.Greet(gctx, set.Size)
+			switch {
+			case err == nil:
+				connectMS[i] = max(time.Since(t0[i]).Milliseconds(), 1)
+				return
+			case ctx.Err() != nil:
+				errs[i] = ctx.Err()
+				return
+			case errors.Is(err, context.DeadlineExceeded):
+				err = fmt.Errorf("%w: did not answer its protocol's greeting within %v", engines.ErrNoConnect, timeout)
+			default:
+				procs[i].Wait(time.Second)
+				err = fmt.Errorf("%w: it exited before answering its protocol's greeting (%s)", engines.ErrCrash, procs[i].ExitStatus())
+			}
+			errs[i] = fmt.Errorf("engine %s (%s): %w", players[i].Name, games.ColorAt(i), err)
+		})
+	}
+	wg.Wait()
+	return errs
+}
+
+// explainStart is the game's Detail, with the reason an engine that
+// failed at once could not run in its sandbox when its log says so (the
+// game itself says only crash or disconnect).
+func explainStart(p *Played, heads [2]string) string {
+	switch p.Outcome.Reason {
+	case games.ReasonCrash, games.ReasonDisconnect, games.ReasonNoConnect:
+	default:
+		return p.Detail
+	}
+	var why []string
+	for i := range 2 {
+		if l := p.Outcome.Loser; l != games.None && l.Index() != i {
+			continue
+		}
+		msg := engines.NotFoundInSandbox(heads[i])
+		if msg == "" {
+			msg = engines.NotFoundInSandboxLog(p.Logs[i])
+		}
+		if msg != "" {
+			why = append(why, fmt.Sprintf("%s (%s): %s", []string{p.Spec.Black.Name, p.Spec.White.Name}[i], games.ColorAt(i), msg))
+		}
+	}
+	if len(why) == 0 {
+		return p.Detail
+	}
+	if p.Detail != "" {
+		why = append(why, p.Detail)
+	}
+	return strings.Join(why, "; ")
 }
 
 // stop ends both engine processes at once, so that a game waits for one grace

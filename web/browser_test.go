@@ -885,6 +885,70 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("BrainNotes", func(t *testing.T) {
+		// A brain's long MESSAGEs (Rapfi's "Speed | Depth | Eval | Time"
+		// and "Bestline" lines): the last shows beside the move, all of
+		// them in its title, and both columns of the move list stay whole.
+		python, err := exec.LookPath("python3")
+		if err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatal("python3 is required when CI=true")
+			}
+			t.Skip("python3 not installed")
+		}
+		if out, err := exec.Command(python, "-c", "import sys; print(sys.executable)").Output(); err == nil && strings.TrimSpace(string(out)) != "" {
+			python = strings.TrimSpace(string(out))
+		}
+		script, _ := filepath.Abs("../engines/testdata/clients/pbrain_brain.py")
+		pad := " | Speed 1234567 | Depth 17-23 | Eval 125 | Time 4321ms | Bestline h8 i9 j10 k11 g7 f6 e5"
+		var e, r engineAnswer
+		s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "py-brain", "game": "gomoku", "protocol": "pbrain",
+			"command": []string{"env", "MESSAGES=2", "MESSAGE_PAD=" + pad, python, script}}, &e)
+		s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "gm-random", "game": "gomoku", "builtin": "gomoku-random"}, &r)
+		var tr tournamentAnswer
+		s.mustCall(t, "POST", "/api/tournaments", map[string]any{"name": "Brain notes", "game": "gomoku", "rule": "freestyle", "engines": []int64{e.ID, r.ID},
+			"games_per_pair": 1, "move_time_ms": 5000, "start": true}, &tr)
+		var gl struct{ Games []gameAnswer }
+		waitAPI(t, "the brain's game", 60*time.Second, func() bool {
+			s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d/games?status=finished", tr.ID), nil, &gl)
+			return len(gl.Games) == 1
+		})
+		b.open(t, fmt.Sprintf("/games/%d", gl.Games[0].ID))
+		b.waitJS(t, "the moves", `document.querySelectorAll('#moves li').length > 6`, 30*time.Second)
+		notes := evalJS[[]string](t, b, `[...document.querySelectorAll('#moves .mv-note')].map((n) => n.textContent + ' / ' + n.title)`)
+		if len(notes) < 3 || !strings.HasPrefix(notes[0], "move 1 line 2 |") || !strings.Contains(notes[0], "move 1 line 1 |") {
+			t.Errorf("notes beside the moves %q, want the last MESSAGE shown and both in the title", notes)
+		}
+		// Every move's button lies within the list, white's column too.
+		cut := evalJS[[]string](t, b, `(() => { const l = document.querySelector('#moves').getBoundingClientRect();
+			return [...document.querySelectorAll('#moves li')].filter((li) => { const r = li.getBoundingClientRect(); return r.right > l.right + 1 || r.width < 20; })
+				.map((li) => li.textContent.slice(0, 30)); })()`)
+		if len(cut) > 0 {
+			b.screenshot(t, "brain-notes")
+			t.Errorf("%d moves reach past the list's edge (white's column cut off): %q", len(cut), cut)
+		}
+		var g struct {
+			Moves []struct {
+				Note  string   `json:"note"`
+				Notes []string `json:"notes"`
+			} `json:"moves"`
+		}
+		s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", gl.Games[0].ID), nil, &g)
+		noted := 0
+		for _, m := range g.Moves {
+			if m.Note == "" {
+				continue
+			}
+			if noted++; len(m.Notes) != 2 || m.Note != m.Notes[1] || !strings.HasPrefix(m.Notes[0], fmt.Sprintf("move %d line 1", noted)) {
+				t.Fatalf("the API's move with notes %d: %+v, want note the last of its two notes", noted, m)
+			}
+		}
+		if noted < 3 {
+			t.Errorf("the API gives %d moves with notes, want every move of the brain's", noted)
+		}
+		b.noErrors(t, "game page with a brain's notes", nil)
+	})
+
 	// Stop the final and the checkers (they may still have games to play) and check that nothing
 	// is left playing; the cleanup then stops the server and reaps every engine.
 	for _, tid := range []int64{final.ID, draughts.ID} {

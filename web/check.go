@@ -128,11 +128,14 @@ func (s *Server) preflight(ctx context.Context, e engines.Engine) (*checkJSON, e
 	ctx, cancel := context.WithTimeout(ctx, checkWithin)
 	defer cancel()
 	runner := *s.Service.Runner
-	set := tournament.Settings{Game: e.Game, MoveTimeMS: checkMoveTime.Milliseconds(), ConnectMS: checkConnect.Milliseconds()}
+	set := checkSettings(e)
 	t0 := time.Now()
 	p := runner.Play(ctx, tournament.GameSpec{Black: e, White: opp, Settings: set, Seed: uint64(t0.UnixNano()), LogDir: logs})
 	res := &checkJSON{Opponent: opp.Name, Reason: p.Outcome.Reason, Violations: p.Violations[0], Seconds: time.Since(t0).Round(10 * time.Millisecond).Seconds(),
 		Settings: map[string]string{"move_time": checkMoveTime.String(), "connect": checkConnect.String(), "color": "black"}}
+	if set.Rule != "" {
+		res.Settings["rule"] = set.Rule
+	}
 	if res.Violations == nil {
 		res.Violations = games.Violations{}
 	}
@@ -160,6 +163,24 @@ func (s *Server) preflight(ctx context.Context, e engines.Engine) (*checkJSON, e
 	return res, nil
 }
 
+// checkSettings is the check game's settings. Its rule is one the engine's
+// protocol can play and be told truthfully: the game's default unless the
+// protocol cannot tell it (Gomoku's default, seed, forbids double-threes,
+// which INFO rule cannot say: a brain is told rule 0 and plays freestyle),
+// else the protocol's first.
+func checkSettings(e engines.Engine) tournament.Settings {
+	set := tournament.Settings{Game: e.Game, MoveTimeMS: checkMoveTime.Milliseconds(), ConnectMS: checkConnect.Milliseconds()}
+	p, ok := engines.LookupProtocol(e.Protocol)
+	if !ok || len(p.Rules) == 0 {
+		return set
+	}
+	def := set
+	if def.Validate() != nil || p.CheckRule(def.Rule) != nil {
+		set.Rule = p.Rules[0]
+	}
+	return set
+}
+
 // checkMessage says in a sentence how the engine did, naming the problem.
 func checkMessage(e engines.Engine, p *tournament.Played, legal int) (bool, string) {
 	o := p.Outcome
@@ -175,6 +196,8 @@ func checkMessage(e engines.Engine, p *tournament.Played, legal int) (bool, stri
 		return false, fmt.Sprintf("Your engine was started but never connected (%s). Its command has no {port}, so it was not told which port to dial: add {host} and {port} to the command (or read TAIKAI_HOST and TAIKAI_PORT), speaking %s.", p.Detail, e.Protocol)
 	case blamed && o.Reason == games.ReasonNoConnect:
 		return false, fmt.Sprintf("Your engine was started but never connected (%s). Its command must dial the address {host} and {port} stand for (or its fixed port), speaking %s.", p.Detail, e.Protocol)
+	case blamed && legal == 0 && engines.NotFoundInSandboxLog(p.Logs[0]) != "":
+		return false, "Your engine could not start: " + engines.NotFoundInSandboxLog(p.Logs[0]) + "."
 	case blamed && (o.Reason == games.ReasonCrash || o.Reason == games.ReasonNoConnect) && legal == 0 && missingProgram(e) != "":
 		return false, fmt.Sprintf("Your engine could not start: the program %q was not found (%s). Upload it with the engine's files, or give its path in the command.", missingProgram(e), cmp.Or(p.Exits[0], p.Detail))
 	case blamed && o.Reason == games.ReasonCrash && legal == 0:

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -75,5 +77,41 @@ func TestPreflightCheck(t *testing.T) {
 	// Only the admin may run engines this way.
 	if code, _ := s.do(t, apiRequest{method: "POST", path: "/api/engines/1/check", auth: "none"}); code != http.StatusUnauthorized {
 		t.Errorf("check without the token: %d, want 401", code)
+	}
+}
+
+// A Gomocup brain's check plays a rule pbrain can tell it, and tells it that
+// rule: Gomoku's default (seed, double-three forbidden) cannot be said in
+// INFO rule, and a brain told rule 0 (freestyle) that played a double-three
+// failed its check (Carbon, 1 time in 4).
+func TestPreflightCheckPbrainRule(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("python3 is required in CI")
+		}
+		t.Skip("no python3")
+	}
+	brain, err := filepath.Abs("../engines/testdata/clients/pbrain_brain.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newAPIServer(t)
+	e := s.post(t, "/api/engines", fmt.Sprintf(`{"name":"py-brain","game":"gomoku","protocol":"pbrain","command":[%q,%q]}`, python, brain))
+	code, body := s.do(t, apiRequest{method: "POST", path: fmt.Sprintf("/api/engines/%v/check", e["id"])})
+	if code != http.StatusOK {
+		t.Fatalf("check: %d %s", code, body)
+	}
+	var res struct {
+		OK       bool              `json:"ok"`
+		Message  string            `json:"message"`
+		Settings map[string]string `json:"settings"`
+		Log      string            `json:"log"`
+	}
+	if err := json.Unmarshal(body, &res); err != nil {
+		t.Fatal(err)
+	}
+	if !res.OK || res.Settings["rule"] != "freestyle" || !strings.Contains(res.Log, "[sent] INFO rule 0") {
+		t.Errorf("check of a brain: ok %v, rule %q (want freestyle, told as INFO rule 0): %s\n%s", res.OK, res.Settings["rule"], res.Message, res.Log)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -23,6 +24,10 @@ const (
 	FloodLines   = 200         // more lines than this ...
 	FloodWindow  = time.Second // ... within this window: disconnected
 	WriteTimeout = 5 * time.Second
+	// ChatterRate is how many lines a second a client's allowed chatter
+	// (Base.Chatter) is read at, at most, after a burst of ChatterBurst.
+	ChatterRate  = 2000
+	ChatterBurst = 500
 )
 
 // Errors of ReadLine.
@@ -174,14 +179,56 @@ type Base struct {
 	gone    atomic.Bool // the client left or was cut off: write nothing more
 	life    sync.Mutex  // orders starting the reader with closing
 	started bool
+	paced   time.Time      // the chatter's virtual schedule (Chatter)
+	hello   chan struct{}  // closed by Greeted
+	early   *engines.Event // the client left during Greet: told to the next Listen
+	helloed sync.Once
 	once    sync.Once
 	wg      sync.WaitGroup
 }
 
 // NewBase wraps a connection for an adapter.
 func NewBase(c engines.Stream) *Base {
-	return &Base{Conn: NewConn(c), closed: make(chan struct{})}
+	return &Base{Conn: NewConn(c), closed: make(chan struct{}), hello: make(chan struct{})}
 }
+
+// Greet writes hello, starts reading, and waits until the adapter's handler
+// calls Greeted (it read the answer), the client leaves (engines.ErrGone),
+// or ctx ends. Events before the referee's Listen go nowhere: the adapter
+// logs the lines. See engines.Greeter.
+func (b *Base) Greet(ctx context.Context, hello []byte) error {
+	left := make(chan struct{})
+	var once sync.Once
+	b.Listen(func(ev engines.Event) {
+		if ev.Kind == engines.Left {
+			once.Do(func() {
+				b.life.Lock()
+				b.early = &ev // for the referee's Listen
+				b.life.Unlock()
+				close(left)
+			})
+		}
+	})
+	if err := b.Send(ctx, hello); err != nil {
+		return fmt.Errorf("%w (%v)", engines.ErrGone, err)
+	}
+	select {
+	case <-b.hello:
+		return nil
+	case <-left:
+		select {
+		case <-b.hello: // it answered, then left: the game finds out
+			return nil
+		default:
+			return engines.ErrGone
+		}
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Greeted tells Greet that the engine answered; later calls do nothing.
+func (b *Base) Greeted() { b.helloed.Do(func() { close(b.hello) }) }
 
 // Reader sets the adapter's reader loop, which Listen starts.
 func (b *Base) Reader(loop func()) { b.loop = loop }
@@ -194,6 +241,13 @@ func (b *Base) Listen(handle func(engines.Event)) {
 	b.sink.Store(&handle)
 	b.life.Lock()
 	defer b.life.Unlock()
+	if ev := b.early; ev != nil && !b.isClosed() {
+		// The reader has stopped; tell the new handler on a goroutine of
+		// its own, as Listen's caller may hold what the handler takes.
+		b.early = nil
+		b.wg.Go(func() { handle(*ev) })
+		return
+	}
 	if b.started || b.isClosed() {
 		return
 	}
@@ -203,6 +257,35 @@ func (b *Base) Listen(handle func(engines.Event)) {
 		defer b.wg.Done()
 		b.loop()
 	}()
+}
+
+// Chatter takes the line just read off the flood count, as Invited does, for
+// a line the protocol lets an engine send as often as it likes: NBoard's
+// thinking output (search, status, pong: NTest prints 18-28 a move), a
+// brain's MESSAGE and DEBUG. No number of them is a fault. What they cost is
+// bounded instead: beyond a burst of ChatterBurst they are read at most
+// ChatterRate a second (the reader waits), so an engine that prints faster
+// fills its own output pipe and spends its own clock, and the server's CPU
+// per engine stays bounded; the log they go to is capped (Launcher.LogLimit).
+// Call it from the reader, before the next ReadLine.
+func (b *Base) Chatter() {
+	b.Invited()
+	const every = time.Second / ChatterRate
+	now := time.Now()
+	if earliest := now.Add(-ChatterBurst * every); b.paced.Before(earliest) {
+		b.paced = earliest
+	}
+	b.paced = b.paced.Add(every)
+	wait := b.paced.Sub(now)
+	if wait <= 0 {
+		return
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-b.closed:
+	}
 }
 
 // ReadLoop is an adapter's reader: it reads the client's lines under the
@@ -283,6 +366,20 @@ func (b *Base) Refused(reply, what string, at time.Time) bool {
 		return false
 	}
 	return b.Emit(engines.Event{Kind: engines.Violation, What: what, At: at})
+}
+
+// LogSent puts what the server sends a pipe engine in the engine's log, a
+// line at a time, marked "[sent]" (its own lines are marked "[stdout]"), so
+// that the log holds both sides of the conversation. A nil log keeps nothing.
+func LogSent(log engines.LineLogger, b []byte) {
+	if log == nil {
+		return
+	}
+	for line := range bytes.Lines(b) {
+		if line = bytes.TrimRight(line, "\r\n"); len(line) > 0 {
+			log.LogLine("[sent] " + string(line))
+		}
+	}
 }
 
 // ValidNick reports whether name is a nickname the board protocols accept:

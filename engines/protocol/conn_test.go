@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/protocol"
 	"github.com/taikai-dev/taikai/engines/protocol/protocoltest"
+	"github.com/taikai-dev/taikai/games"
 )
 
 func pair(tb testing.TB) (client net.Conn, server *protocol.Conn) {
@@ -136,5 +138,48 @@ func TestInvitedLinesAreNotFlood(t *testing.T) {
 		if i == 200 && !errors.Is(err, protocol.ErrFlood) {
 			t.Fatalf("line 201 not invited, in under a second: %v, want ErrFlood", err)
 		}
+	}
+}
+
+// Chatter (thinking output) is never a flood, but it is paced: past a burst
+// of ChatterBurst lines the reader takes them at most ChatterRate a second,
+// so 1500 of them at once take at least half a second to read (a bound on
+// what an engine printing without end costs the server), and no Left comes
+// until the client's end, which is a plain disconnect.
+func TestChatterIsPacedNotFlood(t *testing.T) {
+	c, s := protocoltest.TCPPair(t)
+	b := protocol.NewBase(s)
+	n := 0
+	b.Reader(func() {
+		b.ReadLoop(func(time.Time) bool { return true }, func([]byte, time.Time) bool {
+			n++
+			b.Chatter()
+			return true
+		})
+	})
+	left := make(chan engines.Event, 1)
+	start := time.Now()
+	b.Listen(func(ev engines.Event) {
+		if ev.Kind == engines.Left {
+			left <- ev
+		}
+	})
+	go func() {
+		c.Write([]byte(strings.Repeat("status thinking\n", 1500)))
+		c.Close()
+	}()
+	var ev engines.Event
+	select {
+	case ev = <-left:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the reader did not reach the client's end in 30 s")
+	}
+	took := time.Since(start)
+	b.Close()
+	if ev.Cause == games.CauseFlood || n != 1500 {
+		t.Errorf("after %d lines: left %+v, want all 1500 read and a plain disconnect", n, ev)
+	}
+	if least := time.Duration(1500-protocol.ChatterBurst) * time.Second / protocol.ChatterRate; took < least {
+		t.Errorf("1500 lines of chatter read in %v, want at least %v (paced)", took, least)
 	}
 }

@@ -246,7 +246,7 @@ function renderMoves() {
         h('span', {class: `disc-icon ${m.color}`, 'aria-label': label('color', m.color)}),
         h('span', {class: 'mv-t' + (m.auto ? ' auto' : '') + (m.opening ? ' opening' : ''), text: moveText(m)}),
         h('span', {class: 'mv-ms', text: m.opening ? t('game.book') : seconds(m.ms)}),
-        m.note ? h('span', {class: 'mv-note', text: m.note, title: t('game.note_title', {note: m.note})}) : null)));
+        m.note ? h('span', {class: 'mv-note', text: m.note, title: t('game.note_title', {note: (m.notes || [m.note]).join('\n')})}) : null)));
   }
   const cur = list.querySelector('[aria-current]');
   if (cur) cur.removeAttribute('aria-current');

@@ -22,9 +22,41 @@ import (
 // Protocol is this protocol's id.
 const Protocol = "nboard"
 
-// DefaultDepth is "set depth" unless the option depth says otherwise: deep
-// enough that the clock, not the depth, limits the search.
-const DefaultDepth = 60
+// DefaultDepth is "set depth" unless the option depth says otherwise, for
+// a game with DepthMoveTime a move. Edax and NTest, the best-known NBoard
+// engines, search to the depth they are set and ignore the clock in set
+// game: sent 60, both lost on time at their first or second move. Edax reads
+// the depth as its level (src/nboard.c, LEVEL in src/search.c): up to level
+// 10 it searches the midgame to that depth with probcut and solves the
+// endgame from twice as many empties (20 at level 10), a fraction of a
+// second a move on one core; from level 11 it solves from 21-24 empties,
+// which takes seconds on a slow or shared core. Hence 10 at 5 s a move.
+const DefaultDepth = 10
+
+// DepthMoveTime is the move time DefaultDepth is for.
+const DepthMoveTime = 5 * time.Second
+
+// DepthFor is the default depth for a seat's clock: DefaultDepth at
+// DepthMoveTime a move, one ply less for each halving of the time (a
+// search's time at least doubles with each ply) down to 4, one more for each
+// doubling up to 20. A game with only a total clock counts it as 30 moves.
+func DepthFor(moveTime, total time.Duration) int {
+	t := moveTime
+	if t <= 0 && total > 0 {
+		t = total / 30
+	}
+	if t <= 0 {
+		return DefaultDepth
+	}
+	d := DefaultDepth
+	for ; t < DepthMoveTime && d > 4; t *= 2 {
+		d--
+	}
+	for ; t >= 2*DepthMoveTime && d < 20; t /= 2 {
+		d++
+	}
+	return d
+}
 
 // Info is the protocol as taikai registers it.
 var Info = engines.Protocol{
@@ -32,14 +64,14 @@ var Info = engines.Protocol{
 	New: func(c engines.Stream, cfg engines.SeatConfig) engines.Seat {
 		depth, err := strconv.Atoi(cfg.Options["depth"])
 		if err != nil || depth <= 0 {
-			depth = DefaultDepth
+			depth = DepthFor(cfg.MoveTime, cfg.Total)
 		}
 		return New(c, cfg, depth)
 	},
 	Clock: engines.Clock{MoveTime: 5 * time.Second},
 	Options: []engines.Option{{
 		Name:  "depth",
-		About: "nboard: the midgame search depth sent with set depth (default 60: the clock limits the search)",
+		About: "nboard: the search depth sent with set depth (default 10 at 5 s a move, one less for each halving of the move time: Edax and NTest search to it whatever their clock)",
 		Check: func(v string) error {
 			if n, err := strconv.Atoi(v); v != "" && (err != nil || n < 1 || n > 60) {
 				return fmt.Errorf("%q: want a depth 1-60", v)
@@ -58,6 +90,8 @@ type Seat struct {
 	cfg   engines.SeatConfig
 	depth int
 	log   engines.LineLogger // nil unless the stream keeps lines in the engine's log
+
+	greeted bool // nboard 2 and set depth went out with Greet
 
 	mu       sync.Mutex
 	nick     string
@@ -101,9 +135,9 @@ var ignored = []string{"pong", "status", "nodestats", "search", "book", "learned
 func (s *Seat) handle(line []byte, at time.Time) bool {
 	text := string(bytes.TrimSpace(line))
 	f := strings.Fields(text)
+	s.keep(text) // every line, in the log
 	switch {
 	case len(f) >= 2 && f[0] == "===":
-		s.keep(text) // the move with the engine's evaluation and time
 		mv, _, _ := strings.Cut(f[1], "/")
 		var m games.Move
 		if strings.EqualFold(mv, "pa") {
@@ -121,6 +155,7 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		if !mine {
 			return s.Emit(engines.Event{Kind: engines.Violation, What: games.NotYourTurn.String(), At: at, Ignored: true})
 		}
+		s.Invited() // the answer go asked for
 		return s.Emit(engines.Event{Kind: engines.Attempt, Move: m, At: at, Note: evalNote(f)})
 	case len(f) >= 3 && f[0] == "set" && f[1] == "myname":
 		name := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(text, "set"), " myname"))
@@ -129,15 +164,36 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 			s.nick = name
 			s.mu.Unlock()
 		}
+		s.Chatter()
 		return true
+	case len(f) == 2 && f[0] == "pong" && f[1] == "0":
+		s.Greeted() // the answer to Greet's ping
 	}
-	s.keep(text)
 	for _, w := range ignored {
 		if strings.HasPrefix(text, w) {
+			// Thinking output and answers: no number of them is a fault.
+			s.Chatter()
 			return true
 		}
 	}
 	return s.Emit(engines.Event{Kind: engines.Violation, What: "unknown_command", At: at, Ignored: true})
+}
+
+// Greet sends "nboard 2", "set depth" and "ping 0", and waits for "pong 0"
+// (engines.Greeter): an engine that reads its book or evaluation files at
+// start-up does so before its first move's clock starts.
+func (s *Seat) Greet(ctx context.Context, _ int) error {
+	s.greeted = true
+	b := append(s.appendHello(s.buf[:0]), "ping 0\n"...)
+	s.buf = b
+	protocol.LogSent(s.log, b)
+	return s.Base.Greet(ctx, b)
+}
+
+func (s *Seat) appendHello(b []byte) []byte {
+	b = append(b, "nboard 2\nset depth "...)
+	b = strconv.AppendInt(b, int64(s.depth), 10)
+	return append(b, '\n')
 }
 
 // keep puts a line of the engine's in its log.
@@ -163,15 +219,12 @@ func evalNote(f []string) string {
 	return "eval " + ev
 }
 
-// Begin sends "nboard 2" and "set depth", and the game if it is the engine's
-// turn.
+// Begin sends "nboard 2" and "set depth" (unless Greet did), and the game if
+// it is the engine's turn.
 func (s *Seat) Begin(ctx context.Context, st engines.Start) error {
-	b := append(s.buf[:0], "nboard 2\nset depth "...)
-	b = strconv.AppendInt(b, int64(s.depth), 10)
-	b = append(b, '\n')
-	if s.log != nil {
-		s.log.LogLine("[sent] nboard 2")
-		s.log.LogLine("[sent] set depth " + strconv.Itoa(s.depth))
+	b := s.buf[:0]
+	if !s.greeted {
+		b = s.appendHello(b)
 	}
 	s.mu.Lock()
 	s.opponent = st.Opponent
@@ -182,6 +235,7 @@ func (s *Seat) Begin(ctx context.Context, st engines.Start) error {
 	}
 	s.mu.Unlock()
 	s.buf = b
+	protocol.LogSent(s.log, b)
 	return s.SendUnlessGone(ctx, b)
 }
 
@@ -197,6 +251,7 @@ func (s *Seat) Update(ctx context.Context, u engines.Update) error {
 	b := s.appendGo(s.buf[:0], u.Remaining)
 	s.mu.Unlock()
 	s.buf = b
+	protocol.LogSent(s.log, b)
 	return s.SendUnlessGone(ctx, b)
 }
 

@@ -34,3 +34,25 @@ func TestAppendGame(t *testing.T) {
 		t.Errorf("set game\n%s\nwant\n%s", got, want)
 	}
 }
+
+// The default depth follows the clock: 10 at 5 s a move, a ply less for each
+// halving, a total clock counted as 30 moves.
+func TestDepthFor(t *testing.T) {
+	for _, tc := range []struct {
+		move, total time.Duration
+		want        int
+	}{
+		{5 * time.Second, 0, 10},
+		{1500 * time.Millisecond, 0, 8},
+		{10 * time.Second, 0, 11},
+		{100 * time.Millisecond, 0, 4},
+		{0, 150 * time.Second, 10},
+		{time.Hour, 0, 19},
+		{10 * time.Hour, 0, 20},
+		{0, 0, 10},
+	} {
+		if got := DepthFor(tc.move, tc.total); got != tc.want {
+			t.Errorf("DepthFor(%v, %v) = %d, want %d", tc.move, tc.total, got, tc.want)
+		}
+	}
+}

@@ -61,6 +61,24 @@ func RuleMask(rule string) int {
 	return 0
 }
 
+// MaxNotes is how many of a move's MESSAGEs are kept as its notes (the
+// last ones), MaxNote the bytes kept of each: a move's notes take at most
+// 32 × 200 bytes, however much a brain says.
+const (
+	MaxNotes = 32
+	MaxNote  = 200
+)
+
+// MemoryHeadroom is what INFO max_memory keeps back from the sandbox's
+// limit: a quarter of it, at least MinHeadroom. A brain that sizes its hash
+// table from max_memory (Rapfi) needs room beside the table for its code,
+// stacks, weights and allocator; told the whole limit, it is stopped by
+// memory in every game.
+func MemoryHeadroom(limit int64) int64 { return max(limit/4, MinHeadroom) }
+
+// MinHeadroom is the least headroom.
+const MinHeadroom = 32 << 20
+
 // Seat is one brain's pipes.
 type Seat struct {
 	*protocol.Base
@@ -69,14 +87,16 @@ type Seat struct {
 
 	log engines.LineLogger // nil unless the stream keeps lines in the engine's log
 
-	mu      sync.Mutex
-	nick    string
-	message string // the brain's last MESSAGE since its last move
-	myTurn  bool
-	history []games.Ply // every move of the game so far
-	unseen  []games.Ply // moves the brain has not been told
-	synced  bool        // the brain's board is the game's, but for unseen
-	buf     []byte
+	greeted bool // START went out with Greet
+
+	mu       sync.Mutex
+	nick     string
+	messages []string // the brain's MESSAGEs since its last move, the last MaxNotes
+	myTurn   bool
+	history  []games.Ply // every move of the game so far
+	unseen   []games.Ply // moves the brain has not been told
+	synced   bool        // the brain's board is the game's, but for unseen
+	buf      []byte
 }
 
 // New wraps a brain's stream and starts reading it.
@@ -166,41 +186,51 @@ func aboutNick(text string) string {
 func (s *Seat) handle(line []byte, at time.Time) bool {
 	text := string(bytes.TrimSpace(line))
 	word, rest, _ := strings.Cut(text, " ")
+	s.keep(text) // every line, in the log
 	switch {
 	case moveLine.MatchString(text):
 		m := moveLine.FindStringSubmatch(text)
 		x, _ := strconv.Atoi(m[1])
 		y, _ := strconv.Atoi(m[2])
 		s.mu.Lock()
-		mine, note := s.myTurn, s.message
+		mine, notes := s.myTurn, s.messages
 		if mine {
-			s.message = ""
+			s.messages = nil
 		}
 		s.mu.Unlock()
 		if !mine {
 			return s.Emit(engines.Event{Kind: engines.Violation, What: games.NotYourTurn.String(), At: at, Ignored: true})
 		}
-		return s.Emit(engines.Event{Kind: engines.Attempt, Move: games.Move{X: x, Y: y}, At: at, Note: note})
+		s.Invited() // the answer the turn asked for
+		return s.Emit(engines.Event{Kind: engines.Attempt, Move: games.Move{X: x, Y: y}, At: at, Note: strings.Join(notes, "\n")})
 	case strings.EqualFold(word, "MESSAGE"):
-		// Kept in the log, and the last one before a move is the move's note.
-		s.keep(text)
+		// Every MESSAGE before a move is one of the move's notes (games.Ply.Note).
+		msg := strings.TrimSpace(rest)
+		if len(msg) > MaxNote {
+			msg = strings.ToValidUTF8(msg[:MaxNote], "")
+		}
 		s.mu.Lock()
-		s.message = strings.TrimSpace(rest)
-		if len(s.message) > 200 {
-			s.message = s.message[:200]
+		if len(s.messages) == MaxNotes {
+			s.messages = append(s.messages[:0], s.messages[1:]...)
+		}
+		if msg != "" {
+			s.messages = append(s.messages, msg)
 		}
 		s.mu.Unlock()
+		s.Chatter()
 		return true
 	case strings.EqualFold(word, "OK"):
+		s.Greeted()
+		s.Chatter()
 		return true
 	case strings.EqualFold(word, "DEBUG"), strings.EqualFold(word, "SUGGEST"),
 		strings.EqualFold(word, "UNKNOWN"), strings.EqualFold(word, "ERROR"):
 		// Answers to commands, and lines the protocol lets a brain print
-		// before its move: kept in its log.
-		s.keep(text)
+		// before its move, as many as it likes.
+		s.Chatter()
 		return true
 	case aboutName.MatchString(text):
-		s.keep(text)
+		s.Chatter()
 		if nick := aboutNick(text); protocol.ValidNick(nick) {
 			s.mu.Lock()
 			s.nick = nick
@@ -208,8 +238,7 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		}
 		return true
 	}
-	// Anything else is ignored, as GomocupJudge does, kept and counted.
-	s.keep(text)
+	// Anything else is ignored, as GomocupJudge does, and counted.
 	return s.Emit(engines.Event{Kind: engines.Violation, What: "unknown_command", At: at, Ignored: true})
 }
 
@@ -220,37 +249,66 @@ func (s *Seat) keep(line string) {
 	}
 }
 
-// Begin starts the brain (START, INFO, ABOUT) and gives it the move if it is
-// its turn.
+// logSent puts what taikai sends the brain in its log, line by line, and
+// returns it.
+func (s *Seat) logSent(b []byte) []byte {
+	protocol.LogSent(s.log, b)
+	return b
+}
+
+// Greet sends START and waits for the brain's OK (engines.Greeter): the
+// protocol leaves START out of the turn time, and a brain may load its
+// weights there.
+func (s *Seat) Greet(ctx context.Context, size int) error {
+	s.greeted = true
+	b := appendStart(s.buf[:0], size)
+	s.buf = b
+	return s.Base.Greet(ctx, s.logSent(b))
+}
+
+func appendStart(b []byte, size int) []byte {
+	b = append(b, "START "...)
+	b = strconv.AppendInt(b, int64(size), 10)
+	return append(b, eol...)
+}
+
+// eol ends every line taikai sends a brain, as the protocol text writes it.
+const eol = "\r\n"
+
+// AnnouncedMemory is the INFO max_memory value for a sandbox limit: the
+// limit less MemoryHeadroom, 0 (no limit) when there is none.
+func AnnouncedMemory(limit int64) int64 {
+	if limit <= 0 {
+		return 0
+	}
+	return max(limit-MemoryHeadroom(limit), 0)
+}
+
+// Begin starts the brain (START unless Greet sent it, INFO, ABOUT) and gives
+// it the move if it is its turn.
 func (s *Seat) Begin(ctx context.Context, st engines.Start) error {
 	b := s.buf[:0]
-	b = append(b, "START "...)
-	b = strconv.AppendInt(b, int64(st.Board.Size()), 10)
-	b = append(b, '\n')
+	if !s.greeted {
+		b = appendStart(b, st.Board.Size())
+	}
 	info := func(key string, v int64) {
 		b = append(b, "INFO "...)
 		b = append(b, key...)
 		b = append(b, ' ')
 		b = strconv.AppendInt(b, v, 10)
-		b = append(b, '\n')
+		b = append(b, eol...)
 	}
 	info("timeout_turn", s.cfg.MoveTime.Milliseconds())
 	info("timeout_match", s.cfg.Total.Milliseconds())
-	info("max_memory", s.cfg.MemoryBytes)
+	info("max_memory", AnnouncedMemory(s.cfg.MemoryBytes))
 	info("game_type", 1)
 	info("rule", int64(RuleMask(s.cfg.Rule)))
 	if s.cfg.Folder != "" {
 		b = append(b, "INFO folder "...)
 		b = append(b, s.cfg.Folder...)
-		b = append(b, '\n')
+		b = append(b, eol...)
 	}
-	b = append(b, "ABOUT\n"...)
-	if s.log != nil {
-		// What the brain was told of the game, for a reader of its log.
-		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			s.log.LogLine("[sent] " + l)
-		}
-	}
+	b = append(b, "ABOUT"+eol...)
 	s.mu.Lock()
 	s.history = append(s.history[:0], st.Opening...)
 	s.unseen = append(s.unseen[:0], st.Opening...)
@@ -261,7 +319,7 @@ func (s *Seat) Begin(ctx context.Context, st engines.Start) error {
 	}
 	s.mu.Unlock()
 	s.buf = b
-	return s.SendUnlessGone(ctx, b)
+	return s.SendUnlessGone(ctx, s.logSent(b))
 }
 
 // appendGive appends what gives the brain the move: BEGIN on an empty
@@ -271,31 +329,31 @@ func (s *Seat) appendGive(b []byte, remaining time.Duration) []byte {
 	if s.cfg.Total > 0 {
 		b = append(b, "INFO time_left "...)
 		b = strconv.AppendInt(b, remaining.Milliseconds(), 10)
-		b = append(b, '\n')
+		b = append(b, eol...)
 	}
 	switch {
 	case len(s.history) == 0:
-		b = append(b, "BEGIN\n"...)
+		b = append(b, "BEGIN"+eol...)
 	case s.synced && len(s.unseen) == 1 && !s.unseen[0].Pass:
 		m := s.unseen[0]
 		b = append(b, "TURN "...)
 		b = appendPoint(b, m.X, m.Y)
-		b = append(b, '\n')
+		b = append(b, eol...)
 	default:
 		// In the order the moves were made, as renju requires.
-		b = append(b, "BOARD\n"...)
+		b = append(b, "BOARD"+eol...)
 		for _, m := range s.history {
 			if m.Pass {
 				continue
 			}
 			b = appendPoint(b, m.X, m.Y)
 			if m.Color == s.color {
-				b = append(b, ",1\n"...)
+				b = append(b, ",1"+eol...)
 			} else {
-				b = append(b, ",2\n"...)
+				b = append(b, ",2"+eol...)
 			}
 		}
-		b = append(b, "DONE\n"...)
+		b = append(b, "DONE"+eol...)
 	}
 	s.unseen, s.synced = s.unseen[:0], true
 	return b
@@ -325,7 +383,7 @@ func (s *Seat) Update(ctx context.Context, u engines.Update) error {
 	b := s.appendGive(s.buf[:0], u.Remaining)
 	s.mu.Unlock()
 	s.buf = b
-	return s.SendUnlessGone(ctx, b)
+	return s.SendUnlessGone(ctx, s.logSent(b))
 }
 
 // Refuse: never called (a refused move loses), nothing to say.
@@ -339,5 +397,5 @@ func (s *Seat) OpponentLeft(context.Context) error { return nil }
 
 // End sends END: the brain is to exit.
 func (s *Seat) End(ctx context.Context, _ engines.Ending) error {
-	return s.SendLast(ctx, []byte("END\n"))
+	return s.SendLast(ctx, s.logSent([]byte("END"+eol)))
 }

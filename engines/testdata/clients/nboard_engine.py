@@ -8,6 +8,14 @@ Env:    TAIKAI_SEED  seed for its choice among legal moves
         STYLE        "edax" answers as Edax does: "=== d6 -1.00 0.0" (lower
                      case, eval and time after spaces) and an error line for
                      "nboard 2"; default "=== D6/0.00/0.01"
+        THINK        "ntest": print thinking output at NTest's volume: a 60-line
+                     banner at start and 24 lines a move (status, search,
+                     nodestats) before its === line
+        DEPTH_MS     search to the depth it is set, whatever its clock, as Edax
+                     and NTest do: a move takes DEPTH_MS * 2^(depth-12) ms
+                     (DEPTH_MS at depth 12, twice as long a ply deeper)
+        STARTUP_MS   sleep this long before reading its input (loading a book
+                     or evaluation files, as NTest does)
         FAULT        misbehave from its own move number FAULT_AT (default 3):
                        silent   never answer go          -> timeout
                        slow     sleep FAULT_SLEEP_MS first (default 3000)
@@ -34,6 +42,7 @@ import time
 
 DIRS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
 STYLE = os.environ.get("STYLE", "")
+THINK = os.environ.get("THINK", "")
 FAULT = os.environ.get("FAULT", "")
 FAULT_AT = int(os.environ.get("FAULT_AT", "3"))
 rng = random.Random(os.environ.get("TAIKAI_SEED"))
@@ -113,6 +122,10 @@ def parse_game(ggf):
 
 
 def main():
+    time.sleep(int(os.environ.get("STARTUP_MS", "0")) / 1000)
+    if THINK == "ntest":
+        for i in range(60):
+            say("status NTest banner line %d: loading evaluation files" % (i + 1))
     first = True
     depth = None
     board = None
@@ -171,6 +184,14 @@ def main():
                     say("HELLO WORLD")
                     say("status thinking")
                     say("nodestats 1234 0.01")
+            if os.environ.get("DEPTH_MS"):
+                ms = int(os.environ["DEPTH_MS"]) * 2.0 ** (depth - 12)
+                time.sleep(min(ms, 3600 * 1000) / 1000)
+            if THINK == "ntest":
+                for d in range(8):
+                    say("status thinking depth %d" % d)
+                    say("search d6 %d.00 0 %d@100%%" % (d, d))
+                    say("nodestats %d 0.%02d" % (1000 * (d + 1), d))
             x, y = rng.choice(moves)
             sq = "abcdefgh"[x] + str(y + 1)
             if STYLE == "edax":

@@ -5,6 +5,10 @@ Piskvork protocol text (protocl2en.htm) and PROTOCOLS.md section 5 alone.
 Start:  pbrain_brain.py      (commands on stdin, answers on stdout)
 Env:    TAIKAI_SEED  seed for its choice of moves
         LINE_END     "crlf", "cr" or "lf" (default): how it ends its lines
+        STARTUP_MS   sleep this long in START before its OK (loading weights)
+        MESSAGES     print this many MESSAGE lines before each move (as Rapfi
+                     prints "Speed | Depth | Eval | Time" and "Bestline" lines),
+                     each followed by MESSAGE_PAD
         FAULT        misbehave from its own move number FAULT_AT (default 3):
                        silent   never answer             -> the referee scores timeout
                        slow     sleep FAULT_SLEEP_MS (default 3000) first
@@ -14,6 +18,8 @@ Env:    TAIKAI_SEED  seed for its choice of moves
                        illegal  answer an occupied point  -> illegal
                        garbage  print a junk line, a MESSAGE, a DEBUG and an
                                 ERROR line, then its move (the game goes on)
+                       fillfolder  fill INFO folder with directories and empty
+                                files, and 64 KiB files, without end
 
 Folder: on INFO folder DIR it keeps DIR/py-brain/games, the number of games
 it was told that folder in (this one included), and says it in a MESSAGE
@@ -23,6 +29,7 @@ Plays: a random empty point next to a stone (the centre on an empty board),
 or a point that makes five in a row when it has one.
 
 Checks (any failure: one line on stderr with PROTOCOL VIOLATION, exit 2):
+ - every line ends in CR LF, as the protocol text writes them;
  - START <n> first (5 <= n <= 25), answered OK; INFO <key> <integer> with the
    keys of the text; ABOUT answered with name="...";
  - BEGIN only on an empty board; TURN <x>,<y> on an empty point of the board;
@@ -74,6 +81,7 @@ def main():
     own_moves = 0
     started = False
     folder_games = None
+    folder = None
 
     def choose():
         empty = [(x, y) for x in range(n) for y in range(n) if (x, y) not in board]
@@ -90,6 +98,8 @@ def main():
         own_moves += 1
         if own_moves == 1 and folder_games is not None:
             say("MESSAGE folder games %d" % folder_games)
+        for i in range(int(os.environ.get("MESSAGES", "0"))):
+            say("MESSAGE move %d line %d%s" % (own_moves, i + 1, os.environ.get("MESSAGE_PAD", "")))
         if FAULT and own_moves >= FAULT_AT:
             if FAULT == "silent":
                 return
@@ -104,6 +114,16 @@ def main():
                 x, y = next(iter(board))
                 say("%d,%d" % (x, y))
                 return
+            if FAULT == "fillfolder" and folder is not None:
+                i = 0
+                while True:  # until it is stopped
+                    i += 1
+                    d = os.path.join(folder, "py-brain", "d%d-%d" % (os.getpid(), i))
+                    os.makedirs(d, exist_ok=True)
+                    open(os.path.join(d, "empty"), "w").close()
+                    if i % 10 == 0:
+                        with open(os.path.join(d, "data"), "wb") as out:
+                            out.write(b"\x01" * (64 << 10))
             if FAULT == "garbage":
                 say("HELLO WORLD")
                 say("MESSAGE thinking hard")
@@ -113,7 +133,14 @@ def main():
         board[(x, y)] = 1
         say("%d,%d" % (x, y))
 
-    for raw in sys.stdin:
+    def lines():
+        for rawb in sys.stdin.buffer:
+            if not rawb.endswith(b"\r\n"):
+                fail("line %r does not end in CR LF" % rawb)
+            yield rawb.decode()
+
+    inp = lines()
+    for raw in inp:
         line = raw.strip()
         if not line:
             continue
@@ -130,10 +157,12 @@ def main():
             if not 5 <= n <= 25:
                 fail("START %d" % n)
             started = True
+            time.sleep(int(os.environ.get("STARTUP_MS", "0")) / 1000)
             say("OK")
         elif word == "INFO":
             key, _, val = rest.partition(" ")
             if key == "folder":
+                folder = val
                 mine = os.path.join(val, "py-brain")
                 os.makedirs(mine, exist_ok=True)
                 path = os.path.join(mine, "games")
@@ -171,7 +200,7 @@ def main():
             move()
         elif word == "BOARD":
             board = {}
-            for raw2 in sys.stdin:
+            for raw2 in inp:
                 l2 = raw2.strip()
                 if l2 == "DONE":
                     break
