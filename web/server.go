@@ -70,6 +70,10 @@ type Server struct {
 	// Workers is the workers' queue when games are played by taikai worker
 	// processes (serve --nats), nil when the server plays them.
 	Workers *cluster.Server
+	// ParticipantLimits are the most a participant may set their own
+	// engine's limits to (the admin sets any); zero fields are the defaults
+	// of DefaultParticipantLimits.
+	ParticipantLimits ParticipantLimits
 
 	pages   *pages
 	signIns signInLimiter // failed sign-ins per client address
@@ -106,7 +110,54 @@ func (s *Server) admit(r *http.Request, e engines.Engine) error {
 			return games.Invalid("port", "%d is this server's own HTTP port: engines connect to their seat's port, not to the API", e.Port)
 		}
 	}
+	if c := callerOf(r); !c.Admin {
+		if err := s.participantLimits().check(e); err != nil {
+			return err
+		}
+	}
 	return s.allow(e)
+}
+
+// ParticipantLimits bound the limits a participant may ask for their engine:
+// memory, processes and connect time are the admin's to give (issue 36,
+// item 2), so that one student's engine cannot take what the others play on.
+type ParticipantLimits struct {
+	MemoryMB         int
+	MaxProcs         int
+	ConnectTimeoutMS int64
+}
+
+// DefaultParticipantLimits are the sandbox's defaults (1 GiB, 256
+// processes), and twice the slowest protocol's connect time (a JVM compiling
+// its source): a participant may ask for less, not for more.
+var DefaultParticipantLimits = ParticipantLimits{MemoryMB: 1024, MaxProcs: 256, ConnectTimeoutMS: 60_000}
+
+func (s *Server) participantLimits() ParticipantLimits {
+	l, d := s.ParticipantLimits, DefaultParticipantLimits
+	if l.MemoryMB == 0 {
+		l.MemoryMB = d.MemoryMB
+	}
+	if l.MaxProcs == 0 {
+		l.MaxProcs = d.MaxProcs
+	}
+	if l.ConnectTimeoutMS == 0 {
+		l.ConnectTimeoutMS = d.ConnectTimeoutMS
+	}
+	return l
+}
+
+// check names the first of e's limits over l.
+func (l ParticipantLimits) check(e engines.Engine) error {
+	const why = "a participant's engine may ask for at most %d (the admin sets more: serve --participant-max-%s)"
+	switch {
+	case e.MemoryMB > l.MemoryMB:
+		return games.Invalid("memory_mb", "%d MiB: "+why, e.MemoryMB, l.MemoryMB, "memory-mb")
+	case e.MaxProcs > l.MaxProcs:
+		return games.Invalid("max_procs", "%d: "+why, e.MaxProcs, l.MaxProcs, "procs")
+	case e.ConnectTimeoutMS > l.ConnectTimeoutMS:
+		return games.Invalid("connect_timeout_ms", "%d ms: "+why, e.ConnectTimeoutMS, l.ConnectTimeoutMS, "connect")
+	}
+	return nil
 }
 
 func (s *Server) allow(e engines.Engine) error {

@@ -71,6 +71,8 @@ type serveConfig struct {
 	nats          string        // NATS URL: games go to workers
 	natsEmbedded  string        // address of the embedded NATS server to start
 	workerTimeout time.Duration // how long a silent worker keeps its game
+
+	limits web.ParticipantLimits // the most a participant may give their engine
 }
 
 // affinityUsage is the help of --affinity, in serve and match.
@@ -119,8 +121,22 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 		return nil, fmt.Errorf("TAIKAI_WORKER_TIMEOUT: %w", err)
 	}
 	fs.DurationVar(&c.workerTimeout, "worker-timeout", workerTimeout, "a worker silent this `long` (dead, or cut off) loses its game, which another worker plays again from the start")
+	d := web.DefaultParticipantLimits
+	fs.IntVar(&c.limits.MemoryMB, "participant-max-memory-mb", d.MemoryMB, "the most memory (`MiB`) a participant may give their own engine (memory_mb)")
+	fs.IntVar(&c.limits.MaxProcs, "participant-max-procs", d.MaxProcs, "the most processes and threads (`n`) a participant may give their own engine (max_procs)")
+	maxConnect := fs.Duration("participant-max-connect", time.Duration(d.ConnectTimeoutMS)*time.Millisecond, "the longest connect `time` a participant may give their own engine (connect_timeout_ms)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	c.limits.ConnectTimeoutMS = maxConnect.Milliseconds()
+	if c.limits.MemoryMB < engines.MinMemoryMB || c.limits.MemoryMB > engines.MaxMemoryMB {
+		return nil, fmt.Errorf("--participant-max-memory-mb %d: want %d-%d", c.limits.MemoryMB, engines.MinMemoryMB, engines.MaxMemoryMB)
+	}
+	if c.limits.MaxProcs < engines.MinProcs || c.limits.MaxProcs > engines.MaxProcs {
+		return nil, fmt.Errorf("--participant-max-procs %d: want %d-%d", c.limits.MaxProcs, engines.MinProcs, engines.MaxProcs)
+	}
+	if c.limits.ConnectTimeoutMS < 1000 || c.limits.ConnectTimeoutMS > engines.MaxConnectTimeoutMS {
+		return nil, fmt.Errorf("--participant-max-connect %v: want 1s-%v", *maxConnect, time.Duration(engines.MaxConnectTimeoutMS)*time.Millisecond)
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -249,7 +265,7 @@ func (a *server) Open(ctx context.Context) error {
 		return err
 	}
 	srv := &web.Server{DB: a.db, Service: a.service, Live: a.live, TokenHash: token, DataDir: data, Log: a.log, Metrics: metrics,
-		Allow: launcher.Allowed, Sandbox: launcher.SandboxState(), Workers: a.cluster}
+		Allow: launcher.Allowed, Sandbox: launcher.SandboxState(), Workers: a.cluster, ParticipantLimits: a.cfg.limits}
 	if a.cluster != nil {
 		metrics.WatchWorkers(a.cluster)
 	}
