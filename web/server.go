@@ -77,9 +77,7 @@ type Server struct {
 
 	pages   *pages
 	signIns signInLimiter // failed sign-ins per client address
-	// accountSignIns counts failed sign-ins per participant account.
-	accountSignIns signInLimiter
-	checks         checkQueue // the pre-flight checks run in the background
+	checks  checkQueue    // the pre-flight checks run in the background
 	// health is the last write check of /healthz.
 	health struct {
 		sync.Mutex
@@ -202,7 +200,6 @@ func (s *Server) Handler() (http.Handler, error) {
 		return nil, err
 	}
 	s.pages = p
-	s.accountSignIns.perAccount = true
 	r := chi.NewRouter()
 	r.Use(s.recoverer)
 	r.Use(s.bodyDeadline)
