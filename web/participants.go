@@ -375,7 +375,10 @@ func (s *Server) acceptInvitation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Header.Get(csrfHeader) == csrfValue {
-		setSession(w, r, token)
+		if err := s.startSession(w, r, caller{ID: p.ID, Name: p.Name}, token); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"participant": participantRef{ID: p.ID, Name: p.Name}, "token": token})
 }

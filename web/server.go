@@ -34,12 +34,15 @@ import (
 	"github.com/taikai-dev/taikai/tournament/cluster"
 )
 
-// TokenCookie holds the admin token in the dashboard; it is sent only to this
-// site (SameSite=Strict) and accepted only with the dashboard's request header.
+// SessionCookie holds the dashboard's session id (never a token) over plain
+// HTTP, SecureSessionCookie over HTTPS; it is sent only to this site
+// (SameSite=Strict) and accepted for a write only with the dashboard's
+// request header.
 const (
-	TokenCookie = "taikai_token"
-	csrfHeader  = "X-Requested-With"
-	csrfValue   = "taikai"
+	SessionCookie       = "taikai_session"
+	SecureSessionCookie = "__Host-taikai_session"
+	csrfHeader          = "X-Requested-With"
+	csrfValue           = "taikai"
 )
 
 // Server serves the API, the dashboard and the live websockets.
@@ -167,14 +170,16 @@ func (s *Server) allow(e engines.Engine) error {
 
 // TokenOK compares a token with the admin token's hash in constant time.
 func (s *Server) TokenOK(token string) bool {
-	want := s.TokenHash
-	if want == "" {
-		if s.Token == "" {
-			return false
-		}
-		want = HashToken(s.Token)
+	want := s.adminHash()
+	return want != "" && token != "" && subtle.ConstantTimeCompare([]byte(HashToken(token)), []byte(want)) == 1
+}
+
+// adminHash is the admin token's hash, "" when there is no admin token.
+func (s *Server) adminHash() string {
+	if s.TokenHash != "" || s.Token == "" {
+		return s.TokenHash
 	}
-	return token != "" && subtle.ConstantTimeCompare([]byte(HashToken(token)), []byte(want)) == 1
+	return HashToken(s.Token)
 }
 
 // HashToken is the stored form of an admin token: hex SHA-256. The tokens
