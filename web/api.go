@@ -213,7 +213,7 @@ func (s *Server) createEngine(w http.ResponseWriter, r *http.Request) {
 			return 0, err
 		}
 		if e.Builtin == "" {
-			s.startCheck(*e, 1)
+			s.startCheck(*e, c.ID, 1)
 		}
 		return http.StatusCreated, nil
 	})

@@ -562,7 +562,7 @@ func (s *Server) replaceEngine(w http.ResponseWriter, r *http.Request) {
 		}
 		s.log().Info("engine replaced", "engine", e.Name, "id", e.ID, "version", version, "by", c.Name)
 		if e.Builtin == "" {
-			s.startCheck(*e, version)
+			s.startCheck(*e, row.OwnerID, version)
 		}
 		return http.StatusOK, nil
 	}
