@@ -77,6 +77,10 @@ type Server struct {
 	// engine's limits to (the admin sets any); zero fields are the defaults
 	// of DefaultParticipantLimits.
 	ParticipantLimits ParticipantLimits
+	// UploadQuota bounds what uploads store; zero fields are
+	// DefaultUploadQuota's.
+	UploadQuota UploadQuota
+	uploading   sync.Map // participant ids with an upload under way
 
 	pages   *pages
 	signIns signInLimiter // failed sign-ins per client address
