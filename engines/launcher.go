@@ -327,7 +327,7 @@ func (l *Launcher) Start(ctx context.Context, la Launch) (*Process, Stream, erro
 
 	proc, err := l.spawn(la, port, nil)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: start %s: %v", ErrCrash, la.Engine.Name, err)
+		return nil, nil, fmt.Errorf("%w: start %s: %w", ErrCrash, la.Engine.Name, err)
 	}
 	conn, err := accept(ctx, ln, proc, deadline)
 	if err != nil {
@@ -409,7 +409,7 @@ func (l *Launcher) startStdio(la Launch) (*Process, Stream, error) {
 	if err != nil {
 		inW.Close()
 		outR.Close()
-		return nil, nil, fmt.Errorf("%w: start %s: %v", ErrCrash, la.Engine.Name, err)
+		return nil, nil, fmt.Errorf("%w: start %s: %w", ErrCrash, la.Engine.Name, err)
 	}
 	l.logger().Debug("engine started on pipes", "engine", la.Engine.Name, "color", la.Color, "game", la.GameID, "pid", proc.Pid())
 	return proc, &pipeStream{r: outR, w: inW, log: proc.out}, nil

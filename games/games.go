@@ -150,6 +150,7 @@ const (
 	CauseInvalidCommand = "invalid_command" // a line that is not a move where one was due
 	CauseMaxErrors      = "max_errors"      // too many refused commands
 	CauseFlood          = "flood"           // too many lines, or a line without end
+	CauseServer         = "server"          // aborted: the server's own failure (no descriptor, no memory), played again
 )
 
 // Outcome is how a game ended.
