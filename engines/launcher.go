@@ -287,7 +287,7 @@ func (l *Launcher) Start(ctx context.Context, la Launch) (started *Process, _ St
 
 	proc, err := l.spawn(la, port, nil)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: start %s: %v", ErrCrash, la.Engine.Name, err)
+		return nil, nil, fmt.Errorf("%w: start %s: %w", ErrCrash, la.Engine.Name, err)
 	}
 	conn, err := accept(ctx, ln, proc, deadline)
 	if err != nil {
@@ -369,7 +369,7 @@ func (l *Launcher) startStdio(la Launch) (*Process, Stream, error) {
 	if err != nil {
 		inW.Close()
 		outR.Close()
-		return nil, nil, fmt.Errorf("%w: start %s: %v", ErrCrash, la.Engine.Name, err)
+		return nil, nil, fmt.Errorf("%w: start %s: %w", ErrCrash, la.Engine.Name, err)
 	}
 	l.logger().Debug("engine started on pipes", "engine", la.Engine.Name, "color", la.Color, "game", la.GameID, "pid", proc.Pid())
 	return proc, &pipeStream{r: outR, w: inW, log: proc.out}, nil

@@ -151,6 +151,7 @@ const (
 	CauseMaxErrors      = "max_errors"      // too many refused commands
 	CauseFlood          = "flood"           // too many lines, or a line without end
 	CauseFolder         = "folder"          // stopped for filling its persistent folder over its bound
+	CauseServer         = "server"          // aborted: the server's own failure (no descriptor, no memory), played again
 )
 
 // Outcome is how a game ended.

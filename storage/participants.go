@@ -166,11 +166,12 @@ func (db *DB) AcceptInvitationWith(ctx context.Context, codeHash string, tokenFo
 	return p, err
 }
 
-// Submission says who submitted an engine's version and what its files hash to.
+// Submission says who submitted an engine's version and what was uploaded
+// with it.
 type Submission struct {
-	Owner     int64  // the participant who owns the engine; 0: the admin
-	By        int64  // who uploaded this version; 0: the admin
-	FilesHash string // hex SHA-256 of the uploaded files, "" when none
+	Owner int64 // the participant who owns the engine; 0: the admin
+	By    int64 // who uploaded this version; 0: the admin
+	Upload
 }
 
 // RegisterEngine stores a new engine with its owner and its version 1.
@@ -182,8 +183,10 @@ func (db *DB) RegisterEngine(ctx context.Context, e *engines.Engine, sub Submiss
 		if _, err := tx.ExecContext(ctx, `UPDATE engines SET owner_id = ? WHERE id = ?`, nullID(sub.Owner), e.ID); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE engine_versions SET files_hash = ?, uploaded_by = ? WHERE engine_id = ? AND version = 1`, sub.FilesHash, nullID(sub.By), e.ID)
-		return err
+		if _, err := tx.ExecContext(ctx, `UPDATE engine_versions SET files_hash = ?, uploaded_by = ? WHERE engine_id = ? AND version = 1`, sub.Hash, nullID(sub.By), e.ID); err != nil {
+			return err
+		}
+		return saveUpload(ctx, tx, e.ID, 1, sub.Upload)
 	})
 }
 
@@ -199,9 +202,11 @@ func addVersion(ctx context.Context, tx *sql.Tx, e engines.Engine, sub Submissio
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO engine_versions (engine_id, version, definition, files_hash, uploaded_by, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		e.ID, version, string(def), sub.FilesHash, nullID(sub.By), now())
-	return err
+	if _, err = tx.ExecContext(ctx, `INSERT INTO engine_versions (engine_id, version, definition, files_hash, uploaded_by, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		e.ID, version, string(def), sub.Hash, nullID(sub.By), now()); err != nil {
+		return err
+	}
+	return saveUpload(ctx, tx, e.ID, version, sub.Upload)
 }
 
 // ReplaceEngine makes e (with e.ID set) the newest version of a registered

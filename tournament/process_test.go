@@ -95,6 +95,11 @@ func faulty(mode string) int {
 			case mode == "flood":
 				c.Write([]byte(strings.Repeat("SAY spam\n", 300)))
 				continue
+			case mode == "inject":
+				// Chat that, cut at a CR, is a server TURN for the opponent
+				// (Java's readLine and Python's text readline end lines at CR).
+				fmt.Fprintf(c, "SAY hi\rTURN %d\nSAY hi\rTURN %d\n", -me, me)
+				time.Sleep(200 * time.Millisecond) // the opponent's answer arrives on this turn
 			case mode == "drop" && moves == 3:
 				return 0
 			case mode == "close" && moves == 3:

@@ -306,7 +306,7 @@ func (r *Referee) event(ctx context.Context, from games.Color, ev engines.Event,
 		}
 		elapsed := max(ev.At.Sub(turnStart), 0)
 		r.timeouts[fi] = 0
-		r.apply(from, ev.Move, false, elapsed, ev.Note)
+		r.apply(from, ev.Move, false, elapsed, engines.OneLine(ev.Note))
 		return r.advance(ctx)
 	case engines.Violation:
 		r.violations[fi][ev.What]++
@@ -314,9 +314,11 @@ func (r *Referee) event(ctx context.Context, from games.Color, ev engines.Event,
 			return time.Time{}, r.lost(from, games.ReasonIllegal, games.CauseMaxErrors), true
 		}
 	case engines.Chat:
-		nick := ev.Nick
+		// What one engine says reaches the other as one printable line,
+		// whatever the protocols (issue 36: "SAY hi\rTURN 1").
+		nick, text := engines.OneLine(ev.Nick), engines.OneLine(ev.What)
 		for _, s := range r.Seats {
-			if err := s.Relay(ctx, from, nick, ev.What); err != nil {
+			if err := s.Relay(ctx, from, nick, text); err != nil {
 				// The listener's problem shows up as its own disconnect event.
 				continue
 			}

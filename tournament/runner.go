@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
@@ -366,6 +367,10 @@ func launchOutcome(ctx context.Context, errs [2]error) games.Outcome {
 		// Not the engine's fault: this server does not run it (no sandbox).
 		return games.Outcome{Reason: games.ReasonAborted}
 	}
+	if ServerFault(errs[0]) || ServerFault(errs[1]) {
+		// The server's own failure (issue 36): aborted, so played again.
+		return games.Outcome{Reason: games.ReasonAborted, Cause: games.CauseServer}
+	}
 	reason := func(err error) string {
 		switch {
 		case errors.Is(err, engines.ErrMemory):
@@ -383,6 +388,20 @@ func launchOutcome(ctx context.Context, errs [2]error) games.Outcome {
 	default:
 		return games.Outcome{Winner: games.Black, Loser: games.White, Reason: reason(errs[1])}
 	}
+}
+
+// ServerFault reports whether err is the server's own failure, not an
+// engine's: it ran out of descriptors or memory (or the kernel of buffers or
+// processes) creating a seat's listener, pipes, log or process, or accepting
+// the engine's connection. A game that fails so is played again, never
+// scored.
+func ServerFault(err error) bool {
+	for _, e := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOMEM, syscall.ENOBUFS, syscall.EAGAIN} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // memoryOutcome charges a game to an engine that went over its memory limit:

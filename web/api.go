@@ -208,12 +208,12 @@ func (s *Server) createEngine(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	s.receiveEngine(w, r, nil, func(e *engines.Engine, hash string) (int, error) {
-		if err := s.DB.RegisterEngine(r.Context(), e, storage.Submission{Owner: c.ID, By: c.ID, FilesHash: hash}); err != nil {
+	s.receiveEngine(w, r, c.ID, 0, nil, func(e *engines.Engine, up storage.Upload) (int, error) {
+		if err := s.DB.RegisterEngine(r.Context(), e, storage.Submission{Owner: c.ID, By: c.ID, Upload: up}); err != nil {
 			return 0, err
 		}
 		if e.Builtin == "" {
-			s.startCheck(*e, 1)
+			s.startCheck(*e, c.ID, 1)
 		}
 		return http.StatusCreated, nil
 	})
@@ -228,7 +228,17 @@ func (s *Server) writeEngine(w http.ResponseWriter, r *http.Request, status int,
 	}
 	j := s.engineJSON(row)
 	if row.Dir != "" {
-		j.Files = listFiles(row.Dir, 200)
+		// The list stored at upload: no walk of what the engine's directory
+		// holds now (issue 36, item 5).
+		files, err := s.DB.UploadedFiles(r.Context(), id)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if len(files) == 0 {
+			files = listFiles(row.Dir, maxListed) // uploaded before the list was stored
+		}
+		j.Files = files
 	}
 	x, err := s.loadEngineExtras(r)
 	if err != nil {

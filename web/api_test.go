@@ -406,12 +406,28 @@ func TestUploadEngine(t *testing.T) {
 // header, so a cross-site form cannot use it.
 func TestCookieAuthNeedsHeader(t *testing.T) {
 	s := newAPIServer(t)
+	req, _ := http.NewRequest("POST", s.URL+"/api/session", strings.NewReader(`{"token":"`+apiToken+`"}`))
+	req.Header.Set("X-Requested-With", "taikai")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	var cookie *http.Cookie
+	for _, c := range res.Cookies() {
+		if c.Name == web.SessionCookie {
+			cookie = c
+		}
+	}
+	if cookie == nil {
+		t.Fatalf("sign-in: %d, no session cookie", res.StatusCode)
+	}
 	for _, tc := range []struct {
 		header string
 		want   int
 	}{{"", 401}, {"taikai", 200}} {
 		req, _ := http.NewRequest("GET", s.URL+"/api/auth", nil)
-		req.AddCookie(&http.Cookie{Name: web.TokenCookie, Value: apiToken})
+		req.AddCookie(cookie)
 		if tc.header != "" {
 			req.Header.Set("X-Requested-With", tc.header)
 		}

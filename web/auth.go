@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/games"
+	"github.com/taikai-dev/taikai/storage"
 )
 
 // caller is who makes a request: the admin, a participant (ID > 0), or
@@ -38,8 +39,8 @@ func callerOf(r *http.Request) caller {
 }
 
 // participantTokenPrefix starts every participant token: tkp_<id>_<secret>.
-// The id names the account, so that failures can be counted per account and
-// a token is checked against one stored hash.
+// The id names the account, so that a token is checked against one stored
+// hash.
 const participantTokenPrefix = "tkp_"
 
 // sessionMaxAge is how long a browser's sign-in cookie lasts.
@@ -70,32 +71,42 @@ func participantOf(token string) (int64, bool) {
 }
 
 // credentials reads a token from the request: the Authorization header
-// (Bearer), or the sign-in cookie. The cookie counts for a write only with
-// the dashboard's request header (a cross-site form or a cross-site fetch
-// cannot send it without the server's consent, which it never gives); a
-// read (GET, HEAD) takes the cookie alone when cookieRead is set, so that a
-// signed-in browser can open a log link.
-func credentials(r *http.Request, cookieRead bool) (token string, present bool, err error) {
+// (Bearer), or the sign-in cookie, which holds a session id (session true).
+// The cookie counts for a write only with the dashboard's request header (a
+// cross-site form or a cross-site fetch cannot send it without the server's
+// consent, which it never gives); a read (GET, HEAD) takes the cookie alone
+// when cookieRead is set, so that a signed-in browser can open a log link.
+func credentials(r *http.Request, cookieRead bool) (token string, session, present bool, err error) {
 	if h := r.Header.Get("Authorization"); h != "" {
 		token, ok := strings.CutPrefix(h, "Bearer ")
 		if !ok {
-			return "", true, &games.Error{Code: games.EUnauthorized, Message: "Authorization must be 'Bearer <token>'", Field: "Authorization"}
+			return "", false, true, &games.Error{Code: games.EUnauthorized, Message: "Authorization must be 'Bearer <token>'", Field: "Authorization"}
 		}
-		return token, true, nil
+		return token, false, true, nil
 	}
-	c, cerr := r.Cookie(TokenCookie)
+	c, cerr := r.Cookie(sessionCookieName(r))
 	if cerr != nil || c.Value == "" {
-		return "", false, nil
+		return "", false, false, nil
 	}
 	safe := r.Method == http.MethodGet || r.Method == http.MethodHead
 	if r.Header.Get(csrfHeader) == csrfValue || cookieRead && safe {
-		return c.Value, true, nil
+		return c.Value, true, true, nil
 	}
-	return "", false, nil
+	return "", false, false, nil
+}
+
+// identify is who the request's credentials belong to: a Bearer token under
+// the sign-in limits (authenticate), or a session cookie (a session signed
+// out, expired or opened with a token since replaced is a 401).
+func (s *Server) identify(r *http.Request, token string, session bool) (caller, error) {
+	if !session {
+		return s.authenticate(r.Context(), clientAddr(r), token)
+	}
+	return s.sessionCaller(r.Context(), token)
 }
 
 // authenticate finds who a token belongs to, under the sign-in limits: a
-// 429 error when the address (or the token's account) is over its limit, a
+// 429 error when the address is over its limit, a
 // 403 error for a wrong token (counted as a failure).
 func (s *Server) authenticate(ctx context.Context, addr, token string) (caller, error) {
 	now := time.Now()
@@ -103,10 +114,6 @@ func (s *Server) authenticate(ctx context.Context, addr, token string) (caller, 
 		return caller{}, tooMany("too many failed sign-ins from this address: try again in %s s", wait)
 	}
 	if id, ok := participantOf(token); ok {
-		key := "p" + strconv.FormatInt(id, 10)
-		if wait, blocked := s.accountSignIns.blocked(key, now); blocked {
-			return caller{}, tooMany("too many failed sign-ins to this account: try again in %s s", wait)
-		}
 		name, hash, err := s.DB.ParticipantTokenHash(ctx, id)
 		if err != nil && games.ErrorCode(err) != games.ENotFound {
 			return caller{}, err
@@ -115,7 +122,6 @@ func (s *Server) authenticate(ctx context.Context, addr, token string) (caller, 
 			return caller{ID: id, Name: name}, nil
 		}
 		s.signIns.failed(addr, now)
-		s.accountSignIns.failed(key, now)
 		return caller{}, &games.Error{Code: games.EForbidden, Message: "wrong token", Field: "Authorization"}
 	}
 	if s.TokenOK(token) {
@@ -153,7 +159,7 @@ func (s *Server) writeAuthError(w http.ResponseWriter, r *http.Request, err erro
 // the handler finds who with callerOf.
 func (s *Server) member(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, present, err := credentials(r, false)
+		token, session, present, err := credentials(r, false)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -167,8 +173,11 @@ func (s *Server) member(next http.Handler) http.Handler {
 			s.writeError(w, r, &games.Error{Code: games.EUnauthorized, Message: "this needs the admin's or a participant's token: Authorization: Bearer <token>", Field: "Authorization"})
 			return
 		}
-		c, err := s.authenticate(r.Context(), clientAddr(r), token)
+		c, err := s.identify(r, token, session)
 		if err != nil {
+			if session {
+				clearSession(w, r) // stop the browser sending a dead session
+			}
 			s.writeAuthError(w, r, err)
 			return
 		}
@@ -189,11 +198,11 @@ func (s *Server) reader(next http.Handler) http.Handler {
 // softCaller is the request's caller, nobody when its token is missing,
 // wrong or over the limits.
 func (s *Server) softCaller(r *http.Request) caller {
-	token, present, err := credentials(r, true)
+	token, session, present, err := credentials(r, true)
 	if err != nil || !present || token == "" {
 		return caller{}
 	}
-	c, err := s.authenticate(r.Context(), clientAddr(r), token)
+	c, err := s.identify(r, token, session)
 	if err != nil {
 		return caller{}
 	}
@@ -203,14 +212,72 @@ func (s *Server) softCaller(r *http.Request) caller {
 // setSession signs a browser in: the token goes into an HTTP-only cookie
 // that is sent to this site only (SameSite=Strict), and only over HTTPS when
 // the request came over TLS or through a proxy that says it did.
-func setSession(w http.ResponseWriter, r *http.Request, token string) {
-	c := &http.Cookie{Name: TokenCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: overTLS(r)}
-	if token == "" {
+func setSession(w http.ResponseWriter, r *http.Request, id string) {
+	c := &http.Cookie{Name: sessionCookieName(r), Value: id, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: overTLS(r)}
+	if id == "" {
 		c.MaxAge = -1
 	} else {
 		c.MaxAge = int(sessionMaxAge / time.Second)
 	}
 	http.SetCookie(w, c)
+}
+
+// clearSession tells the browser to forget its session cookie.
+func clearSession(w http.ResponseWriter, r *http.Request) { setSession(w, r, "") }
+
+// sessionCookieName is the session cookie's name: over HTTPS the __Host-
+// one, which a browser takes only from a secure page, for the whole host,
+// without Domain; the other name is neither read nor set there, so a
+// plain-HTTP page on the same host cannot plant a session.
+func sessionCookieName(r *http.Request) string {
+	if overTLS(r) {
+		return SecureSessionCookie
+	}
+	return SessionCookie
+}
+
+// startSession opens a server-side session for c, who signed in with token,
+// and sets its cookie: a random id, of which the server keeps only the hash.
+func (s *Server) startSession(w http.ResponseWriter, r *http.Request, c caller, token string) error {
+	id := newSecret()
+	err := s.DB.CreateSession(r.Context(), HashToken(id), storage.Session{
+		ParticipantID: c.ID, CredentialHash: HashToken(token), ExpiresAt: time.Now().Add(sessionMaxAge)})
+	if err != nil {
+		return err
+	}
+	setSession(w, r, id)
+	return nil
+}
+
+// sessionCaller is who the session with this cookie id signs in: nobody
+// (a 401) when it was never opened, was signed out, has expired, or was
+// opened with a token that is no longer the account's.
+func (s *Server) sessionCaller(ctx context.Context, id string) (caller, error) {
+	gone := &games.Error{Code: games.EUnauthorized, Message: "signed out, or the session expired: sign in again", Field: "Authorization"}
+	ss, err := s.DB.SessionByHash(ctx, HashToken(id))
+	if games.ErrorCode(err) == games.ENotFound {
+		return caller{}, gone
+	}
+	if err != nil {
+		return caller{}, err
+	}
+	if ss.ParticipantID == 0 {
+		if s.adminHash() == "" || subtle.ConstantTimeCompare([]byte(ss.CredentialHash), []byte(s.adminHash())) != 1 {
+			return caller{}, gone
+		}
+		return caller{Admin: true, Name: "admin"}, nil
+	}
+	name, hash, err := s.DB.ParticipantTokenHash(ctx, ss.ParticipantID)
+	if games.ErrorCode(err) == games.ENotFound {
+		return caller{}, gone
+	}
+	if err != nil {
+		return caller{}, err
+	}
+	if hash == "" || subtle.ConstantTimeCompare([]byte(ss.CredentialHash), []byte(hash)) != 1 {
+		return caller{}, gone
+	}
+	return caller{ID: ss.ParticipantID, Name: name}, nil
 }
 
 // overTLS says whether the browser reached the server over HTTPS: directly,
@@ -288,16 +355,26 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	setSession(w, r, req.Token)
+	if err := s.startSession(w, r, c, req.Token); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	writeJSON(w, http.StatusOK, sessionOf(c))
 }
 
-// signOut is DELETE /api/session: the cookie is cleared.
+// signOut is DELETE /api/session: the session is ended on the server (its
+// cookie, sent again, signs nobody in) and the cookie is cleared.
 func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get(csrfHeader) != csrfValue && r.Header.Get("Authorization") == "" {
 		s.writeError(w, r, &games.Error{Code: games.EForbidden, Message: "signing out needs the dashboard's header X-Requested-With: taikai", Field: csrfHeader})
 		return
 	}
-	setSession(w, r, "")
+	if c, err := r.Cookie(sessionCookieName(r)); err == nil && c.Value != "" {
+		if err := s.DB.DeleteSession(r.Context(), HashToken(c.Value)); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	clearSession(w, r)
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -51,9 +51,10 @@ const browserToken = "browser-test-token"
 // site is a real taikai server on loopback: SQLite in a temp dir, the hub, the
 // metrics, and the tournament service that launches real engine processes.
 type site struct {
-	URL   string
-	DB    *storage.DB
-	token string
+	URL     string
+	DB      *storage.DB
+	token   string
+	dataDir string // the server's --data
 
 	mu      sync.Mutex
 	sockets []net.Conn     // upgraded (websocket) connections
@@ -90,12 +91,14 @@ func (f sinkFanout) Publish(ev tournament.Event) {
 }
 
 // startSite builds the server the way cmd/taikai/serve.go does.
-func startSite(tb testing.TB) *site { return startSiteWith(tb, false) }
+func startSite(tb testing.TB, options ...func(*web.Server)) *site {
+	return startSiteWith(tb, false, options...)
+}
 
 // startSiteWith builds the server; withWorker plays its games on a worker
 // (cluster.Worker, in this process) through an embedded NATS server, as
 // `serve --nats-embedded` and `taikai worker` do.
-func startSiteWith(tb testing.TB, withWorker bool) *site {
+func startSiteWith(tb testing.TB, withWorker bool, options ...func(*web.Server)) *site {
 	tb.Helper()
 	ctx := context.Background()
 	dir := tb.TempDir()
@@ -128,6 +131,9 @@ func startSiteWith(tb testing.TB, withWorker bool) *site {
 		svc.Dispatch = srv.Workers
 		metrics.WatchWorkers(srv.Workers)
 	}
+	for _, o := range options {
+		o(srv)
+	}
 	handler, err := srv.Handler()
 	if err != nil {
 		tb.Fatal(err)
@@ -136,7 +142,7 @@ func startSiteWith(tb testing.TB, withWorker bool) *site {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	st := &site{token: browserToken, wsOpens: map[string]int{}}
+	st := &site{token: browserToken, wsOpens: map[string]int{}, dataDir: data}
 	count := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/ws/") {
 			st.mu.Lock()

@@ -72,6 +72,16 @@ func (s *Server) checkEngine(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	// A participant asks for one check at a time: the others are refused
+	// while it is queued or plays (issue 36, item 8).
+	if !callerOf(r).Admin {
+		if busy, ok := s.checks.ask(row.OwnerID, e.ID); !ok {
+			w.Header().Set("Retry-After", "10")
+			s.writeError(w, r, games.Errorf(games.ETooMany, "a check you asked for (engine %d) is still queued or playing: one check at a time per participant; ask again when it is done", busy))
+			return
+		}
+		defer s.checks.asked(row.OwnerID)
+	}
 	run := &checkRun{version: version}
 	// A check under way (the one a submission started) gives way to this one.
 	ctx, ok := s.checks.claim(e.ID, run)
@@ -82,8 +92,17 @@ func (s *Server) checkEngine(w http.ResponseWriter, r *http.Request) {
 	stop := context.AfterFunc(r.Context(), run.cancel)
 	defer stop()
 	started := time.Now()
-	res, err := s.preflight(ctx, e)
+	// Queued with every other check: the owner's turn, then a slot.
+	var res *checkJSON
+	done, err := s.checks.turn(ctx, row.OwnerID)
+	if err == nil {
+		res, err = s.preflight(ctx, e)
+		done()
+	}
 	current := s.checks.release(e.ID, run)
+	if err != nil && !current {
+		err = nil // replaced while it waited: said below
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -320,16 +339,24 @@ func logTail(path string, n int64) string {
 // forty games.
 const maxChecks = 2
 
-// checkQueue runs the pre-flight checks that submissions start by themselves:
-// at most one per engine (a newer version's check replaces an older one's),
-// at most maxChecks at once, each within checkWithin, all stopped by Close.
+// checkQueue runs the pre-flight checks, those submissions start by
+// themselves and those asked for (POST .../check) alike: at most one per
+// engine (a newer version's check replaces an older one's), at most one of a
+// participant's engines at a time, at most maxChecks at once, each within
+// checkWithin, all stopped by Close.
 type checkQueue struct {
 	mu      sync.Mutex
 	running map[int64]*checkRun // by engine id
 	slots   chan struct{}
-	ctx     context.Context
-	stop    context.CancelFunc
-	wg      sync.WaitGroup
+	// owners holds each participant's turn: one check of theirs plays at a
+	// time (the admin's engines, owner 0, take only slots).
+	owners map[int64]chan struct{}
+	// asking is, per participant, the engine of the check they asked for
+	// and wait on; a second ask meanwhile is refused.
+	asking map[int64]int64
+	ctx    context.Context
+	stop   context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 // checkRun is one engine's check under way.
@@ -342,6 +369,8 @@ func (q *checkQueue) init() {
 	if q.running == nil {
 		q.running = map[int64]*checkRun{}
 		q.slots = make(chan struct{}, maxChecks)
+		q.owners = map[int64]chan struct{}{}
+		q.asking = map[int64]int64{}
 		q.ctx, q.stop = context.WithCancel(context.Background())
 	}
 }
@@ -362,6 +391,66 @@ func (q *checkQueue) claim(id int64, run *checkRun) (context.Context, bool) {
 	run.cancel = cancel
 	q.running[id] = run
 	return ctx, true
+}
+
+// ask records that a participant (owner > 0) asked for a check of engine
+// id; false, with the engine of the one they already wait on, when there is
+// one. asked ends it.
+func (q *checkQueue) ask(owner, id int64) (int64, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.init()
+	if owner <= 0 {
+		return 0, true
+	}
+	if busy, ok := q.asking[owner]; ok {
+		return busy, false
+	}
+	q.asking[owner] = id
+	return 0, true
+}
+
+func (q *checkQueue) asked(owner int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	delete(q.asking, owner)
+}
+
+// turn waits until a check of owner's engine may play: the owner's turn
+// (a participant's checks play one at a time), then one of the server's
+// maxChecks slots. done gives both back.
+func (q *checkQueue) turn(ctx context.Context, owner int64) (done func(), err error) {
+	q.mu.Lock()
+	q.init()
+	var mine chan struct{}
+	if owner > 0 {
+		if mine = q.owners[owner]; mine == nil {
+			mine = make(chan struct{}, 1)
+			q.owners[owner] = mine
+		}
+	}
+	q.mu.Unlock()
+	if mine != nil {
+		select {
+		case mine <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	select {
+	case q.slots <- struct{}{}:
+	case <-ctx.Done():
+		if mine != nil {
+			<-mine
+		}
+		return nil, ctx.Err()
+	}
+	return func() {
+		<-q.slots
+		if mine != nil {
+			<-mine
+		}
+	}, nil
 }
 
 // release ends run; it reports whether run was still the engine's current
@@ -389,8 +478,9 @@ func (s *Server) Close() {
 }
 
 // startCheck queues the pre-flight check of an engine's version in the
-// background; its state is stored at once (queued), then as it goes.
-func (s *Server) startCheck(e engines.Engine, version int) {
+// background; its state is stored at once (queued), then as it goes. owner
+// is the engine's participant (0: the admin's).
+func (s *Server) startCheck(e engines.Engine, owner int64, version int) {
 	run := &checkRun{version: version}
 	ctx, ok := s.checks.claim(e.ID, run)
 	if !ok {
@@ -420,14 +510,12 @@ func (s *Server) startCheck(e engines.Engine, version int) {
 	go func() {
 		defer q.wg.Done()
 		var res *checkJSON
-		select {
-		case q.slots <- struct{}{}:
+		if done, err := q.turn(ctx, owner); err == nil {
 			if ctx.Err() == nil {
 				save("running", nil)
 				res = s.checkOnce(ctx, e)
 			}
-			<-q.slots
-		case <-ctx.Done():
+			done()
 		}
 		if !q.release(e.ID, run) {
 			return // a newer version's check took over

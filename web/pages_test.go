@@ -70,6 +70,25 @@ func newPageSite(t *testing.T) *pageSite {
 	return &pageSite{srv: srv, tid: tr.ID, gameID: gid, engineID: ids[0]}
 }
 
+// signIn signs in with token and returns the session cookie's value.
+func (ps *pageSite) signIn(t *testing.T, token string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, ps.srv.URL+"/api/session", strings.NewReader(`{"token":"`+token+`"}`))
+	req.Header.Set(csrfHeader, csrfValue)
+	res, err := ps.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	for _, c := range res.Cookies() {
+		if c.Name == SessionCookie && c.Value != "" {
+			return c.Value
+		}
+	}
+	t.Fatalf("sign-in: %d, no session cookie", res.StatusCode)
+	return ""
+}
+
 func (ps *pageSite) get(t *testing.T, path string, header ...string) (*http.Response, string) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, ps.srv.URL+path, nil)
@@ -201,11 +220,15 @@ func TestPagesAdminClass(t *testing.T) {
 	if c := bodyClass.FindStringSubmatch(body)[1]; strings.Contains(c, "admin") {
 		t.Errorf("without a token: body class %q", c)
 	}
-	_, body = ps.get(t, "/engines", "Cookie", TokenCookie+"=wrong")
+	_, body = ps.get(t, "/engines", "Cookie", SessionCookie+"=wrong")
 	if c := bodyClass.FindStringSubmatch(body)[1]; strings.Contains(c, "admin") {
 		t.Errorf("with a wrong token: body class %q", c)
 	}
-	_, body = ps.get(t, "/engines", "Cookie", TokenCookie+"="+pagesToken)
+	_, body = ps.get(t, "/engines", "Cookie", SessionCookie+"="+pagesToken)
+	if c := bodyClass.FindStringSubmatch(body)[1]; strings.Contains(c, "admin") {
+		t.Errorf("with the token itself as the cookie: body class %q", c)
+	}
+	_, body = ps.get(t, "/engines", "Cookie", SessionCookie+"="+ps.signIn(t, pagesToken))
 	if c := bodyClass.FindStringSubmatch(body)[1]; !strings.Contains(c, "admin") {
 		t.Errorf("with the token: body class %q", c)
 	}

@@ -375,7 +375,10 @@ func (s *Server) acceptInvitation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Header.Get(csrfHeader) == csrfValue {
-		setSession(w, r, token)
+		if err := s.startSession(w, r, caller{ID: p.ID, Name: p.Name}, token); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"participant": participantRef{ID: p.ID, Name: p.Name}, "token": token})
 }
@@ -548,28 +551,28 @@ func (s *Server) replaceEngine(w http.ResponseWriter, r *http.Request) {
 			req.Game = row.Game
 		}
 	}
-	save := func(e *engines.Engine, hash string) (int, error) {
+	save := func(e *engines.Engine, up storage.Upload) (int, error) {
 		if e.Name != row.Name {
 			return 0, errInvalid("name", fmt.Sprintf("name: a new version keeps the name %q (register another engine for another name)", row.Name))
 		}
 		e.ID = row.ID
-		version, err := s.DB.ReplaceEngine(r.Context(), *e, storage.Submission{Owner: row.OwnerID, By: c.ID, FilesHash: hash})
+		version, err := s.DB.ReplaceEngine(r.Context(), *e, storage.Submission{Owner: row.OwnerID, By: c.ID, Upload: up})
 		if err != nil {
 			return 0, err
 		}
 		s.log().Info("engine replaced", "engine", e.Name, "id", e.ID, "version", version, "by", c.Name)
 		if e.Builtin == "" {
-			s.startCheck(*e, version)
+			s.startCheck(*e, row.OwnerID, version)
 		}
 		return http.StatusOK, nil
 	}
-	s.receiveEngine(w, r, fill, save)
+	s.receiveEngine(w, r, row.OwnerID, row.ID, fill, save)
 }
 
 // receiveEngine reads an engine from a request, JSON or multipart, and saves it.
-func (s *Server) receiveEngine(w http.ResponseWriter, r *http.Request, fill func(*engineRequest), save engineSaver) {
+func (s *Server) receiveEngine(w http.ResponseWriter, r *http.Request, owner, engineID int64, fill func(*engineRequest), save engineSaver) {
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
-		s.uploadEngine(w, r, fill, save)
+		s.uploadEngine(w, r, owner, engineID, fill, save)
 		return
 	}
 	var req engineRequest
@@ -582,7 +585,7 @@ func (s *Server) receiveEngine(w http.ResponseWriter, r *http.Request, fill func
 		s.writeError(w, r, err)
 		return
 	}
-	status, err := save(&e, "")
+	status, err := save(&e, storage.Upload{})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -35,12 +35,15 @@ import (
 	"github.com/taikai-dev/taikai/tournament/cluster"
 )
 
-// TokenCookie holds the admin token in the dashboard; it is sent only to this
-// site (SameSite=Strict) and accepted only with the dashboard's request header.
+// SessionCookie holds the dashboard's session id (never a token) over plain
+// HTTP, SecureSessionCookie over HTTPS; it is sent only to this site
+// (SameSite=Strict) and accepted for a write only with the dashboard's
+// request header.
 const (
-	TokenCookie = "taikai_token"
-	csrfHeader  = "X-Requested-With"
-	csrfValue   = "taikai"
+	SessionCookie       = "taikai_session"
+	SecureSessionCookie = "__Host-taikai_session"
+	csrfHeader          = "X-Requested-With"
+	csrfValue           = "taikai"
 )
 
 // Server serves the API, the dashboard and the live websockets.
@@ -75,12 +78,18 @@ type Server struct {
 	// Workers is the workers' queue when games are played by taikai worker
 	// processes (serve --nats), nil when the server plays them.
 	Workers *cluster.Server
+	// ParticipantLimits are the most a participant may set their own
+	// engine's limits to (the admin sets any); zero fields are the defaults
+	// of DefaultParticipantLimits.
+	ParticipantLimits ParticipantLimits
+	// UploadQuota bounds what uploads store; zero fields are
+	// DefaultUploadQuota's.
+	UploadQuota UploadQuota
+	uploading   sync.Map // participant ids with an upload under way
 
 	pages   *pages
 	signIns signInLimiter // failed sign-ins per client address
-	// accountSignIns counts failed sign-ins per participant account.
-	accountSignIns signInLimiter
-	checks         checkQueue // the pre-flight checks run in the background
+	checks  checkQueue    // the pre-flight checks run in the background
 	// health is the last write check of /healthz.
 	health struct {
 		sync.Mutex
@@ -111,7 +120,54 @@ func (s *Server) admit(r *http.Request, e engines.Engine) error {
 			return games.Invalid("port", "%d is this server's own HTTP port: engines connect to their seat's port, not to the API", e.Port)
 		}
 	}
+	if c := callerOf(r); !c.Admin {
+		if err := s.participantLimits().check(e); err != nil {
+			return err
+		}
+	}
 	return s.allow(e)
+}
+
+// ParticipantLimits bound the limits a participant may ask for their engine:
+// memory, processes and connect time are the admin's to give (issue 36,
+// item 2), so that one student's engine cannot take what the others play on.
+type ParticipantLimits struct {
+	MemoryMB         int
+	MaxProcs         int
+	ConnectTimeoutMS int64
+}
+
+// DefaultParticipantLimits are the sandbox's defaults (1 GiB, 256
+// processes), and twice the slowest protocol's connect time (a JVM compiling
+// its source): a participant may ask for less, not for more.
+var DefaultParticipantLimits = ParticipantLimits{MemoryMB: 1024, MaxProcs: 256, ConnectTimeoutMS: 60_000}
+
+func (s *Server) participantLimits() ParticipantLimits {
+	l, d := s.ParticipantLimits, DefaultParticipantLimits
+	if l.MemoryMB == 0 {
+		l.MemoryMB = d.MemoryMB
+	}
+	if l.MaxProcs == 0 {
+		l.MaxProcs = d.MaxProcs
+	}
+	if l.ConnectTimeoutMS == 0 {
+		l.ConnectTimeoutMS = d.ConnectTimeoutMS
+	}
+	return l
+}
+
+// check names the first of e's limits over l.
+func (l ParticipantLimits) check(e engines.Engine) error {
+	const why = "a participant's engine may ask for at most %d (the admin sets more: serve --participant-max-%s)"
+	switch {
+	case e.MemoryMB > l.MemoryMB:
+		return games.Invalid("memory_mb", "%d MiB: "+why, e.MemoryMB, l.MemoryMB, "memory-mb")
+	case e.MaxProcs > l.MaxProcs:
+		return games.Invalid("max_procs", "%d: "+why, e.MaxProcs, l.MaxProcs, "procs")
+	case e.ConnectTimeoutMS > l.ConnectTimeoutMS:
+		return games.Invalid("connect_timeout_ms", "%d ms: "+why, e.ConnectTimeoutMS, l.ConnectTimeoutMS, "connect")
+	}
+	return nil
 }
 
 func (s *Server) allow(e engines.Engine) error {
@@ -123,14 +179,16 @@ func (s *Server) allow(e engines.Engine) error {
 
 // TokenOK compares a token with the admin token's hash in constant time.
 func (s *Server) TokenOK(token string) bool {
-	want := s.TokenHash
-	if want == "" {
-		if s.Token == "" {
-			return false
-		}
-		want = HashToken(s.Token)
+	want := s.adminHash()
+	return want != "" && token != "" && subtle.ConstantTimeCompare([]byte(HashToken(token)), []byte(want)) == 1
+}
+
+// adminHash is the admin token's hash, "" when there is no admin token.
+func (s *Server) adminHash() string {
+	if s.TokenHash != "" || s.Token == "" {
+		return s.TokenHash
 	}
-	return token != "" && subtle.ConstantTimeCompare([]byte(HashToken(token)), []byte(want)) == 1
+	return HashToken(s.Token)
 }
 
 // HashToken is the stored form of an admin token: hex SHA-256. The tokens
@@ -156,7 +214,6 @@ func (s *Server) Handler() (http.Handler, error) {
 		return nil, err
 	}
 	s.pages = p
-	s.accountSignIns.perAccount = true
 	r := chi.NewRouter()
 	r.Use(s.recoverer)
 	r.Use(s.bodyDeadline)

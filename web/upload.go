@@ -3,6 +3,7 @@ package web
 import (
 	"archive/tar"
 	"archive/zip"
+	"cmp"
 	"compress/gzip"
 	"crypto/rand"
 	"crypto/sha256"
@@ -15,19 +16,115 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/games"
+	"github.com/taikai-dev/taikai/storage"
 )
 
 // Upload limits.
 const (
-	MaxUpload       = 64 << 20  // bytes of a whole upload request
-	maxUnpacked     = 256 << 20 // bytes unpacked from archives, against zip bombs
-	maxArchiveFiles = 10000
+	MaxUpload   = 64 << 20  // bytes of a whole upload request
+	maxUnpacked = 256 << 20 // bytes unpacked from archives, against zip bombs
 )
+
+// UploadQuota bounds what uploads store (issue 36, item 5): one request, one
+// engine (all its versions: old versions' files are kept, as the history of
+// what played, and counted) and one participant (all their engines,
+// withdrawn ones included). Entries are files and directories alike.
+type UploadQuota struct {
+	Depth              int   // directories above an archive entry, at most
+	RequestEntries     int   // entries one request may create
+	EngineEntries      int64 // entries of all an engine's versions
+	EngineBytes        int64
+	ParticipantEntries int64 // entries of all a participant's engines
+	ParticipantBytes   int64
+}
+
+// DefaultUploadQuota is the quota of a Server that sets none.
+var DefaultUploadQuota = UploadQuota{Depth: 32, RequestEntries: 10000,
+	EngineEntries: 20000, EngineBytes: 512 << 20, ParticipantEntries: 50000, ParticipantBytes: 1 << 30}
+
+func (s *Server) uploadQuota() UploadQuota {
+	q, d := s.UploadQuota, DefaultUploadQuota
+	q.Depth = cmp.Or(q.Depth, d.Depth)
+	q.RequestEntries = cmp.Or(q.RequestEntries, d.RequestEntries)
+	q.EngineEntries = cmp.Or(q.EngineEntries, d.EngineEntries)
+	q.EngineBytes = cmp.Or(q.EngineBytes, d.EngineBytes)
+	q.ParticipantEntries = cmp.Or(q.ParticipantEntries, d.ParticipantEntries)
+	q.ParticipantBytes = cmp.Or(q.ParticipantBytes, d.ParticipantBytes)
+	return q
+}
+
+// maxListed is how many of an upload's files are stored for its listing.
+const maxListed = 200
+
+// unpacking is one upload request's files as they are written into dir,
+// under its bounds: bytes and entries left (the least of the request's and
+// the quotas' rooms, with the error each gives), and the depth of a path.
+type unpacking struct {
+	dir      string
+	depth    int
+	room     int64 // bytes left
+	roomErr  *games.Error
+	entries  int // entries left
+	entryErr *games.Error
+	made     map[string]bool // directories made, relative to dir
+	files    []string        // files written, relative, in order (the first maxListed)
+	nfiles   int
+	nentries int
+	nbytes   int64
+	// seen counts archive headers, requestEntries is the request's own
+	// bound on entries.
+	seen, requestEntries int
+}
+
+// newUnpacking is an unpacking into dir with a request's own bounds.
+func newUnpacking(dir string, depth, entries int, bytes int64) *unpacking {
+	return &unpacking{dir: dir, depth: depth, made: map[string]bool{}, requestEntries: entries,
+		room: bytes, roomErr: &games.Error{Code: games.ETooLarge, Message: fmt.Sprintf("file: archives unpack to more than %d MiB", bytes>>20), Field: "file"},
+		entries: entries, entryErr: errInvalid("file", fmt.Sprintf("file: the upload holds more than %d files and directories (all its parts together)", entries))}
+}
+
+// quota narrows the rooms to what a quota leaves, if that is less.
+func (u *unpacking) quota(whose string, usedEntries, maxEntries, usedBytes, maxBytes int64) {
+	if left := max(maxEntries-usedEntries, 0); left < int64(u.entries) {
+		u.entries = int(left)
+		u.entryErr = &games.Error{Code: games.ETooLarge, Field: "file", Message: fmt.Sprintf("file: %s uploads would hold more than %d files and directories (%d already, old versions included)", whose, maxEntries, usedEntries)}
+	}
+	if left := max(maxBytes-usedBytes, 0); left < u.room {
+		u.room = left
+		u.roomErr = &games.Error{Code: games.ETooLarge, Field: "file", Message: fmt.Sprintf("file: %s uploads would hold more than %d MiB (%d MiB already, old versions included)", whose, maxBytes>>20, usedBytes>>20)}
+	}
+}
+
+// entry counts one more file or directory.
+func (u *unpacking) entry() error {
+	if u.entries--; u.entries < 0 {
+		return u.entryErr
+	}
+	u.nentries++
+	return nil
+}
+
+// mkdirs makes the directory rel (slash-separated, relative) and those
+// above it, counting each one made.
+func (u *unpacking) mkdirs(rel string) error {
+	if rel == "." || rel == "" || u.made[rel] {
+		return nil
+	}
+	if err := u.mkdirs(path.Dir(rel)); err != nil {
+		return err
+	}
+	if err := u.entry(); err != nil {
+		return err
+	}
+	u.made[rel] = true
+	return os.Mkdir(filepath.Join(u.dir, filepath.FromSlash(rel)), 0o755)
+}
 
 // uploadEngine registers an engine from multipart/form-data: a "meta" part with
 // the JSON of POST /api/engines and one or more "file" parts (single files,
@@ -35,8 +132,17 @@ const (
 // its working directory. Nothing is kept unless everything is valid. save
 // stores the engine (registered or replacing one) with its files' hash and
 // returns the id and status to answer with.
-func (s *Server) uploadEngine(w http.ResponseWriter, r *http.Request, fill func(*engineRequest), save engineSaver) {
+func (s *Server) uploadEngine(w http.ResponseWriter, r *http.Request, owner, engineID int64, fill func(*engineRequest), save engineSaver) {
 	r.Body = http.MaxBytesReader(w, r.Body, MaxUpload)
+	// One upload at a time per participant, so that their quota holds.
+	if owner > 0 {
+		if _, busy := s.uploading.LoadOrStore(owner, true); busy {
+			w.Header().Set("Retry-After", "5")
+			s.writeError(w, r, games.Errorf(games.ETooMany, "another upload of yours is under way: one at a time"))
+			return
+		}
+		defer s.uploading.Delete(owner)
+	}
 	root := filepath.Join(s.DataDir, "engines")
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		s.writeError(w, r, err)
@@ -53,11 +159,18 @@ func (s *Server) uploadEngine(w http.ResponseWriter, r *http.Request, fill func(
 			os.RemoveAll(tmp)
 		}
 	}()
-	req, files, err := readUpload(r, tmp)
+	q := s.uploadQuota()
+	u := newUnpacking(tmp, q.Depth, q.RequestEntries, maxUnpacked)
+	if err := s.applyQuota(r, u, q, owner, engineID); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req, err := readUpload(r, u)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	files := u.nfiles
 	e, err := s.admitted(r, req, fill)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -85,7 +198,8 @@ func (s *Server) uploadEngine(w http.ResponseWriter, r *http.Request, fill func(
 		s.writeError(w, r, err)
 		return
 	}
-	status, err := save(&e, hash)
+	slices.Sort(u.files)
+	status, err := save(&e, storage.Upload{Hash: hash, Files: u.files, Count: u.nfiles, Entries: u.nentries, Bytes: u.nbytes})
 	if err != nil {
 		os.RemoveAll(dir)
 		s.writeError(w, r, err)
@@ -96,9 +210,33 @@ func (s *Server) uploadEngine(w http.ResponseWriter, r *http.Request, fill func(
 	s.writeEngine(w, r, status, e.ID)
 }
 
-// engineSaver stores an engine received from a request, given the hash of
-// its files ("" when none), sets its ID, and returns the answer's status.
-type engineSaver func(e *engines.Engine, filesHash string) (int, error)
+// engineSaver stores an engine received from a request, given what was
+// uploaded with it (the zero Upload when nothing), sets its ID, and returns
+// the answer's status.
+type engineSaver func(e *engines.Engine, up storage.Upload) (int, error)
+
+// applyQuota narrows an upload's rooms to what the engine's versions
+// (engineID, 0 for a new engine) and its participant's engines (owner, 0 for
+// the admin, who has no participant quota) leave.
+func (s *Server) applyQuota(r *http.Request, u *unpacking, q UploadQuota, owner, engineID int64) error {
+	if engineID > 0 {
+		use, err := s.DB.EngineUploads(r.Context(), engineID)
+		if err != nil {
+			return err
+		}
+		u.quota("this engine's", use.Entries, q.EngineEntries, use.Bytes, q.EngineBytes)
+	} else {
+		u.quota("an engine's", 0, q.EngineEntries, 0, q.EngineBytes)
+	}
+	if owner > 0 {
+		use, err := s.DB.ParticipantUploads(r.Context(), owner)
+		if err != nil {
+			return err
+		}
+		u.quota("your engines'", use.Entries, q.ParticipantEntries, use.Bytes, q.ParticipantBytes)
+	}
+	return nil
+}
 
 // filesHash is the hex SHA-256 of an engine directory's files: each regular
 // file's path, mode and contents, in name order, so that the same upload
@@ -149,24 +287,20 @@ func dirName(name string) string {
 	return strings.Trim(b.String(), ".") + "-" + hex.EncodeToString(rnd[:])
 }
 
-// readUpload reads the parts of an upload, unpacking files into dir.
-func readUpload(r *http.Request, dir string) (*engineRequest, int, error) {
+// readUpload reads the parts of an upload, unpacking files with u.
+func readUpload(r *http.Request, u *unpacking) (*engineRequest, error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return nil, 0, errInvalid("body", "multipart: "+err.Error())
+		return nil, errInvalid("body", "multipart: "+err.Error())
 	}
-	var (
-		req   *engineRequest
-		files int
-		room  = int64(maxUnpacked)
-	)
+	var req *engineRequest
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, 0, uploadError(err)
+			return nil, uploadError(err)
 		}
 		switch part.FormName() {
 		case "meta":
@@ -177,24 +311,22 @@ func readUpload(r *http.Request, dir string) (*engineRequest, int, error) {
 					e.Field = "meta"
 					e.Message = "meta: " + e.Message
 				}
-				return nil, 0, err
+				return nil, err
 			}
 			req = &m
 		case "file":
-			n, err := unpack(part, part.FileName(), dir, &room)
-			if err != nil {
-				return nil, 0, uploadError(err)
+			if err := u.unpack(part, part.FileName()); err != nil {
+				return nil, uploadError(err)
 			}
-			files += n
 		default:
-			return nil, 0, errInvalid(part.FormName(), fmt.Sprintf("unknown part %q: want meta and file", part.FormName()))
+			return nil, errInvalid(part.FormName(), fmt.Sprintf("unknown part %q: want meta and file", part.FormName()))
 		}
 		part.Close()
 	}
 	if req == nil {
-		return nil, 0, errInvalid("meta", `meta: missing; send the engine's JSON in a part named "meta"`)
+		return nil, errInvalid("meta", `meta: missing; send the engine's JSON in a part named "meta"`)
 	}
-	return req, files, nil
+	return req, nil
 }
 
 func uploadError(err error) error {
@@ -239,35 +371,32 @@ func RemoveUploadLeftovers(enginesDir string) error {
 	return errors.Join(errs...)
 }
 
-// unpack stores one uploaded file into dir: archives are extracted, anything
-// else is kept as a single executable file. It returns the files written.
-func unpack(r io.Reader, name, dir string, room *int64) (int, error) {
+// unpack stores one uploaded file: archives are extracted, anything else is
+// kept as a single executable file.
+func (u *unpacking) unpack(r io.Reader, name string) error {
 	base, err := safeName(name)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	lower := strings.ToLower(base)
 	switch {
 	case strings.HasSuffix(lower, ".zip"):
 		// zip needs random access: spool it (bounded by the request limit).
-		f, err := os.CreateTemp(dir, ".zip-")
+		f, err := os.CreateTemp(u.dir, ".zip-")
 		if err != nil {
-			return 0, err
+			return err
 		}
 		defer os.Remove(f.Name())
 		defer f.Close()
 		size, err := io.Copy(f, r)
 		if err != nil {
-			return 0, err
+			return err
 		}
-		return unzip(f, size, base, dir, room)
+		return u.unzip(f, size, base)
 	case strings.HasSuffix(lower, ".tar.gz"), strings.HasSuffix(lower, ".tgz"):
-		return untar(r, base, dir, room)
+		return u.untar(r, base)
 	}
-	if err := writeFile(filepath.Join(dir, base), r, 0o755, room); err != nil {
-		return 0, err
-	}
-	return 1, nil
+	return u.writeFile(base, r, 0o755)
 }
 
 // safeName is the base name of an uploaded file, refusing names that are not
@@ -283,36 +412,49 @@ func safeName(name string) (string, error) {
 	return base, nil
 }
 
-// entryPath checks an archive entry's path and returns where it goes in dir:
-// no absolute paths, no "..", nothing outside the directory.
-func entryPath(archive, name, dir string) (string, error) {
+// entryPath checks an archive entry's path and returns it clean, slash-
+// separated and relative: no absolute paths, no "..", nothing outside the
+// directory, no deeper than u.depth directories.
+func (u *unpacking) entryPath(archive, name string) (string, error) {
 	clean := path.Clean(strings.ReplaceAll(name, `\`, "/"))
 	if path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") || strings.ContainsRune(clean, 0) || filepath.VolumeName(clean) != "" {
 		return "", errInvalid("file", fmt.Sprintf("file: %s: entry %q escapes the engine's directory", archive, name))
 	}
-	return filepath.Join(dir, filepath.FromSlash(clean)), nil
+	if d := strings.Count(clean, "/"); d > u.depth {
+		return "", errInvalid("file", fmt.Sprintf("file: %s: entry %.80q... is %d directories deep: at most %d", archive, name, d, u.depth))
+	}
+	return clean, nil
 }
 
-func writeFile(dst string, r io.Reader, mode fs.FileMode, room *int64) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+// writeFile writes the file rel (slash-separated, relative) from r.
+func (u *unpacking) writeFile(rel string, r io.Reader, mode fs.FileMode) error {
+	if err := u.mkdirs(path.Dir(rel)); err != nil {
 		return err
 	}
+	if err := u.entry(); err != nil {
+		return err
+	}
+	dst := filepath.Join(u.dir, filepath.FromSlash(rel))
 	f, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return errInvalid("file", fmt.Sprintf("file: %s is uploaded twice", filepath.Base(dst)))
+			return errInvalid("file", fmt.Sprintf("file: %s is uploaded twice", rel))
 		}
 		return err
 	}
-	n, err := io.Copy(f, io.LimitReader(r, *room+1))
+	n, err := io.Copy(f, io.LimitReader(r, u.room+1))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return err
 	}
-	if *room -= n; *room < 0 {
-		return &games.Error{Code: games.ETooLarge, Message: fmt.Sprintf("file: archives unpack to more than %d MiB", maxUnpacked>>20), Field: "file"}
+	if u.room -= n; u.room < 0 {
+		return u.roomErr
+	}
+	u.nbytes += n
+	if u.nfiles++; len(u.files) < maxListed {
+		u.files = append(u.files, rel)
 	}
 	return nil
 }
@@ -325,45 +467,45 @@ func fileMode(m fs.FileMode) fs.FileMode {
 	return 0o644
 }
 
-func unzip(f *os.File, size int64, archive, dir string, room *int64) (int, error) {
+func (u *unpacking) unzip(f *os.File, size int64, archive string) error {
 	zr, err := zip.NewReader(f, size)
 	if err != nil {
-		return 0, errInvalid("file", fmt.Sprintf("file: %s: not a zip archive: %v", archive, err))
+		return errInvalid("file", fmt.Sprintf("file: %s: not a zip archive: %v", archive, err))
 	}
-	if len(zr.File) > maxArchiveFiles {
-		return 0, errInvalid("file", fmt.Sprintf("file: %s has more than %d entries", archive, maxArchiveFiles))
+	if len(zr.File) > u.entries {
+		return u.entryErr
 	}
 	n := 0
 	for _, zf := range zr.File {
-		dst, err := entryPath(archive, zf.Name, dir)
+		rel, err := u.entryPath(archive, zf.Name)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		mode := zf.Mode()
 		switch {
 		case mode.IsDir():
-			if err := os.MkdirAll(dst, 0o755); err != nil {
-				return 0, err
+			if err := u.mkdirs(rel); err != nil {
+				return err
 			}
 			continue
 		case !mode.IsRegular():
-			return 0, errInvalid("file", fmt.Sprintf("file: %s: entry %q is a %s, only files and directories are allowed", archive, zf.Name, kind(mode)))
+			return errInvalid("file", fmt.Sprintf("file: %s: entry %q is a %s, only files and directories are allowed", archive, zf.Name, kind(mode)))
 		}
 		rc, err := zf.Open()
 		if err != nil {
-			return 0, errInvalid("file", fmt.Sprintf("file: %s: %s: %v", archive, zf.Name, err))
+			return errInvalid("file", fmt.Sprintf("file: %s: %s: %v", archive, zf.Name, err))
 		}
-		err = writeFile(dst, rc, fileMode(mode), room)
+		err = u.writeFile(rel, rc, fileMode(mode))
 		rc.Close()
 		if err != nil {
-			return 0, err
+			return err
 		}
 		n++
 	}
 	if n == 0 {
-		return 0, errInvalid("file", fmt.Sprintf("file: %s is an empty archive", archive))
+		return errInvalid("file", fmt.Sprintf("file: %s is an empty archive", archive))
 	}
-	return n, nil
+	return nil
 }
 
 func kind(m fs.FileMode) string {
@@ -380,56 +522,60 @@ func kind(m fs.FileMode) string {
 	return "special file"
 }
 
-func untar(r io.Reader, archive, dir string, room *int64) (int, error) {
+func (u *unpacking) untar(r io.Reader, archive string) error {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
-		return 0, errInvalid("file", fmt.Sprintf("file: %s: not gzip-compressed: %v", archive, err))
+		return errInvalid("file", fmt.Sprintf("file: %s: not gzip-compressed: %v", archive, err))
 	}
 	tr := tar.NewReader(zr)
-	n, entries := 0, 0
+	n := 0
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return 0, errInvalid("file", fmt.Sprintf("file: %s: %v", archive, err))
+			return errInvalid("file", fmt.Sprintf("file: %s: %v", archive, err))
 		}
-		if entries++; entries > maxArchiveFiles {
-			return 0, errInvalid("file", fmt.Sprintf("file: %s has more than %d entries", archive, maxArchiveFiles))
+		// Headers that make nothing (global headers) still cost reading.
+		if u.seen++; u.seen > 4*u.requestEntries {
+			return u.entryErr
 		}
-		dst, err := entryPath(archive, h.Name, dir)
+		rel, err := u.entryPath(archive, h.Name)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		switch h.Typeflag {
 		case tar.TypeDir:
-			if err := os.MkdirAll(dst, 0o755); err != nil {
-				return 0, err
+			if err := u.mkdirs(rel); err != nil {
+				return err
 			}
 		case tar.TypeReg:
-			if err := writeFile(dst, tr, fileMode(h.FileInfo().Mode()), room); err != nil {
-				return 0, err
+			if err := u.writeFile(rel, tr, fileMode(h.FileInfo().Mode())); err != nil {
+				return err
 			}
 			n++
 		case tar.TypeSymlink, tar.TypeLink:
-			return 0, errInvalid("file", fmt.Sprintf("file: %s: entry %q is a link, only files and directories are allowed", archive, h.Name))
+			return errInvalid("file", fmt.Sprintf("file: %s: entry %q is a link, only files and directories are allowed", archive, h.Name))
 		case tar.TypeXGlobalHeader:
 		default:
-			return 0, errInvalid("file", fmt.Sprintf("file: %s: entry %q is a special file, only files and directories are allowed", archive, h.Name))
+			return errInvalid("file", fmt.Sprintf("file: %s: entry %q is a special file, only files and directories are allowed", archive, h.Name))
 		}
 	}
 	if n == 0 {
-		return 0, errInvalid("file", fmt.Sprintf("file: %s is an empty archive", archive))
+		return errInvalid("file", fmt.Sprintf("file: %s is an empty archive", archive))
 	}
-	return n, nil
+	return nil
 }
 
-// listFiles lists up to max files under dir, relative to it.
+// listFiles lists up to max files under dir, relative to it, looking at no
+// more than 10 times as many entries: the list of an engine uploaded before
+// lists were stored at upload.
 func listFiles(dir string, max int) []string {
 	var out []string
+	seen := 0
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || len(out) >= max {
+		if seen++; err != nil || len(out) >= max || seen > 10*max {
 			return filepath.SkipAll
 		}
 		if !d.IsDir() {

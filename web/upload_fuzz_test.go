@@ -44,8 +44,8 @@ func FuzzUnpack(f *testing.F) {
 			name = "up.zip"
 		}
 		const limit = 1 << 20
-		room := int64(limit)
-		_, _ = unpack(bytes.NewReader(data), name, dir, &room)
+		u := newUnpacking(dir, DefaultUploadQuota.Depth, DefaultUploadQuota.RequestEntries, limit)
+		_ = u.unpack(bytes.NewReader(data), name)
 		var total int64
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {

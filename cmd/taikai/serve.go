@@ -71,6 +71,10 @@ type serveConfig struct {
 	nats          string        // NATS URL: games go to workers
 	natsEmbedded  string        // address of the embedded NATS server to start
 	workerTimeout time.Duration // how long a silent worker keeps its game
+
+	limits web.ParticipantLimits // the most a participant may give their engine
+
+	maxConns, maxConnsPerAddr int // HTTP connections kept open; 0: from the descriptor limit
 }
 
 // affinityUsage is the help of --affinity, in serve and match.
@@ -119,8 +123,27 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 		return nil, fmt.Errorf("TAIKAI_WORKER_TIMEOUT: %w", err)
 	}
 	fs.DurationVar(&c.workerTimeout, "worker-timeout", workerTimeout, "a worker silent this `long` (dead, or cut off) loses its game, which another worker plays again from the start")
+	fs.IntVar(&c.maxConns, "max-conns", 0, "HTTP connections kept open at once, `n` in all (0: a quarter of the open-files limit, at most 10000; the rest is kept for the games)")
+	fs.IntVar(&c.maxConnsPerAddr, "max-conns-per-addr", 0, "HTTP connections kept open from one client address (0: a quarter of --max-conns, at least 8)")
+	d := web.DefaultParticipantLimits
+	fs.IntVar(&c.limits.MemoryMB, "participant-max-memory-mb", d.MemoryMB, "the most memory (`MiB`) a participant may give their own engine (memory_mb)")
+	fs.IntVar(&c.limits.MaxProcs, "participant-max-procs", d.MaxProcs, "the most processes and threads (`n`) a participant may give their own engine (max_procs)")
+	maxConnect := fs.Duration("participant-max-connect", time.Duration(d.ConnectTimeoutMS)*time.Millisecond, "the longest connect `time` a participant may give their own engine (connect_timeout_ms)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	c.limits.ConnectTimeoutMS = maxConnect.Milliseconds()
+	if c.maxConns < 0 || c.maxConnsPerAddr < 0 {
+		return nil, fmt.Errorf("--max-conns %d, --max-conns-per-addr %d: want 0 (automatic) or more", c.maxConns, c.maxConnsPerAddr)
+	}
+	if c.limits.MemoryMB < engines.MinMemoryMB || c.limits.MemoryMB > engines.MaxMemoryMB {
+		return nil, fmt.Errorf("--participant-max-memory-mb %d: want %d-%d", c.limits.MemoryMB, engines.MinMemoryMB, engines.MaxMemoryMB)
+	}
+	if c.limits.MaxProcs < engines.MinProcs || c.limits.MaxProcs > engines.MaxProcs {
+		return nil, fmt.Errorf("--participant-max-procs %d: want %d-%d", c.limits.MaxProcs, engines.MinProcs, engines.MaxProcs)
+	}
+	if c.limits.ConnectTimeoutMS < 1000 || c.limits.ConnectTimeoutMS > engines.MaxConnectTimeoutMS {
+		return nil, fmt.Errorf("--participant-max-connect %v: want 1s-%v", *maxConnect, time.Duration(engines.MaxConnectTimeoutMS)*time.Millisecond)
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -249,7 +272,7 @@ func (a *server) Open(ctx context.Context) error {
 		return err
 	}
 	srv := &web.Server{DB: a.db, Service: a.service, Live: a.live, TokenHash: token, DataDir: data, Log: a.log, Metrics: metrics,
-		Allow: launcher.Allowed, Sandbox: launcher.SandboxState(), Workers: a.cluster}
+		Allow: launcher.Allowed, Sandbox: launcher.SandboxState(), Workers: a.cluster, ParticipantLimits: a.cfg.limits}
 	if launcher.SandboxState() == "on" {
 		g := sandbox.HostGuarantees()
 		srv.SandboxLimits = &g
@@ -272,12 +295,51 @@ func (a *server) Open(ctx context.Context) error {
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       5 * time.Minute, // uploads of up to 64 MiB on slow links
-		IdleTimeout:       2 * time.Minute,
+		// Idle keep-alive connections hold descriptors the games need.
+		IdleTimeout: 30 * time.Second,
 	}
-	if a.ln, err = net.Listen("tcp", a.cfg.addr); err != nil {
+	ln, err := net.Listen("tcp", a.cfg.addr)
+	if err != nil {
 		return err
 	}
+	total, perAddr := connCaps(noFileLimit(a.log), a.cfg.maxConns, a.cfg.maxConnsPerAddr)
+	a.log.Info("HTTP connections capped", "total", total, "per_address", perAddr)
+	a.ln = web.LimitListener(ln, total, perAddr)
 	return nil
+}
+
+// noFileLimit raises the server's open-files soft limit to its hard limit
+// (the Go runtime does so too, on Linux; this says it, and covers the rest)
+// and returns it.
+func noFileLimit(log *slog.Logger) uint64 {
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		return 1024
+	}
+	if lim.Cur < lim.Max {
+		raised := lim
+		raised.Cur = lim.Max
+		if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &raised); err == nil {
+			lim = raised
+		} else {
+			log.Warn("open-files limit not raised", "soft", lim.Cur, "hard", lim.Max, "err", err)
+		}
+	}
+	log.Info("open-files limit", "limit", lim.Cur)
+	return lim.Cur
+}
+
+// connCaps are the HTTP connection caps for a descriptor limit: unless set,
+// a quarter of the descriptors (at most 10,000), so that three quarters stay
+// for the games, the database and the logs; a quarter of that per address.
+func connCaps(nofile uint64, total, perAddr int) (int, int) {
+	if total == 0 {
+		total = int(min(max(nofile/4, 16), 10000))
+	}
+	if perAddr == 0 {
+		perAddr = max(total/4, 8)
+	}
+	return total, min(perAddr, total)
 }
 
 // loopbackAddr reports whether a host:port listens on loopback only.

@@ -226,7 +226,8 @@ func TestLateResultDiscarded(t *testing.T) {
 		t.Errorf("old attempt's result: %s, want stale", a)
 	}
 	// The newer result is answered only once the server stored it.
-	newer := &tournament.Played{Record: games.Record{Outcome: games.Outcome{Winner: games.White, Reason: games.ReasonNormal}}}
+	newer := &tournament.Played{Record: legalGame(t, 7)}
+	want := newer.Outcome.Winner
 	data, _ := json.Marshal(resultMsg{Attempt: 2, Worker: "b", Played: newer})
 	reply := make(chan string, 1)
 	go func() {
@@ -243,8 +244,8 @@ func TestLateResultDiscarded(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("Play did not return the result")
 	}
-	if pl.p.Worker != "b" || pl.p.Attempt != 2 || pl.p.Outcome.Winner != games.White || pl.p.Spec.ID != 42 {
-		t.Errorf("played %+v by %s attempt %d, want white's win from b, attempt 2", pl.p.Outcome, pl.p.Worker, pl.p.Attempt)
+	if pl.p.Worker != "b" || pl.p.Attempt != 2 || pl.p.Outcome.Reason != games.ReasonNormal || pl.p.Outcome.Winner != want || pl.p.Spec.ID != 42 {
+		t.Errorf("played %+v by %s attempt %d, want %v's normal win from b, attempt 2", pl.p.Outcome, pl.p.Worker, pl.p.Attempt, want)
 	}
 	select {
 	case a := <-reply:

@@ -38,6 +38,7 @@ type Server struct {
 
 	redelivered atomic.Int64
 	discarded   atomic.Int64
+	rejected    atomic.Int64 // results refused: not the claim's worker, or not a legal game
 	// run tells this server's queue messages from another run's: game ids
 	// come from the database, which may be new while NATS keeps its window
 	// of message ids.
@@ -50,6 +51,7 @@ type pending struct {
 	attempt int    // the latest claimed attempt, 0 while queued
 	worker  string // the worker of that attempt
 	got     bool   // its result arrived (it is being stored)
+	ticks   int    // moves shown of that attempt, at most maxTicks
 	result  chan *resultMsg
 	replies []*nats.Msg // result requests to answer once stored
 }
@@ -297,6 +299,14 @@ func (s *Server) cancel(id int64, before int) {
 	}
 }
 
+// Bounds of a game's ticks (issue 36, item 4): a tick is one move, small; a
+// game shows at most maxTicks of them per attempt (more plies than any board
+// of taikai's holds), the rest are dropped.
+const (
+	maxTickBytes = 4 << 10
+	maxTicks     = 2000
+)
+
 // onGame handles a worker's claim, move or result; it never blocks.
 func (s *Server) onGame(m *nats.Msg) {
 	id, kind, err := parseGameSubject(m.Subject)
@@ -313,12 +323,15 @@ func (s *Server) onGame(m *nats.Msg) {
 		m.Respond([]byte(s.claim(id, c)))
 	case "tick":
 		var t tickMsg
-		if json.Unmarshal(m.Data, &t) != nil {
+		if len(m.Data) > maxTickBytes || json.Unmarshal(m.Data, &t) != nil {
 			return
 		}
 		s.mu.Lock()
 		p := s.pending[id]
-		live := p != nil && p.attempt == t.Attempt && !p.got
+		live := p != nil && p.attempt == t.Attempt && !p.got && p.ticks < maxTicks
+		if live {
+			p.ticks++
+		}
 		s.mu.Unlock()
 		if live && p.spec.OnMove != nil {
 			p.spec.OnMove(t.Tick)
@@ -342,7 +355,20 @@ func (s *Server) onGame(m *nats.Msg) {
 			s.discarded.Add(1)
 			s.log.Warn("late result of a game played again since: discarded", "game", id, "worker", r.Worker, "attempt", r.Attempt, "current_attempt", p.attempt)
 			m.Respond([]byte(answerStale))
+		case r.Worker != p.worker:
+			// Only the worker that claimed this attempt hands in its result.
+			s.mu.Unlock()
+			s.rejected.Add(1)
+			s.log.Warn("a result from a worker that does not hold the game's claim: refused", "game", id, "from", r.Worker, "claimed_by", p.worker, "attempt", r.Attempt)
+			m.Respond([]byte(answerStale))
 		default:
+			if err := tournament.CheckRecord(p.spec.Settings, r.Played.Record); err != nil {
+				// Not a game the rules allow: stored as aborted, and played
+				// again, never scored.
+				s.rejected.Add(1)
+				s.log.Error("a worker's result does not replay under the rules: the game is played again", "game", id, "worker", r.Worker, "attempt", r.Attempt, "err", err)
+				r = resultMsg{Attempt: r.Attempt, Worker: r.Worker, Played: aborted(p.spec, "the worker's result was refused: "+err.Error())}
+			}
 			p.replies = append(p.replies, m)
 			first := !p.got
 			p.got = true
@@ -372,7 +398,7 @@ func (s *Server) claim(id int64, c claimMsg) string {
 	}
 	again := p.attempt > 0
 	lost := p.worker
-	p.attempt, p.worker = c.Attempt, c.Worker
+	p.attempt, p.worker, p.ticks = c.Attempt, c.Worker, 0
 	s.mu.Unlock()
 	if again {
 		s.redelivered.Add(1)
@@ -428,13 +454,14 @@ type Stats struct {
 	Queued, Running     int   // games waiting for a worker, and being played
 	Redelivered         int64 // games played again because their worker went silent
 	DiscardedLateResult int64 // results that came after their game was played again
+	Rejected            int64 // results refused: not from the claim's worker, or not a legal game
 }
 
 // Stats counts the games the server waits for.
 func (s *Server) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Stats{Redelivered: s.redelivered.Load(), DiscardedLateResult: s.discarded.Load()}
+	st := Stats{Redelivered: s.redelivered.Load(), DiscardedLateResult: s.discarded.Load(), Rejected: s.rejected.Load()}
 	for _, p := range s.pending {
 		if p.attempt == 0 {
 			st.Queued++

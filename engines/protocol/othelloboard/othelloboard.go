@@ -218,7 +218,7 @@ func (s *Seat) Refuse(ctx context.Context, m games.Move, r games.Refusal) error 
 
 // Relay sends "SAY <nick>: <text>".
 func (s *Seat) Relay(ctx context.Context, from games.Color, nick, text string) error {
-	return s.SendUnlessGone(ctx, []byte("SAY "+nick+": "+text+"\n"))
+	return s.SendUnlessGone(ctx, []byte("SAY "+engines.OneLine(nick)+": "+engines.OneLine(text)+"\n"))
 }
 
 // OpponentLeft sends CLOSE.
