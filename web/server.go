@@ -185,6 +185,8 @@ func (s *Server) Handler() (http.Handler, error) {
 		r.With(s.admin).Post("/participants", s.createParticipants)
 		r.With(s.admin).Get("/participants", s.listParticipants)
 		r.With(s.admin).Post("/participants/{id}/invitation", s.reinvite)
+		r.With(s.admin).Patch("/participants/{id}", s.updateParticipant)
+		r.With(s.admin).Delete("/participants/{id}", s.deleteParticipant)
 		r.Post("/invitations/accept", s.acceptInvitation)
 		r.With(s.reader).Get("/session", s.getSession)
 		r.Post("/session", s.signIn)

@@ -1,0 +1,5 @@
+-- Class rosters (issue 37): a participant's student number (学籍番号) from the
+-- roster, shown and exported beside the name; '' when none. A participant the
+-- admin removed is deactivated, not deleted: their engines and games stay.
+ALTER TABLE participants ADD COLUMN number TEXT NOT NULL DEFAULT '';
+ALTER TABLE participants ADD COLUMN deactivated_at INTEGER; -- unix ms; NULL: active
