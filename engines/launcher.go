@@ -238,6 +238,14 @@ type Process struct {
 // Folder is the engine's persistent folder, as the engine sees it ("" if none).
 func (p *Process) Folder() string { return p.folder }
 
+// LogLine keeps a line in the engine's log, among its own output: what the
+// server told it that a reader of the log needs (a refusal's ERROR line).
+func (p *Process) LogLine(line string) {
+	if p.out != nil {
+		fmt.Fprintf(p.out, "%s\n", line)
+	}
+}
+
 func (l *Launcher) self() (string, error) {
 	if l.Self != "" {
 		return l.Self, nil

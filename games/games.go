@@ -149,7 +149,10 @@ const (
 	CauseInvalidMove    = "invalid_move"    // an illegal move or pass
 	CauseInvalidCommand = "invalid_command" // a line that is not a move where one was due
 	CauseMaxErrors      = "max_errors"      // too many refused commands
-	CauseFlood          = "flood"           // too many lines, or a line without end
+	// CauseAfterRefused: a timeout in a turn whose move the rules refused
+	// (the engine waited after its refused move).
+	CauseAfterRefused = "after_refused"
+	CauseFlood        = "flood" // too many lines, or a line without end
 )
 
 // Outcome is how a game ended.

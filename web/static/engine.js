@@ -3,7 +3,7 @@
 // and time use, and its games with links to their pages and its logs.
 // Each section has its own render function, so that one can be added (the
 // engine's versions) without touching the others.
-import {$, h, href, api, points, seconds, reasonLabels, pageData, t, label, number, errorText, dateTime} from 'taikai/app.js';
+import {$, h, href, api, points, seconds, reasonLabels, pageData, t, label, number, errorNodes, tNodes, dateTime} from 'taikai/app.js';
 
 const engine = pageData();
 const id = engine.id;
@@ -90,7 +90,7 @@ function gameRow(g) {
     h('td', null, h('span', {class: `disc-icon ${g.color}`, 'aria-hidden': 'true'}), ' ', label('color', g.color)),
     h('td', null, engineLink(g.opponent.engine_id, g.opponent.name)),
     h('td', {class: g.outcome === 'win' ? 'strong' : '', text: result}),
-    h('td', {text: g.reason ? reasonLabels[g.reason] || g.reason : ''}),
+    h('td', {text: g.cause === 'after_refused' ? t('reason.timeout_after_refused') : g.reason ? reasonLabels[g.reason] || g.reason : ''}),
     h('td', {class: 'num', text: g.plies}),
     h('td', null, g.log ? h('a', {href: g.log, class: 'log-link', target: '_blank', rel: 'noopener', text: t('engine.log_link')}) : t('engine.log_none')));
 }
@@ -112,7 +112,7 @@ $('#games-more').addEventListener('click', async () => {
   try {
     await loadGames(true);
   } catch (err) {
-    $('#record-error').textContent = t('engine.load_error', {message: errorText(err)});
+    $('#record-error').replaceChildren(...tNodes('engine.load_error', {message: h('span', null, ...errorNodes(err))}));
     return;
   }
   // Keyboard users go on from the first new row, not back to the top.
@@ -144,7 +144,7 @@ async function load() {
     await loadGames(false);
     document.body.dataset.loaded = 'true';
   } catch (err) {
-    $('#record-error').textContent = t('engine.load_error', {message: errorText(err)});
+    $('#record-error').replaceChildren(...tNodes('engine.load_error', {message: h('span', null, ...errorNodes(err))}));
   }
 }
 

@@ -1,7 +1,7 @@
 // engines.js: the registered engines (owner, version, last check), the form
 // to submit one (a command with optional files, or a built-in) or a new
 // version of one, and check, replace and delete (withdraw) buttons.
-import {$, $$, h, href, api, write, isAdmin, participantID, showErrors, clearErrors, t, tNodes, has, label, lang, errorText, dateTime} from 'taikai/app.js';
+import {$, $$, h, href, api, write, isAdmin, participantID, showErrors, clearErrors, t, tNodes, has, label, lang, showError, dateTime} from 'taikai/app.js';
 
 const form = $('#engine-form');
 let catalog = {builtins: [], protocols: {}, placeholders: []};
@@ -15,7 +15,7 @@ async function loadEngines() {
   try {
     list = (await api('/api/engines')).engines;
   } catch (err) {
-    $('#engines-error').textContent = errorText(err);
+    showError($('#engines-error'), err);
     return;
   }
   $('#engines tbody').replaceChildren(...list.map(engineRow));
@@ -36,11 +36,11 @@ function checkCell(e) {
   let cls = 'check-cell';
   if (c.status === 'running') text = t('engines.check_running');
   if (c.status === 'done') {
-    const p = {message: checkText(c)};
-    text = c.ok ? t('engines.check_passed', p) : t('engines.check_failed', p);
+    const p = {message: h('span', null, ...checkNodes(c))};
+    text = tNodes(c.ok ? 'engines.check_passed' : 'engines.check_failed', p);
     cls += c.ok ? ' ok' : ' failed';
   }
-  return h('td', {class: cls, dataset: {status: c.status, ok: c.status === 'done' ? String(c.ok) : ''}, text});
+  return h('td', {class: cls, dataset: {status: c.status, ok: c.status === 'done' ? String(c.ok) : ''}}, text);
 }
 
 async function loadSubmissions() {
@@ -115,25 +115,39 @@ $('#engines').addEventListener('click', async (ev) => {
     box.classList.add(r.ok ? 'ok' : 'failed');
     const p = {name: b.dataset.name, opponent: r.opponent, seconds: r.seconds};
     $('#check-title').textContent = r.ok ? t('check.passed', p) : t('check.failed', p);
-    $('#check-message').textContent = checkText(r);
+    $('#check-message').replaceChildren(...checkNodes(r));
     $('#check-log').textContent = r.log || t('check.no_output');
   } catch (err) {
     $('#check-title').textContent = t('check.could_not_run', {name: b.dataset.name});
-    $('#check-message').textContent = errorText(err);
+    showError($('#check-message'), err);
   } finally {
     b.disabled = false;
     loadEngines();
   }
 });
 
-// checkText says how a check went: the server's sentence on an English
-// page; elsewhere the same facts from the catalog (the result, how the game
-// ended, the legal moves made). r is a check, or an engine's last check.
-function checkText(r) {
-  if (lang === 'en') return r.message;
+// checkNodes says how a check went: the server's sentence on an English
+// page; elsewhere the same facts from the catalog (check.msg.<key> with the
+// check's message_params: the program not found, the move refused and
+// why...), or, for a check the catalog cannot say, the game's result beside
+// the server's own sentence. r is a check, or an engine's last check.
+export function checkNodes(r) {
+  if (lang === 'en') return [r.message];
+  const q = r.message_params || {};
+  const code = (v) => h('code', {text: String(v)});
+  if (r.message_key && r.message_key !== 'passed' && has(`check.msg.${r.message_key}`)) {
+    const p = {...q, host: code('{host}'), port: code('{port}')};
+    for (const k of ['program', 'detail', 'protocol', 'violations', 'move']) if (k in q) p[k] = code(q[k]);
+    if ('why' in q) p.why = label('violation', q.why);
+    if ('reason' in q) p.reason = label('reason', q.reason);
+    const out = tNodes(`check.msg.${r.message_key}`, p);
+    if (q.wrong_protocol) out.push(' ', ...tNodes('check.msg.wrong_protocol', {protocol: code(q.protocol)}));
+    return out;
+  }
   const p = {count: r.legal_moves || 0, reason: label('reason', r.reason)};
-  if (!r.result) return t('check.no_result', p);
-  return r.result === 'win' ? t('check.result_win', p) : r.result === 'loss' ? t('check.result_loss', p) : t('check.result_draw', p);
+  const text = !r.result ? t('check.no_result', p) : r.result === 'win' ? t('check.result_win', p) : r.result === 'loss' ? t('check.result_loss', p) : t('check.result_draw', p);
+  if (r.ok || !r.message) return [text];
+  return [text, ' ', h('span', {class: 'server-says'}, tNodes('apierror.server_says', {message: h('q', {lang: 'en', text: r.message})}))];
 }
 
 // Deleting takes two clicks: the first one asks.
@@ -150,7 +164,7 @@ $('#engines').addEventListener('click', async (ev) => {
   try {
     await write(`/api/engines/${b.dataset.id}`, {method: 'DELETE'});
   } catch (err) {
-    $('#engines-error').textContent = errorText(err);
+    showError($('#engines-error'), err);
   }
   loadEngines();
 });

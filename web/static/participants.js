@@ -1,7 +1,7 @@
 // participants.js: the admin's participants page: add participants (one, or
 // a CSV of names), their invitation links, who submitted what and when, and
 // the submissions deadline.
-import {$, h, api, write, isAdmin, showErrors, clearErrors, t, label, errorText, dateTime} from 'taikai/app.js';
+import {$, h, api, write, isAdmin, showErrors, clearErrors, t, label, showError, dateTime} from 'taikai/app.js';
 
 const when = dateTime;
 
@@ -10,7 +10,7 @@ async function load() {
   try {
     r = await api('/api/participants');
   } catch (err) {
-    if (err.status !== 401) $('#participants-error').textContent = errorText(err);
+    if (err.status !== 401) showError($('#participants-error'), err);
     return;
   }
   $('#participants tbody').replaceChildren(...r.participants.map(row));
@@ -90,7 +90,7 @@ $('#participants').addEventListener('click', async (ev) => {
     showLinks([await write(`/api/participants/${b.dataset.id}/invitation`, {method: 'POST'})]);
     load();
   } catch (err) {
-    $('#participants-error').textContent = errorText(err);
+    showError($('#participants-error'), err);
   }
 });
 

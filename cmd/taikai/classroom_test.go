@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// waiterClient: an othello-board client that sends PUT 0 0 (a1, which
+// flips nothing) on its turn, reads ERROR 2 and then waits, as the classroom
+// OthelloClient.java does when its best square is refused.
+const waiterClient = `import socket, sys, time
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+f = s.makefile('r')
+me = None
+for line in f:
+    w = line.split()
+    if not w:
+        continue
+    if w[0] == 'START':
+        me = w[1]
+    elif w[0] == 'TURN' and w[1] == me:
+        s.sendall(b'PUT 0 0\n')
+    elif w[0] == 'ERROR':
+        print('refused:', line.strip(), flush=True)
+        time.sleep(60)
+`
+
+// TestMatchTimeoutAfterRefusal (issue 37, item 3 and 6): the progress line,
+// the summary and --json say that the engine's move was refused before it
+// ran out of time, the summary counts each engine's losses by how they
+// ended, and --logs holds the ERROR lines the server sent.
+func TestMatchTimeoutAfterRefusal(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("python3 is missing, and CI=true")
+		}
+		t.Skip("no python3")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "client.py"), []byte(waiterClient), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logs := filepath.Join(dir, "logs")
+	spec := "name=waiter cmd='python3 client.py {host} {port}' dir=" + dir + " protocol=othello-board"
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"match", "--games", "2", "--move-time", "1s", "--logs", logs, spec, "othello-random"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !regexp.MustCompile(`\(game 1: black's move a1 was refused \(no_flip\), then it stopped answering: white wins, timeout\)`).MatchString(stderr.String()) {
+		t.Errorf("the progress does not say the refusal first:\n%s", stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "waiter lost by: timeout_after_refused 2") {
+		t.Errorf("the summary does not count the losses by how they ended:\n%s", stdout.String())
+	}
+	found := false
+	filepath.Walk(logs, func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			b, _ := os.ReadFile(path)
+			found = found || bytes.Contains(b, []byte("[sent] ERROR 2"))
+		}
+		return nil
+	})
+	if !found {
+		t.Errorf("no log in %s holds the ERROR 2 the server sent", logs)
+	}
+
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"match", "--games", "1", "--move-time", "1s", "--json", spec, "othello-random"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, stderr.String())
+	}
+	var out struct {
+		Games []struct {
+			Reason, Cause string
+			Refused       *struct{ Color, Move, Why string }
+		}
+		Standings []struct {
+			Name   string
+			LostBy map[string]int `json:"lost_by"`
+		}
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Games) != 1 || out.Games[0].Cause != "after_refused" || out.Games[0].Refused == nil || out.Games[0].Refused.Move != "a1" {
+		t.Errorf("--json games: %+v", out.Games)
+	}
+	if len(out.Standings) != 2 || out.Standings[0].LostBy["timeout_after_refused"] != 1 {
+		t.Errorf("--json standings: %+v", out.Standings)
+	}
+}
+
+// TestMatchUsageExample (issue 37, item 5): the help's example runs as
+// written, its dir= exists in a checkout, and the example without quotes
+// is told what to do in one line, not the whole usage.
+func TestMatchUsageExample(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"match", "-h"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("-h: exit %d", code)
+	}
+	help := stderr.String()
+	m := regexp.MustCompile(`dir=(\S+)`).FindStringSubmatch(help)
+	if m == nil {
+		t.Fatalf("no dir= in the help:\n%s", help)
+	}
+	if _, err := os.Stat(filepath.Join("..", "..", m[1], "OthelloClient.java")); err != nil {
+		t.Errorf("the help's dir=%s has no OthelloClient.java in a checkout: %v", m[1], err)
+	}
+	ex := regexp.MustCompile(`(?m)^  taikai match (--openings.*)$`).FindStringSubmatch(help)
+	if ex == nil || !strings.Contains(ex[1], "--sprt 'elo0=0 elo1=10'") {
+		t.Fatalf("the help's example: %q", ex)
+	}
+	// The example as the first release wrote it, unquoted, runs too.
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"match", "--games", "2", "--sprt", "elo0=0", "elo1=10", "--move-time", "100ms", "othello-greedy", "othello-random"}, &stdout, &stderr); code != 0 {
+		t.Errorf("the unquoted example: exit %d:\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "SPRT (") {
+		t.Errorf("the unquoted example ran no SPRT:\n%s", stdout.String())
+	}
+	// A stray setting is told where it goes, in a line, not the whole usage.
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"match", "othello-greedy", "elo1=10", "othello-random"}, &stdout, &stderr); code != 2 {
+		t.Errorf("a stray setting: exit %d, want 2", code)
+	}
+	if !strings.Contains(stderr.String(), `"elo1=10" is a setting of --sprt`) || strings.Contains(stderr.String(), "Flags:") || strings.Count(stderr.String(), "\n") > 3 {
+		t.Errorf("a stray setting's error:\n%s", stderr.String())
+	}
+}
+
+// TestMatchTypoPrintsNoStandings (issue 37, item 7): a match whose engine
+// cannot start exits 1 and prints why, without standings or an Elo.
+func TestMatchTypoPrintsNoStandings(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"match", "--games", "2", "name=typo cmd=no-such-engine-xyz", "othello-random"}, &stdout, &stderr); code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if strings.Contains(stdout.String(), "Elo") || strings.Contains(stdout.String(), "wins") {
+		t.Errorf("standings printed for a match that never played:\n%s", stdout.String())
+	}
+	if !strings.Contains(stdout.String(), "Not started:") {
+		t.Errorf("the cause is not printed:\n%s", stdout.String())
+	}
+}

@@ -1,0 +1,121 @@
+package web_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// waiterClient is the commonest student bug as an othello-board client:
+// on its first turn it sends PUT 0 0 (a1, which flips nothing), reads the
+// server's ERROR 2, and waits for a TURN that never comes, as the classroom
+// OthelloClient.java does when its best square is refused.
+const waiterClient = `import socket, sys, time
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+f = s.makefile('r')
+me = None
+for line in f:
+    w = line.split()
+    if not w:
+        continue
+    if w[0] == 'START':
+        me = w[1]
+    elif w[0] == 'TURN' and w[1] == me:
+        s.sendall(b'PUT 0 0\n')
+    elif w[0] == 'ERROR':
+        print('refused:', line.strip(), flush=True)
+        time.sleep(60)
+`
+
+func needPython(tb testing.TB) {
+	tb.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		if os.Getenv("CI") == "true" {
+			tb.Fatal("python3 is missing, and CI=true")
+		}
+		tb.Skip("no python3")
+	}
+}
+
+// TestCheckTimeoutAfterRefusal (issue 37, item 3): a client whose move is
+// refused and who then waits is told first that its move was refused, which
+// and why, then that it stopped answering; the game's record and the
+// engine's log say so too.
+func TestCheckTimeoutAfterRefusal(t *testing.T) {
+	needPython(t)
+	s := startSite(t)
+	_, token := newMember(t, s, "Tanaka")
+	m := member{s: s, token: token}
+	var eng engineAnswer
+	if code := m.upload(t, "POST", "/api/engines", map[string]any{"name": "waiter", "game": "othello", "protocol": "othello-board", "command": []string{"python3", "client.py", "{host}", "{port}"}},
+		map[string]string{"client.py": waiterClient}, &eng); code != http.StatusCreated {
+		t.Fatalf("upload: %d", code)
+	}
+	var raw json.RawMessage
+	if code := m.call(t, "POST", fmt.Sprintf("/api/engines/%d/check", eng.ID), nil, &raw); code != http.StatusOK {
+		t.Fatalf("check: %d %s", code, raw)
+	}
+	var c struct {
+		OK            bool           `json:"ok"`
+		Message       string         `json:"message"`
+		MessageKey    string         `json:"message_key"`
+		MessageParams map[string]any `json:"message_params"`
+		Reason        string         `json:"reason"`
+		Log           string         `json:"log"`
+		Refused       *struct{ Color, Move, Why string }
+	}
+	if err := json.Unmarshal(raw, &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.OK || c.Reason != "timeout" {
+		t.Fatalf("the check: %s", raw)
+	}
+	if !strings.HasPrefix(c.Message, "Your engine's move a1 was refused (no_flip), then it sent no other move") {
+		t.Errorf("the check's message does not start with the refused move: %q", c.Message)
+	}
+	if c.MessageKey != "timeout_after_refused" || c.MessageParams["move"] != "a1" || c.MessageParams["why"] != "no_flip" {
+		t.Errorf("the check's facts: %q %v", c.MessageKey, c.MessageParams)
+	}
+	if c.Refused == nil || c.Refused.Move != "a1" || c.Refused.Why != "no_flip" || c.Refused.Color != "black" {
+		t.Errorf("the check's refused move: %+v", c.Refused)
+	}
+	if !strings.Contains(c.Log, "[sent] ERROR 2") || !strings.Contains(c.Log, "refused: ERROR 2") {
+		t.Errorf("the engine's log does not hold the ERROR the server sent:\n%s", c.Log)
+	}
+
+	// In a tournament's game: the cause and the refused move.
+	var rnd engineAnswer
+	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "rnd", "game": "othello", "builtin": "othello-random"}, &rnd)
+	var tr tournamentAnswer
+	s.mustCall(t, "POST", "/api/tournaments", map[string]any{"name": "refusal", "game": "othello", "engines": []int64{eng.ID, rnd.ID}, "games_per_pair": 1, "move_time_ms": 1500, "start": true}, &tr)
+	waitAPI(t, "the tournament", time.Minute, func() bool {
+		s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d", tr.ID), nil, &tr)
+		return tr.Status == "finished"
+	})
+	var gl struct {
+		Games []struct {
+			ID      int64  `json:"id"`
+			Reason  string `json:"reason"`
+			Cause   string `json:"cause"`
+			Refused *struct{ Color, Move, Why string }
+		} `json:"games"`
+	}
+	s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d/games", tr.ID), nil, &gl)
+	if len(gl.Games) != 1 {
+		t.Fatalf("%d games", len(gl.Games))
+	}
+	g := gl.Games[0]
+	var one struct {
+		Cause   string `json:"cause"`
+		Refused *struct{ Color, Move, Why string }
+	}
+	s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", g.ID), nil, &one)
+	if g.Reason != "timeout" || one.Cause != "after_refused" || one.Refused == nil || one.Refused.Why == "" {
+		t.Errorf("the game: %+v %+v", g, one)
+	}
+}
