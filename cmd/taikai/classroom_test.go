@@ -150,3 +150,21 @@ func TestMatchTypoPrintsNoStandings(t *testing.T) {
 		t.Errorf("the cause is not printed:\n%s", stdout.String())
 	}
 }
+
+// TestMatchConnectTimeoutDefault (issue 37, item 12): without
+// --connect-timeout each engine gets its protocol's default, as the README
+// says, not one value for every protocol.
+func TestMatchConnectTimeoutDefault(t *testing.T) {
+	var stderr bytes.Buffer
+	cfg, _, err := parseMatch([]string{"othello-greedy", "othello-random"}, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.set.ConnectMS != 0 {
+		t.Errorf("the default --connect-timeout is %d ms: it overrides the protocols' defaults", cfg.set.ConnectMS)
+	}
+	cfg, _, err = parseMatch([]string{"--connect-timeout", "20s", "othello-greedy", "othello-random"}, &stderr)
+	if err != nil || cfg.set.ConnectMS != 20000 {
+		t.Errorf("--connect-timeout 20s: %v %d", err, cfg.set.ConnectMS)
+	}
+}

@@ -105,7 +105,7 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 		c.set.SetOption(name, value)
 		return nil
 	})
-	fs.DurationVar(&c.connect, "connect-timeout", engines.DefaultConnectTimeout, "time an engine has to connect after it starts")
+	fs.DurationVar(&c.connect, "connect-timeout", 0, "time an engine has to connect after it starts (default: its protocol's, as in serve: README, \"Engines\")")
 	fs.IntVar(&c.concurrency, "concurrency", 1, "games played at once")
 	fs.BoolVar(&c.affinity, "affinity", false, affinityUsage)
 	fs.BoolVar(&c.sandbox, "sandbox", false, "run both engines in the engine sandbox, as serve does (default: unsandboxed, as an author testing their own programs)")
