@@ -106,6 +106,9 @@ func TestBrowserJapaneseClassroom(t *testing.T) {
 	if strings.Join(rows, "|") != "6321120 山田 太郎|6321121 鈴木 花子|6321130 高橋 一郎" {
 		t.Errorf("the roster's students: %q", rows)
 	}
+	// The site is reached at 127.0.0.1: the page warns that its links reach
+	// no student, naming the setting.
+	shows(t, b, "the localhost warning", "#links-local", "--public-url", "TAIKAI_PUBLIC_URL", "http://127.0.0.1:")
 	// Refused rosters say what they saw, and where.
 	upload(bad)
 	b.waitJS(t, "the roster's error", `document.querySelector('#csv-form .field-error[data-field=csv]').textContent !== ''`, 15*time.Second)
@@ -155,8 +158,22 @@ func TestBrowserJapaneseClassroom(t *testing.T) {
 	evalJS[chromedp.Void](t, b, engineRow+`.querySelector('button.check').click()`)
 	b.waitJS(t, "the check's card", `document.querySelector('#check-result').classList.contains('failed')`, 120*time.Second)
 	shows(t, b, "the check's card", `#check-result`, "pyhton3", "見つかりません")
+	// The card is at the engine's row, not below the whole table.
+	if !evalJS[bool](t, b, `document.querySelector('#check-result').closest('tr.check-row')?.previousElementSibling === `+engineRow) {
+		t.Error("the check's card is not under its engine's row")
+	}
 	checkPage(t, b, "a failed check", names, true)
 	screenshots(t, b, "classroom-failed-check")
+	// The engine's own page shows its last check with its log.
+	engineID := evalJS[float64](t, b, engineRow+`.dataset.engineId * 1`)
+	b.open(t, fmt.Sprintf("/engines/%d", int64(engineID)))
+	b.waitJS(t, "the engine page's last check", `document.body.dataset.loaded === 'true' && !document.querySelector('#check-section').hidden`, 30*time.Second)
+	shows(t, b, "the engine page's last check", "#check-section", "不合格", "pyhton3", "見つかりません", "[taikai]")
+	checkPage(t, b, "the engine page", names, true)
+	b.open(t, "/engines")
+	b.waitJS(t, "the engines", engineRow+`?.querySelector('button.replace') && document.querySelector('#e-protocol').options.length > 0`, 30*time.Second)
+	setSelect(t, b, "#e-game", "othello")
+	setSelect(t, b, "#e-protocol", "othello-move")
 
 	// A new version that works: the check passes.
 	evalJS[chromedp.Void](t, b, engineRow+`.querySelector('button.replace').click()`)

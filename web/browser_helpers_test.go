@@ -95,7 +95,7 @@ func startSite(tb testing.TB) *site { return startSiteWith(tb, false) }
 // startSiteWith builds the server; withWorker plays its games on a worker
 // (cluster.Worker, in this process) through an embedded NATS server, as
 // `serve --nats-embedded` and `taikai worker` do.
-func startSiteWith(tb testing.TB, withWorker bool) *site {
+func startSiteWith(tb testing.TB, withWorker bool, opts ...func(*web.Server)) *site {
 	tb.Helper()
 	ctx := context.Background()
 	dir := tb.TempDir()
@@ -127,6 +127,9 @@ func startSiteWith(tb testing.TB, withWorker bool) *site {
 		srv.Workers = startWorker(tb, dir, self, log)
 		svc.Dispatch = srv.Workers
 		metrics.WatchWorkers(srv.Workers)
+	}
+	for _, o := range opts {
+		o(srv)
 	}
 	handler, err := srv.Handler()
 	if err != nil {

@@ -206,6 +206,11 @@ func checkMessage(e engines.Engine, p *tournament.Played, legal int) checkSays {
 		return fail("no_port", fmt.Sprintf("Your engine was started but never connected (%s). Its command has no {port}, so it was not told which port to dial: add {host} and {port} to the command (or read TAIKAI_HOST and TAIKAI_PORT), speaking %s.", p.Detail, e.Protocol), map[string]any{"detail": p.Detail, "protocol": e.Protocol})
 	case blamed && o.Reason == games.ReasonNoConnect:
 		return fail("no_connect", fmt.Sprintf("Your engine was started but never connected (%s). Its command must dial the address {host} and {port} stand for (or its fixed port), speaking %s.", p.Detail, e.Protocol), map[string]any{"detail": p.Detail, "protocol": e.Protocol})
+	case blamed && (o.Reason == games.ReasonCrash || o.Reason == games.ReasonNoConnect) && legal == 0 && oneFolder(e) != "":
+		// An archive of one folder (myothello/client.py): the command runs
+		// in the engine's directory, above the folder.
+		f := oneFolder(e)
+		return fail("one_folder", fmt.Sprintf("Your engine did not start (%s): every uploaded file is in the folder %s/, and the command runs above it. Upload the folder's contents (zip the files, not the folder), or name the folder in the command (%s/%s).", exit, f, f, programName(e)), map[string]any{"folder": f + "/", "detail": exit, "example": f + "/" + programName(e)})
 	case blamed && (o.Reason == games.ReasonCrash || o.Reason == games.ReasonNoConnect) && legal == 0 && missingProgram(e) != "":
 		return fail("not_found", fmt.Sprintf("Your engine could not start: the program %q was not found (%s). Upload it with the engine's files, or give its path in the command.", missingProgram(e), exit), map[string]any{"program": missingProgram(e), "detail": exit})
 	case blamed && o.Reason == games.ReasonCrash && legal == 0:
@@ -239,6 +244,33 @@ func checkMessage(e engines.Engine, p *tournament.Played, legal int) checkSays {
 	}
 	return checkSays{ok: true, text: fmt.Sprintf("Your engine connected and played a whole game: %s, %s (%s).", moves, res, o.Reason),
 		key: "passed", params: map[string]any{"count": legal, "reason": o.Reason, "result": map[games.Color]string{games.Black: "win", games.White: "loss"}[o.Winner]}}
+}
+
+// oneFolder is the folder holding every uploaded file of an engine whose
+// directory has nothing else (an archive of one folder), "" otherwise.
+func oneFolder(e engines.Engine) string {
+	if e.Dir == "" || e.Builtin != "" {
+		return ""
+	}
+	list, err := os.ReadDir(e.Dir)
+	if err != nil || len(list) != 1 || !list[0].IsDir() {
+		return ""
+	}
+	return list[0].Name()
+}
+
+// programName is the file the command runs, or its first file argument
+// (python3 client.py: client.py).
+func programName(e engines.Engine) string {
+	for _, a := range e.Command {
+		if strings.Contains(a, ".") && !strings.Contains(a, "{") && !strings.HasPrefix(a, "-") {
+			return strings.TrimPrefix(a, "./")
+		}
+	}
+	if len(e.Command) > 0 {
+		return strings.TrimPrefix(e.Command[0], "./")
+	}
+	return ""
 }
 
 // noPort says whether an engine of a TCP protocol is given no port to dial:

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -93,19 +95,44 @@ func versionJSON(v storage.EngineVersion) engineVersionJSON {
 		UploadedBy: v.By, UploadedByI: v.ByID, CreatedAt: v.CreatedAt}
 }
 
-// newInvitation makes an invitation code and its link.
-func newInvitation(r *http.Request) (invitationJSON, string) {
-	code := newSecret()
+// inviteBase is where invitation links point: the server's public URL
+// (--public-url) if it has one, else the scheme and host the admin's
+// browser used.
+func (s *Server) inviteBase(r *http.Request) string {
+	if s.PublicURL != "" {
+		return s.PublicURL
+	}
 	scheme := "http"
 	if overTLS(r) {
 		scheme = "https"
 	}
-	path := "/invite/" + code
 	host := r.Host
 	if !validHost(host) {
 		host = "localhost"
 	}
-	return invitationJSON{Code: code, Path: path, URL: scheme + "://" + host + path, ExpiresAt: time.Now().Add(invitationTTL).UTC()}, HashToken(code)
+	return scheme + "://" + host
+}
+
+// localBase says whether links to base reach this machine only: localhost,
+// 127.0.0.0/8 or ::1 (a student's browser would open their own computer).
+func localBase(base string) bool {
+	u, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// newInvitation makes an invitation code and its link.
+func (s *Server) newInvitation(r *http.Request) (invitationJSON, string) {
+	code := newSecret()
+	path := "/invite/" + code
+	return invitationJSON{Code: code, Path: path, URL: s.inviteBase(r) + path, ExpiresAt: time.Now().Add(invitationTTL).UTC()}, HashToken(code)
 }
 
 // csvError is an error on a line of a CSV of names.
@@ -337,7 +364,7 @@ func (s *Server) createParticipants(w http.ResponseWriter, r *http.Request) {
 	invites := make([]invitationJSON, len(names))
 	for i, n := range names {
 		var hash string
-		invites[i], hash = newInvitation(r)
+		invites[i], hash = s.newInvitation(r)
 		list[i] = storage.NewParticipant{Name: n.Name, Number: n.Number, InviteHash: hash}
 	}
 	made, bad, err := s.DB.CreateParticipants(r.Context(), list, invites[0].ExpiresAt)
@@ -428,7 +455,9 @@ func (s *Server) listParticipants(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"participants": out, "submissions": sub})
+	base := s.inviteBase(r)
+	writeJSON(w, http.StatusOK, map[string]any{"participants": out, "submissions": sub,
+		"invitations": map[string]any{"base_url": base, "local": localBase(base), "public_url_set": s.PublicURL != ""}})
 }
 
 // updateParticipant is PATCH /api/participants/{id} {"name", "number"}:
@@ -516,7 +545,7 @@ func (s *Server) reinvite(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	inv, hash := newInvitation(r)
+	inv, hash := s.newInvitation(r)
 	if err := s.DB.SetInvitation(r.Context(), id, hash, inv.ExpiresAt); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -591,7 +620,7 @@ func (s *Server) submissions(ctx context.Context) (submissionsJSON, error) {
 	if err != nil {
 		return submissionsJSON{}, fmt.Errorf("setting %s: %w", deadlineKey, err)
 	}
-	t = t.UTC()
+	// In the zone it was set in (+09:00): the deadline a teacher gave.
 	return submissionsJSON{Open: time.Now().Before(t), CloseAt: &t}, nil
 }
 
@@ -605,7 +634,16 @@ func (s *Server) submissionsOpen(ctx context.Context, c caller) error {
 	if err != nil || sub.Open {
 		return err
 	}
-	return &games.Error{Code: games.EConflict, Field: "deadline", Message: fmt.Sprintf("Submissions closed at %s (the deadline the admin set): engines can no longer be registered, replaced or withdrawn.", sub.CloseAt.Format("2006-01-02 15:04:05 MST"))}
+	return &games.Error{Code: games.EConflict, Field: "deadline", Message: fmt.Sprintf("Submissions closed at %s (the deadline the admin set): engines can no longer be registered, replaced or withdrawn.", zoned(*sub.CloseAt))}
+}
+
+// zoned is a time as people write it, with its zone: "2026-11-28 12:50:00
+// +09:00", "2026-11-28 03:50:00 UTC".
+func zoned(t time.Time) string {
+	if _, off := t.Zone(); off == 0 {
+		return t.Format("2006-01-02 15:04:05") + " UTC"
+	}
+	return t.Format("2006-01-02 15:04:05 -07:00")
 }
 
 func (s *Server) getSubmissions(w http.ResponseWriter, r *http.Request) {
@@ -642,7 +680,7 @@ func (s *Server) setSubmissions(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, errInvalid("close_at", fmt.Sprintf("close_at: %q is not a time like 2025-06-30T23:59:00+09:00", *req.CloseAt)))
 			return
 		}
-		at = t.UTC().Format(time.RFC3339Nano)
+		at = t.Format(time.RFC3339Nano) // its zone kept, to say it as it was set
 	}
 	var err error
 	if at == "" {

@@ -1,8 +1,11 @@
 package web_test
 
 import (
+	"archive/zip"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -117,5 +120,40 @@ func TestCheckTimeoutAfterRefusal(t *testing.T) {
 	s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", g.ID), nil, &one)
 	if g.Reason != "timeout" || one.Cause != "after_refused" || one.Refused == nil || one.Refused.Why == "" {
 		t.Errorf("the game: %+v %+v", g, one)
+	}
+}
+
+// TestCheckNamesTheOneFolder (issue 37, item 9): an archive of one folder
+// (myothello/run.sh) with a command that runs ./run.sh is told that its
+// files are in that folder, and how to fix it.
+func TestCheckNamesTheOneFolder(t *testing.T) {
+	s := startSite(t)
+	_, token := newMember(t, s, "Mori")
+	m := member{s: s, token: token}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.CreateHeader(&zip.FileHeader{Name: "myothello/run.sh", Method: zip.Deflate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(w, studentEngine(t, "othello-random")["run.sh"])
+	zw.Close()
+	var eng engineAnswer
+	if code := m.upload(t, "POST", "/api/engines", map[string]any{"name": "folder-bot", "game": "othello", "protocol": "othello-move", "command": studentCommand},
+		map[string]string{"myothello.zip": buf.String()}, &eng); code != http.StatusCreated {
+		t.Fatalf("upload: %d", code)
+	}
+	var raw json.RawMessage
+	if code := m.call(t, "POST", fmt.Sprintf("/api/engines/%d/check", eng.ID), nil, &raw); code != http.StatusOK {
+		t.Fatalf("check: %d %s", code, raw)
+	}
+	var c struct {
+		OK         bool   `json:"ok"`
+		Message    string `json:"message"`
+		MessageKey string `json:"message_key"`
+	}
+	json.Unmarshal(raw, &c)
+	if c.OK || c.MessageKey != "one_folder" || !strings.Contains(c.Message, "in the folder myothello/") || !strings.Contains(c.Message, "myothello/run.sh") {
+		t.Errorf("the check: %s", raw)
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/taikai-dev/taikai/web"
 	"golang.org/x/text/encoding/japanese"
 )
 
@@ -158,5 +160,55 @@ func TestParticipantRenameDelete(t *testing.T) {
 	s.mustCall(t, "GET", "/api/participants", nil, &list)
 	if len(list.Participants) != 2 || list.Participants[0].Status != "deactivated" || list.Participants[0].Number != "6321120" {
 		t.Errorf("the list after DELETE: %+v", list.Participants)
+	}
+}
+
+// TestInvitationLinksPublicURL (issue 37, item 8): invitation links start
+// with the server's public URL when it has one; without it, the list says
+// when links would point at this computer only.
+func TestInvitationLinksPublicURL(t *testing.T) {
+	s := startSite(t) // reached at 127.0.0.1: links would be local
+	var list struct {
+		Invitations struct {
+			BaseURL string `json:"base_url"`
+			Local   bool   `json:"local"`
+		} `json:"invitations"`
+	}
+	s.mustCall(t, "GET", "/api/participants", nil, &list)
+	if !list.Invitations.Local || !strings.HasPrefix(list.Invitations.BaseURL, "http://127.0.0.1:") {
+		t.Errorf("without a public URL: %+v", list.Invitations)
+	}
+	s = startSiteWith(t, false, func(srv *web.Server) { srv.PublicURL = "https://taikai.example.ac.jp" })
+	var inv invitedAnswer
+	s.mustCall(t, "POST", "/api/participants", map[string]string{"name": "Ito"}, &inv)
+	if got := inv.Participants[0].Invitation.URL; !strings.HasPrefix(got, "https://taikai.example.ac.jp/invite/") {
+		t.Errorf("the invitation link with a public URL: %q", got)
+	}
+	list.Invitations.Local = true
+	s.mustCall(t, "GET", "/api/participants", nil, &list)
+	if list.Invitations.Local || list.Invitations.BaseURL != "https://taikai.example.ac.jp" {
+		t.Errorf("with a public URL: %+v", list.Invitations)
+	}
+}
+
+// TestDeadlineInItsZone (issue 37, item 12): a deadline set with +09:00
+// is said in +09:00 when it refuses a late upload, and read back so.
+func TestDeadlineInItsZone(t *testing.T) {
+	s := startSite(t)
+	_, token := newMember(t, s, "Kato")
+	at := time.Now().Add(-time.Hour).In(time.FixedZone("JST", 9*3600)).Truncate(time.Second)
+	var sub struct {
+		CloseAt string `json:"close_at"`
+	}
+	s.mustCall(t, "PUT", "/api/submissions", map[string]string{"close_at": at.Format(time.RFC3339)}, &sub)
+	if !strings.HasSuffix(sub.CloseAt, "+09:00") {
+		t.Errorf("the deadline reads back as %q, not in +09:00", sub.CloseAt)
+	}
+	var e apiErrorAnswer
+	if code := (member{s: s, token: token}).upload(t, "POST", "/api/engines", map[string]any{"name": "late", "game": "othello", "protocol": "othello-move", "command": studentCommand}, studentEngine(t, "othello-random"), &e); code != http.StatusConflict {
+		t.Fatalf("a late upload: %d", code)
+	}
+	if want := at.Format("2006-01-02 15:04:05") + " +09:00"; !strings.Contains(e.Error.Message, want) {
+		t.Errorf("the deadline's error %q does not say %q", e.Error.Message, want)
 	}
 }

@@ -62,6 +62,10 @@ type Server struct {
 	// unavailable (only built-ins run); SandboxError says why not.
 	Sandbox      string
 	SandboxError string
+	// PublicURL is where participants reach the server
+	// (https://taikai.example.ac.jp, no trailing slash), the start of every
+	// invitation link; "": the host the admin's browser used.
+	PublicURL string
 	// BodyTimeout is how long a request's JSON body may take to arrive
 	// (default 30 s), UploadTimeout a multipart upload's (default 3 min): a
 	// body shorter than its Content-Length does not hold a connection for

@@ -168,3 +168,23 @@ func TestMatchConnectTimeoutDefault(t *testing.T) {
 		t.Errorf("--connect-timeout 20s: %v %d", err, cfg.set.ConnectMS)
 	}
 }
+
+// TestServePublicURL (issue 37, item 8): --public-url and TAIKAI_PUBLIC_URL
+// set where invitation links point; a value that is no http(s) URL is
+// refused naming the flag.
+func TestServePublicURL(t *testing.T) {
+	var stderr bytes.Buffer
+	c, err := parseServe([]string{"--public-url", "https://taikai.example.ac.jp/"}, &stderr)
+	if err != nil || c.publicURL != "https://taikai.example.ac.jp" {
+		t.Errorf("--public-url: %v %q", err, c.publicURL)
+	}
+	t.Setenv("TAIKAI_PUBLIC_URL", "http://10.0.0.5:8080")
+	if c, err := parseServe(nil, &stderr); err != nil || c.publicURL != "http://10.0.0.5:8080" {
+		t.Errorf("TAIKAI_PUBLIC_URL: %v %+v", err, c)
+	}
+	for _, bad := range []string{"taikai.example.ac.jp", "ftp://x", "https://"} {
+		if _, err := parseServe([]string{"--public-url", bad}, &stderr); err == nil || !strings.Contains(err.Error(), "--public-url") {
+			t.Errorf("--public-url %q: %v", bad, err)
+		}
+	}
+}

@@ -11,10 +11,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -71,6 +73,7 @@ type serveConfig struct {
 	nats          string        // NATS URL: games go to workers
 	natsEmbedded  string        // address of the embedded NATS server to start
 	workerTimeout time.Duration // how long a silent worker keeps its game
+	publicURL     string        // the address students reach the server at, for invitation links
 }
 
 // affinityUsage is the help of --affinity, in serve and match.
@@ -102,6 +105,7 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 		return nil, err
 	}
 	fs.StringVar(&c.addr, "addr", envOr("TAIKAI_ADDR", "127.0.0.1:8080"), "HTTP listen `address`")
+	fs.StringVar(&c.publicURL, "public-url", envOr("TAIKAI_PUBLIC_URL", ""), "the `URL` participants reach this server at (https://taikai.example.ac.jp): invitation links start with it (default: the host the admin's browser used)")
 	fs.StringVar(&c.db, "db", envOr("TAIKAI_DB", "taikai.db"), "SQLite database `file`")
 	fs.StringVar(&c.data, "data", envOr("TAIKAI_DATA", "./data"), "`directory` for uploaded engines and engine logs")
 	fs.BoolVar(&c.demo, "demo", demo, "register the built-in engines and start a demo round robin per game")
@@ -139,6 +143,13 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	}
 	if c.logFormat != "text" && c.logFormat != "json" {
 		return nil, fmt.Errorf("--log-format %q: want text or json", c.logFormat)
+	}
+	if c.publicURL != "" {
+		u, err := url.Parse(c.publicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return nil, fmt.Errorf("--public-url (or TAIKAI_PUBLIC_URL) %q: want http:// or https:// and a host, like https://taikai.example.ac.jp", c.publicURL)
+		}
+		c.publicURL = strings.TrimSuffix(u.String(), "/")
 	}
 	c.token = os.Getenv("TAIKAI_ADMIN_TOKEN")
 	return c, nil
@@ -249,7 +260,7 @@ func (a *server) Open(ctx context.Context) error {
 		return err
 	}
 	srv := &web.Server{DB: a.db, Service: a.service, Live: a.live, TokenHash: token, DataDir: data, Log: a.log, Metrics: metrics,
-		Allow: launcher.Allowed, Sandbox: launcher.SandboxState(), Workers: a.cluster}
+		Allow: launcher.Allowed, Sandbox: launcher.SandboxState(), Workers: a.cluster, PublicURL: a.cfg.publicURL}
 	if a.cluster != nil {
 		metrics.WatchWorkers(a.cluster)
 	}

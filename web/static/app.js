@@ -382,6 +382,30 @@ export function showError(el, err) {
   el.replaceChildren(...errorNodes(err));
 }
 
+// checkNodes says how a check went: the server's sentence on an English
+// page; elsewhere the same facts from the catalog (check.msg.<key> with the
+// check's message_params: the program not found, the move refused and
+// why...), or, for a check the catalog cannot say, the game's result beside
+// the server's own sentence. r is a check, or an engine's last check.
+export function checkNodes(r) {
+  if (lang === 'en') return [r.message];
+  const q = r.message_params || {};
+  const code = (v) => h('code', {text: String(v)});
+  if (r.message_key && r.message_key !== 'passed' && has(`check.msg.${r.message_key}`)) {
+    const p = {...q, host: code('{host}'), port: code('{port}')};
+    for (const k of ['program', 'detail', 'protocol', 'violations', 'move', 'folder', 'example']) if (k in q) p[k] = code(q[k]);
+    if ('why' in q) p.why = label('violation', q.why);
+    if ('reason' in q) p.reason = label('reason', q.reason);
+    const out = tNodes(`check.msg.${r.message_key}`, p);
+    if (q.wrong_protocol) out.push(' ', ...tNodes('check.msg.wrong_protocol', {protocol: code(q.protocol)}));
+    return out;
+  }
+  const p = {count: r.legal_moves || 0, reason: label('reason', r.reason)};
+  const text = !r.result ? t('check.no_result', p) : r.result === 'win' ? t('check.result_win', p) : r.result === 'loss' ? t('check.result_loss', p) : t('check.result_draw', p);
+  if (r.ok || !r.message) return [text];
+  return [text, ' ', h('span', {class: 'server-says'}, tNodes('apierror.server_says', {message: h('q', {lang: 'en', text: r.message})}))];
+}
+
 /**
  * showErrors puts an API error next to the field it names in form (an element
  * .field-error[data-field=NAME]), or in the form's general error line.

@@ -1,7 +1,7 @@
 // engines.js: the registered engines (owner, version, last check), the form
 // to submit one (a command with optional files, or a built-in) or a new
 // version of one, and check, replace and delete (withdraw) buttons.
-import {$, $$, h, href, api, write, isAdmin, participantID, showErrors, clearErrors, t, tNodes, has, label, lang, showError, dateTime} from 'taikai/app.js';
+import {$, $$, h, href, api, write, isAdmin, participantID, showErrors, clearErrors, t, tNodes, has, label, showError, dateTime, checkNodes} from 'taikai/app.js';
 
 const form = $('#engine-form');
 let catalog = {builtins: [], protocols: {}, placeholders: []};
@@ -19,6 +19,7 @@ async function loadEngines() {
     return;
   }
   $('#engines tbody').replaceChildren(...list.map(engineRow));
+  placeCheck();
   $('#engines-empty').hidden = list.length > 0;
   $('#engine-count').textContent = t('engines.count', {count: list.length});
   // A check under way is shown at once when it is done: poll until then.
@@ -98,12 +99,32 @@ function stopReplacing() {
 }
 $('#replace-cancel').addEventListener('click', stopReplacing);
 
+// The check's card shows under the row of the engine it checked (a list of
+// forty students' engines would put it out of sight below the table).
+let checkedRow = null;
+const checkBox = $('#check-result');
+const checkHome = checkBox.parentElement;
+function placeCheck() {
+  const box = checkBox;
+  const tr = checkedRow && $(`#engines tr[data-engine-id="${checkedRow}"]`);
+  if (!tr) {
+    if (!box.isConnected) checkHome.append(box);
+    return;
+  }
+  const cols = tr.children.length;
+  const row = h('tr', {class: 'check-row', dataset: {checkFor: checkedRow}}, h('td', {colspan: cols}, box));
+  $('#engines tr.check-row')?.remove();
+  tr.after(row);
+}
+
 // Check: one short game against a built-in (POST /api/engines/{id}/check),
 // and what went wrong in a sentence, with the end of the engine's output.
 $('#engines').addEventListener('click', async (ev) => {
   const b = ev.target.closest('button.check');
   if (!b) return;
-  const box = $('#check-result');
+  const box = checkBox;
+  checkedRow = b.dataset.id;
+  placeCheck();
   box.hidden = false;
   box.className = 'card check-result';
   $('#check-title').textContent = t('check.running', {name: b.dataset.name});
@@ -125,30 +146,6 @@ $('#engines').addEventListener('click', async (ev) => {
     loadEngines();
   }
 });
-
-// checkNodes says how a check went: the server's sentence on an English
-// page; elsewhere the same facts from the catalog (check.msg.<key> with the
-// check's message_params: the program not found, the move refused and
-// why...), or, for a check the catalog cannot say, the game's result beside
-// the server's own sentence. r is a check, or an engine's last check.
-export function checkNodes(r) {
-  if (lang === 'en') return [r.message];
-  const q = r.message_params || {};
-  const code = (v) => h('code', {text: String(v)});
-  if (r.message_key && r.message_key !== 'passed' && has(`check.msg.${r.message_key}`)) {
-    const p = {...q, host: code('{host}'), port: code('{port}')};
-    for (const k of ['program', 'detail', 'protocol', 'violations', 'move']) if (k in q) p[k] = code(q[k]);
-    if ('why' in q) p.why = label('violation', q.why);
-    if ('reason' in q) p.reason = label('reason', q.reason);
-    const out = tNodes(`check.msg.${r.message_key}`, p);
-    if (q.wrong_protocol) out.push(' ', ...tNodes('check.msg.wrong_protocol', {protocol: code(q.protocol)}));
-    return out;
-  }
-  const p = {count: r.legal_moves || 0, reason: label('reason', r.reason)};
-  const text = !r.result ? t('check.no_result', p) : r.result === 'win' ? t('check.result_win', p) : r.result === 'loss' ? t('check.result_loss', p) : t('check.result_draw', p);
-  if (r.ok || !r.message) return [text];
-  return [text, ' ', h('span', {class: 'server-says'}, tNodes('apierror.server_says', {message: h('q', {lang: 'en', text: r.message})}))];
-}
 
 // Deleting takes two clicks: the first one asks.
 $('#engines').addEventListener('click', async (ev) => {

@@ -17,6 +17,10 @@ async function load() {
   $('#participants-empty').hidden = r.participants.length > 0;
   $('#participant-count').textContent = t('participants.count', {count: r.participants.length});
   showLock(r.submissions);
+  // Links to localhost reach no student: say how to give the real address.
+  const inv = r.invitations || {};
+  $('#links-local').hidden = !inv.local;
+  if (inv.local) $('#links-local-base').textContent = inv.base_url;
 }
 
 function row(p) {
