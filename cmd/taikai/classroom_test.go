@@ -2,13 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // waiterClient: an othello-board client that sends PUT 0 0 (a1, which
@@ -187,4 +190,34 @@ func TestServePublicURL(t *testing.T) {
 			t.Errorf("--public-url %q: %v", bad, err)
 		}
 	}
+}
+
+// TestSecondServerOnOneDatabase (issue 37, item 17): a second server on a
+// database a live server holds is refused, naming the first's pid; once the
+// first is gone the database is free again.
+func TestSecondServerOnOneDatabase(t *testing.T) {
+	bin := taikaiBinary(t)
+	dir := t.TempDir()
+	db, data := filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data")
+	first := startServer(t, bin, db, data)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--db", db, "--data", data)
+	cmd.Env = append(os.Environ(), "TAIKAI_ADMIN_TOKEN=e2e-token")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("a second server on the same database started:\n%s", out)
+	}
+	want := fmt.Sprintf("in use by another taikai server (pid %d", first.cmd.Process.Pid)
+	if !strings.Contains(string(out), want) {
+		t.Errorf("the second server's error does not say %q:\n%s", want, out)
+	}
+	// The lock is the kernel's: a killed server leaves none behind.
+	first.cmd.Process.Kill()
+	<-first.done
+	f, err := lockDatabase(db)
+	if err != nil {
+		t.Fatalf("the database after its server was killed: %v", err)
+	}
+	f.Close()
 }

@@ -187,6 +187,7 @@ type server struct {
 	enginesDir string // absolute: uploaded engines' directories
 
 	db      *storage.DB
+	dbLock  *os.File // the database's lock file, held while the server runs
 	live    *web.Live
 	web     *web.Server       // stopped first: its checks play games
 	nats    *cluster.Embedded // the embedded NATS server, nil if none
@@ -217,6 +218,11 @@ func (a *server) Open(ctx context.Context) error {
 	}
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		return fmt.Errorf("data directory: %w", err)
+	}
+	// One live server per database (issue 37: two compose projects on one
+	// volume): a second one is refused, naming the first.
+	if a.dbLock, err = lockDatabase(a.cfg.db); err != nil {
+		return err
 	}
 	if a.db, err = storage.Open(ctx, a.cfg.db); err != nil {
 		return err
@@ -475,4 +481,32 @@ func (a *server) Close() {
 	if a.db != nil {
 		a.db.Close()
 	}
+	if a.dbLock != nil {
+		a.dbLock.Close() // releases the lock
+	}
+}
+
+// lockDatabase takes the database's lock file (<db>.lock), an exclusive
+// flock held while the server runs and released by the kernel when it
+// exits, however it exits: a second server on the same file (another
+// compose project on the same volume, a second `taikai serve`) is refused,
+// with the pid the first wrote in it.
+func lockDatabase(db string) (*os.File, error) {
+	path := db + ".lock"
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("database lock %s: %w", path, err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		b, _ := io.ReadAll(io.LimitReader(f, 64))
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("database %s is in use by another taikai server (pid %s, by %s): stop it first, or give this one another --db", db, strings.TrimSpace(string(b)), path)
+		}
+		return nil, fmt.Errorf("database lock %s: %w", path, err)
+	}
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return f, nil
 }
