@@ -190,14 +190,63 @@ func TestBrowserJapaneseClassroom(t *testing.T) {
 	if code := sato.upload(t, "POST", "/api/engines", map[string]any{"name": "suzuki-bot", "game": "othello", "protocol": "othello-move", "command": studentCommand}, studentEngine(t, "othello-greedy"), &satoBot); code != 201 {
 		t.Fatalf("佐藤's upload: %d", code)
 	}
+	waitCheck(t, sato, satoBot.ID, 1)
 	var list struct {
-		Engines []engineAnswer `json:"engines"`
+		Engines []struct {
+			engineAnswer
+			Check *struct {
+				OK bool `json:"ok"`
+			} `json:"check"`
+		} `json:"engines"`
 	}
 	s.mustCall(t, "GET", "/api/engines", nil, &list)
 	var yamadaBot int64
+	var passed []string
 	for _, e := range list.Engines {
 		if e.Name == "yamada-bot" {
 			yamadaBot = e.ID
+		}
+		if e.Check != nil && e.Check.OK {
+			passed = append(passed, fmt.Sprint(e.ID))
+		}
+	}
+	if len(passed) != 2 {
+		t.Errorf("engines that passed their check: %v, want both", passed)
+	}
+
+	// The tournament form: each engine's owner and check, "all that
+	// passed", and built-in openings only for a game that has them.
+	signOut(t, b)
+	b.open(t, "/")
+	signInAs(t, b, browserToken)
+	b.waitJS(t, "the form's engines", `document.querySelectorAll('#t-engines label.check[data-check=passed]').length === 2`, 30*time.Second)
+	evalJS[chromedp.Void](t, b, `document.querySelector('#new-tournament').open = true`)
+	shows(t, b, "the form's engines", "#t-engines", "山田 太郎 さん", "佐藤 次郎 さん", "チェック合格")
+	evalJS[chromedp.Void](t, b, `document.querySelector('#t-passed').click()`)
+	if got := evalJS[[]string](t, b, `[...document.querySelectorAll('#t-engines input:checked')].map((i) => i.value)`); strings.Join(got, ",") != strings.Join(passed, ",") {
+		t.Errorf("all that passed picked %v, want %v", got, passed)
+	}
+	var op struct {
+		Builtin []struct{ Game, Rule string } `json:"builtin"`
+	}
+	s.mustCall(t, "GET", "/api/openings", nil, &op)
+	for _, game := range []string{"checkers", "gomoku", "othello"} {
+		setSelect(t, b, "#t-game", game)
+		rule := evalJS[string](t, b, `document.querySelector('#t-rule').closest('.rule-only').hidden ? '' : document.querySelector('#t-rule').value`)
+		want := false
+		for _, x := range op.Builtin {
+			want = want || x.Game == game && (rule == "" || x.Rule == "" || x.Rule == rule)
+		}
+		if got := evalJS[bool](t, b, `[...document.querySelectorAll('#t-openings option')].some((o) => o.value === 'builtin')`); got != want {
+			t.Errorf("%s (rule %q): built-in openings offered %v, the server has them %v", game, rule, got, want)
+		}
+	}
+	checkPage(t, b, "the tournament form", names, true)
+	// Every game's badge has its colour (checkers had none).
+	for _, g := range []string{"othello", "gomoku", "checkers"} {
+		bg := evalJS[string](t, b, fmt.Sprintf(`(() => { const s = document.createElement('span'); s.className = 'game-tag game-%s'; document.body.append(s); const c = getComputedStyle(s).backgroundColor; s.remove(); return c; })()`, g))
+		if bg == "rgba(0, 0, 0, 0)" || bg == "transparent" {
+			t.Errorf("the %s badge has no colour", g)
 		}
 	}
 	var tr tournamentAnswer

@@ -14,26 +14,16 @@ import (
 	"time"
 )
 
-// waiterClient is the commonest student bug as an othello-board client:
-// on its first turn it sends PUT 0 0 (a1, which flips nothing), reads the
-// server's ERROR 2, and waits for a TURN that never comes, as the classroom
-// OthelloClient.java does when its best square is refused.
-const waiterClient = `import socket, sys, time
-s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
-f = s.makefile('r')
-me = None
-for line in f:
-    w = line.split()
-    if not w:
-        continue
-    if w[0] == 'START':
-        me = w[1]
-    elif w[0] == 'TURN' and w[1] == me:
-        s.sendall(b'PUT 0 0\n')
-    elif w[0] == 'ERROR':
-        print('refused:', line.strip(), flush=True)
-        time.sleep(60)
-`
+// waiterClient is engines/testdata/clients/refused_waiter.py: its move is
+// refused, and it waits.
+func waiterClient(tb testing.TB) string {
+	tb.Helper()
+	b, err := os.ReadFile("../engines/testdata/clients/refused_waiter.py")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
 
 func needPython(tb testing.TB) {
 	tb.Helper()
@@ -56,13 +46,10 @@ func TestCheckTimeoutAfterRefusal(t *testing.T) {
 	m := member{s: s, token: token}
 	var eng engineAnswer
 	if code := m.upload(t, "POST", "/api/engines", map[string]any{"name": "waiter", "game": "othello", "protocol": "othello-board", "command": []string{"python3", "client.py", "{host}", "{port}"}},
-		map[string]string{"client.py": waiterClient}, &eng); code != http.StatusCreated {
+		map[string]string{"client.py": waiterClient(t)}, &eng); code != http.StatusCreated {
 		t.Fatalf("upload: %d", code)
 	}
-	var raw json.RawMessage
-	if code := m.call(t, "POST", fmt.Sprintf("/api/engines/%d/check", eng.ID), nil, &raw); code != http.StatusOK {
-		t.Fatalf("check: %d %s", code, raw)
-	}
+	raw := runCheck(t, m, eng.ID)
 	var c struct {
 		OK            bool           `json:"ok"`
 		Message       string         `json:"message"`
@@ -143,10 +130,7 @@ func TestCheckNamesTheOneFolder(t *testing.T) {
 		map[string]string{"myothello.zip": buf.String()}, &eng); code != http.StatusCreated {
 		t.Fatalf("upload: %d", code)
 	}
-	var raw json.RawMessage
-	if code := m.call(t, "POST", fmt.Sprintf("/api/engines/%d/check", eng.ID), nil, &raw); code != http.StatusOK {
-		t.Fatalf("check: %d %s", code, raw)
-	}
+	raw := runCheck(t, m, eng.ID)
 	var c struct {
 		OK         bool   `json:"ok"`
 		Message    string `json:"message"`
@@ -156,4 +140,14 @@ func TestCheckNamesTheOneFolder(t *testing.T) {
 	if c.OK || c.MessageKey != "one_folder" || !strings.Contains(c.Message, "in the folder myothello/") || !strings.Contains(c.Message, "myothello/run.sh") {
 		t.Errorf("the check: %s", raw)
 	}
+}
+
+// runCheck runs an engine's check as m and returns its answer.
+func runCheck(tb testing.TB, m member, id int64) json.RawMessage {
+	tb.Helper()
+	var raw json.RawMessage
+	if code := m.call(tb, "POST", fmt.Sprintf("/api/engines/%d/check", id), nil, &raw); code != http.StatusOK {
+		tb.Fatalf("check: %d %s", code, raw)
+	}
+	return raw
 }

@@ -18,15 +18,6 @@ type rosterParticipant struct {
 	Status string `json:"status"`
 }
 
-type apiErrorAnswer struct {
-	Error struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-		Field   string `json:"field"`
-		Line    int    `json:"line"`
-	} `json:"error"`
-}
-
 // TestRosterImport sends class rosters as Excel and Japanese Windows save
 // them (issue 37): UTF-8 with a byte-order mark, Shift_JIS, headed 学籍番号,
 // 氏名; the names come from the name column and the numbers are kept.
@@ -80,7 +71,7 @@ func TestRosterImport(t *testing.T) {
 		{"neither UTF-8 nor Shift_JIS", "name\nok\n\xff\xfe\xfd\n", 3, []string{"CSV UTF-8"}},
 		{"a number too long", "氏名,学籍番号\n田中," + strings.Repeat("9", 40) + "\n", 2, []string{"student number"}},
 	} {
-		var e apiErrorAnswer
+		var e errorAnswer
 		if code := postCSV(t, s, c.csv, &e); code != http.StatusBadRequest {
 			t.Fatalf("%s: status %d, want 400", c.what, code)
 		}
@@ -116,7 +107,7 @@ func TestParticipantRenameDelete(t *testing.T) {
 		t.Errorf("the renamed participant's session: %d", code)
 	}
 	newMember(t, s, "Suzuki")
-	var e apiErrorAnswer
+	var e errorAnswer
 	if code := s.call(t, "PATCH", fmt.Sprintf("/api/participants/%d", id), map[string]string{"name": "suzuki"}, &e); code != http.StatusConflict || !strings.Contains(e.Error.Message, "suzuki") {
 		t.Errorf("rename to a taken name: %d %+v", code, e)
 	}
@@ -204,7 +195,7 @@ func TestDeadlineInItsZone(t *testing.T) {
 	if !strings.HasSuffix(sub.CloseAt, "+09:00") {
 		t.Errorf("the deadline reads back as %q, not in +09:00", sub.CloseAt)
 	}
-	var e apiErrorAnswer
+	var e errorAnswer
 	if code := (member{s: s, token: token}).upload(t, "POST", "/api/engines", map[string]any{"name": "late", "game": "othello", "protocol": "othello-move", "command": studentCommand}, studentEngine(t, "othello-random"), &e); code != http.StatusConflict {
 		t.Fatalf("a late upload: %d", code)
 	}

@@ -14,26 +14,6 @@ import (
 	"time"
 )
 
-// waiterClient: an othello-board client that sends PUT 0 0 (a1, which
-// flips nothing) on its turn, reads ERROR 2 and then waits, as the classroom
-// OthelloClient.java does when its best square is refused.
-const waiterClient = `import socket, sys, time
-s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
-f = s.makefile('r')
-me = None
-for line in f:
-    w = line.split()
-    if not w:
-        continue
-    if w[0] == 'START':
-        me = w[1]
-    elif w[0] == 'TURN' and w[1] == me:
-        s.sendall(b'PUT 0 0\n')
-    elif w[0] == 'ERROR':
-        print('refused:', line.strip(), flush=True)
-        time.sleep(60)
-`
-
 // TestMatchTimeoutAfterRefusal (issue 37, item 3 and 6): the progress line,
 // the summary and --json say that the engine's move was refused before it
 // ran out of time, the summary counts each engine's losses by how they
@@ -46,7 +26,12 @@ func TestMatchTimeoutAfterRefusal(t *testing.T) {
 		t.Skip("no python3")
 	}
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "client.py"), []byte(waiterClient), 0o644); err != nil {
+	// The client's move is refused, and it waits (engines/testdata/clients).
+	client, err := os.ReadFile("../../engines/testdata/clients/refused_waiter.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "client.py"), client, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	logs := filepath.Join(dir, "logs")
@@ -220,4 +205,14 @@ func TestSecondServerOnOneDatabase(t *testing.T) {
 		t.Fatalf("the database after its server was killed: %v", err)
 	}
 	f.Close()
+}
+
+// TestUsageNamesEveryGame (issue 37, item 14): the top-level help names
+// every game taikai plays.
+func TestUsageNamesEveryGame(t *testing.T) {
+	for _, g := range []string{"Othello", "Gomoku", "checkers"} {
+		if !strings.Contains(strings.SplitN(usage, "\n", 2)[0], g) {
+			t.Errorf("the help's first line does not name %s: %q", g, strings.SplitN(usage, "\n", 2)[0])
+		}
+	}
 }
