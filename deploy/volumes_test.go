@@ -1,3 +1,5 @@
+//go:build docker
+
 package deploy_test
 
 import (
@@ -13,7 +15,8 @@ import (
 // TestComposeVolumesPerProject (issue 37, item 17): two compose projects on
 // one host get volumes of their own, named after the project, unless
 // TAIKAI_VOLUME fixes the name. It reads `docker compose config`: no
-// Docker engine needed, only the compose CLI.
+// Docker engine needed, only the compose CLI (hence the docker tag: CI
+// installs Compose for this package's step, .ci/run).
 func TestComposeVolumesPerProject(t *testing.T) {
 	if err := exec.Command("docker", "compose", "version").Run(); err != nil {
 		if os.Getenv("CI") == "true" {
