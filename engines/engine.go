@@ -8,6 +8,7 @@ package engines
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -242,7 +243,9 @@ func SplitCommand(s string) ([]string, error) {
 func QuoteCommand(argv []string) string {
 	parts := make([]string, len(argv))
 	for i, a := range argv {
-		if a != "" && !strings.ContainsAny(a, " \t\n\r'\"\\$`*?[]{}()<>|&;#~!") {
+		// A placeholder ({host}) is no shell syntax (brace expansion needs
+		// a comma or ..): it stays as the user wrote it, unquoted.
+		if a != "" && !strings.ContainsAny(placeholderWord.ReplaceAllString(a, ""), " \t\n\r'\"\\$`*?[]{}()<>|&;#~!") {
 			parts[i] = a
 			continue
 		}
@@ -250,6 +253,10 @@ func QuoteCommand(argv []string) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// placeholderWord is a placeholder in a command's word, as QuoteCommand
+// leaves it unquoted.
+var placeholderWord = regexp.MustCompile(`\{[a-z_]+\}`)
 
 // ParseSpec reads a cutechess-style engine spec in one argument:
 // `name=seed cmd='java OthelloClient.java {host}' dir=../shared/clients port=46000 protocol=othello-board`.

@@ -193,6 +193,14 @@ type Process struct {
 // Folder is the engine's persistent folder, as the engine sees it ("" if none).
 func (p *Process) Folder() string { return p.folder }
 
+// LogLine keeps a line in the engine's log, among its own output: what the
+// server told it that a reader of the log needs (a refusal's ERROR line).
+func (p *Process) LogLine(line string) {
+	if p.out != nil {
+		fmt.Fprintf(p.out, "%s\n", line)
+	}
+}
+
 func (l *Launcher) self() (string, error) {
 	if l.Self != "" {
 		return l.Self, nil
@@ -434,7 +442,7 @@ func (l *Launcher) spawn(la Launch, port int, stdio *pipes) (*Process, error) {
 	// Output copying must not outlive the process by long, even if a grandchild
 	// holds the pipe open.
 	cmd.WaitDelay = 2 * time.Second
-	cmd.Env = append(engineEnviron(), l.Env...)
+	cmd.Env = append(append(engineEnviron(), EngineLocale), l.Env...)
 	cmd.Env = append(cmd.Env,
 		"TAIKAI_HOST="+v["host"], "TAIKAI_PORT="+v["port"], "TAIKAI_COLOR="+v["color"],
 		"TAIKAI_GAME_ID="+v["game_id"], "TAIKAI_GAME="+la.Engine.Game, "TAIKAI_RULE="+v["rule"],
@@ -518,13 +526,20 @@ func accept(ctx context.Context, ln net.Listener, proc *Process, deadline time.T
 	}
 }
 
+// EngineLocale is every engine's locale, whatever the server's (often none,
+// under a service manager or env -i): UTF-8, so that a Java engine writes
+// Japanese to its log as UTF-8, not "???". The launcher's Env, and an
+// engine's command (env LANG=ja_JP.UTF-8 java ...), may set another.
+const EngineLocale = "LANG=C.UTF-8"
+
 // engineEnviron is the server's environment without the server's own
 // settings: an engine must never see the admin token (uploaded engines are
-// other people's code), and TAIKAI_* names are the launch contract's.
+// other people's code), and TAIKAI_* names are the launch contract's. The
+// server's LC_ALL is left out too: it would override the engines' LANG.
 func engineEnviron() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "TAIKAI_") {
+		if !strings.HasPrefix(kv, "TAIKAI_") && !strings.HasPrefix(kv, "LC_ALL=") {
 			env = append(env, kv)
 		}
 	}

@@ -117,7 +117,8 @@ func (l *Launcher) startSandboxed(ctx context.Context, la Launch) (*Process, Str
 	cfg.CPUs = la.CPUs
 	cfg.Name = cgroupName.ReplaceAllString(la.Engine.Name, "") + "-" + la.Color
 	// The engine's whole environment: nothing of the server's.
-	cfg.Env = append(slices.Clone(l.Env),
+	cfg.Env = append([]string{EngineLocale}, l.Env...)
+	cfg.Env = append(cfg.Env,
 		"TAIKAI_HOST="+v["host"], "TAIKAI_PORT="+v["port"], "TAIKAI_COLOR="+v["color"],
 		"TAIKAI_GAME_ID="+v["game_id"], "TAIKAI_GAME="+la.Engine.Game, "TAIKAI_RULE="+v["rule"],
 		"TAIKAI_SIZE="+v["size"], "TAIKAI_TIME_MS="+v["time_ms"], "TAIKAI_NAME="+v["name"])

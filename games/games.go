@@ -149,9 +149,12 @@ const (
 	CauseInvalidMove    = "invalid_move"    // an illegal move or pass
 	CauseInvalidCommand = "invalid_command" // a line that is not a move where one was due
 	CauseMaxErrors      = "max_errors"      // too many refused commands
-	CauseFlood          = "flood"           // too many lines, or a line without end
-	CauseFolder         = "folder"          // stopped for filling its persistent folder over its bound
-	CauseServer         = "server"          // aborted: the server's own failure (no descriptor, no memory), played again
+	// CauseAfterRefused: a timeout in a turn whose move the rules refused
+	// (the engine waited after its refused move).
+	CauseAfterRefused = "after_refused"
+	CauseFlood        = "flood"  // too many lines, or a line without end
+	CauseFolder       = "folder" // stopped for filling its persistent folder over its bound
+	CauseServer       = "server" // aborted: the server's own failure (no descriptor, no memory), played again
 )
 
 // Outcome is how a game ended.

@@ -41,6 +41,14 @@ func (db *DB) FinishGame(ctx context.Context, p *tournament.Played) error {
 	if o := p.Spec.Opening; o != nil {
 		op.suite, op.index, op.plies, op.text = o.Suite, o.Index, min(len(o.Moves), len(p.Moves)), o.Text
 	}
+	var refused any
+	if p.Refused != nil {
+		b, err := json.Marshal(p.Refused)
+		if err != nil {
+			return err
+		}
+		refused = string(b)
+	}
 	status := tournament.GameFinished
 	var result any = p.Result()
 	if p.Outcome.Reason == games.ReasonAborted {
@@ -50,12 +58,12 @@ func (db *DB) FinishGame(ctx context.Context, p *tournament.Played) error {
 		res, err := tx.ExecContext(ctx, `UPDATE games SET status = ?, result = ?, reason = ?, cause = ?, plies = ?, moves = ?, auto = ?, violations = ?,
 			black_stones = ?, white_stones = ?, black_nick = ?, white_nick = ?, logs = ?, detail = ?, ended_at = ?, sandbox = ?, engine_usage = ?,
 			black_connect_ms = ?, white_connect_ms = ?, black_wire_name = ?, white_wire_name = ?,
-			opening_suite = ?, opening_index = ?, opening_plies = ?, opening_text = ?, move_notes = ?, worker = ?, attempt = ?
+			opening_suite = ?, opening_index = ?, opening_plies = ?, opening_text = ?, move_notes = ?, worker = ?, attempt = ?, refused = ?
 			WHERE id = ? AND status = 'running'`,
 			status, result, p.Outcome.Reason, nullString(p.Outcome.Cause), len(p.Moves), moves, auto, viol,
 			p.Stones[0], p.Stones[1], nullString(p.Nicks[0]), nullString(p.Nicks[1]), nullString(p.Spec.LogDir), nullString(p.Detail), p.EndedAt.UnixMilli(),
 			nullString(p.Sandbox), usage, nullInt(p.ConnectMS[0]), nullInt(p.ConnectMS[1]), nullString(p.WireNames[0]), nullString(p.WireNames[1]),
-			op.suite, op.index, op.plies, op.text, notes, nullString(p.Worker), nullInt(int64(p.Attempt)), p.Spec.ID)
+			op.suite, op.index, op.plies, op.text, notes, nullString(p.Worker), nullInt(int64(p.Attempt)), refused, p.Spec.ID)
 		if err != nil {
 			return err
 		}
@@ -190,7 +198,7 @@ func nullString(s string) any {
 
 const gameColumns = `g.id, g.tournament_id, g.idx, t.settings, g.black_id, be.name, g.black_nick, g.white_id, we.name, g.white_nick,
 	g.status, g.result, g.reason, g.cause, g.plies, g.black_stones, g.white_stones, g.seed, g.logs, g.detail, g.started_at, g.ended_at, g.sandbox, g.black_connect_ms, g.white_connect_ms, g.black_wire_name, g.white_wire_name,
-	g.pair, g.opening_suite, g.opening_index, g.opening_plies, g.opening_text, g.slot, g.worker, g.attempt`
+	g.pair, g.opening_suite, g.opening_index, g.opening_plies, g.opening_text, g.slot, g.worker, g.attempt, g.refused`
 
 const gameFrom = ` FROM games g JOIN tournaments t ON t.id = g.tournament_id JOIN engines be ON be.id = g.black_id JOIN engines we ON we.id = g.white_id`
 
@@ -205,13 +213,13 @@ func scanGame(s scanner, extra ...any) (*tournament.Game, error) {
 		bwire, wwire                        sql.NullString
 		pair, opIndex, opPlies              sql.NullInt64
 		opSuite, opText, slot               sql.NullString
-		worker                              sql.NullString
+		worker, refused                     sql.NullString
 		attempt                             sql.NullInt64
 		seed, started                       int64
 	)
 	dest := []any{&g.ID, &g.TournamentID, &g.Index, &settings, &g.Black.EngineID, &g.Black.Name, &bnick, &g.White.EngineID, &g.White.Name, &wnick,
 		&g.Status, &result, &reason, &cause, &g.Plies, &bstones, &wstones, &seed, &logs, &detail, &started, &ended, &sandbox, &bconnect, &wconnect, &bwire, &wwire,
-		&pair, &opSuite, &opIndex, &opPlies, &opText, &slot, &worker, &attempt}
+		&pair, &opSuite, &opIndex, &opPlies, &opText, &slot, &worker, &attempt, &refused}
 	if err := s.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}
@@ -231,6 +239,12 @@ func scanGame(s scanner, extra ...any) (*tournament.Game, error) {
 	g.EndedAt = msTime(ended)
 	g.Pair, g.Slot = pair.Int64, slot.String
 	g.Worker, g.Attempt = worker.String, int(attempt.Int64)
+	if refused.Valid {
+		var m tournament.RefusedMove
+		if err := json.Unmarshal([]byte(refused.String), &m); err == nil {
+			g.Refused = &m
+		}
+	}
 	if opSuite.Valid {
 		g.Opening = &tournament.Opening{Suite: opSuite.String, Index: int(opIndex.Int64), Plies: int(opPlies.Int64), Text: opText.String}
 	}

@@ -21,28 +21,35 @@ type Participant struct {
 	Accepted  *time.Time `json:"accepted_at"` // nil until an invitation is accepted
 	// InviteExpires is when the pending invitation expires; nil when none.
 	InviteExpires *time.Time `json:"invitation_expires_at"`
+	// Number is the student number the roster gave ("" when none).
+	Number string `json:"number"`
+	// Deactivated is when the admin removed the participant: they can no
+	// longer sign in; their engines and games stay. nil while active.
+	Deactivated *time.Time `json:"deactivated_at"`
 }
 
 // NewParticipant is a participant to create, with the hash of its first
 // invitation code.
 type NewParticipant struct {
 	Name       string
+	Number     string // the student number, "" when none
 	InviteHash string
 }
 
-const participantColumns = `id, name, created_at, accepted_at, invite_expires_at`
+const participantColumns = `id, name, created_at, accepted_at, invite_expires_at, number, deactivated_at`
 
 func scanParticipant(s scanner) (Participant, error) {
 	var (
 		p                 Participant
 		created           int64
 		accepted, expires sql.NullInt64
+		deactivated       sql.NullInt64
 	)
-	if err := s.Scan(&p.ID, &p.Name, &created, &accepted, &expires); err != nil {
+	if err := s.Scan(&p.ID, &p.Name, &created, &accepted, &expires, &p.Number, &deactivated); err != nil {
 		return p, err
 	}
 	p.CreatedAt = time.UnixMilli(created).UTC()
-	p.Accepted, p.InviteExpires = msTime(accepted), msTime(expires)
+	p.Accepted, p.InviteExpires, p.Deactivated = msTime(accepted), msTime(expires), msTime(deactivated)
 	return p, nil
 }
 
@@ -56,8 +63,8 @@ func (db *DB) CreateParticipants(ctx context.Context, list []NewParticipant, exp
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		t := now()
 		for i, n := range list {
-			res, err := tx.ExecContext(ctx, `INSERT INTO participants (name, invite_hash, invite_expires_at, created_at) VALUES (?, ?, ?, ?)`,
-				n.Name, n.InviteHash, expires.UnixMilli(), t)
+			res, err := tx.ExecContext(ctx, `INSERT INTO participants (name, number, invite_hash, invite_expires_at, created_at) VALUES (?, ?, ?, ?, ?)`,
+				n.Name, n.Number, n.InviteHash, expires.UnixMilli(), t)
 			if isUnique(err) {
 				bad = i
 				return &games.Error{Code: games.EConflict, Field: "name", Message: fmt.Sprintf("name: a participant named %q already exists", n.Name)}
@@ -70,7 +77,7 @@ func (db *DB) CreateParticipants(ctx context.Context, list []NewParticipant, exp
 				return err
 			}
 			e := expires.UTC()
-			out = append(out, Participant{ID: id, Name: n.Name, CreatedAt: time.UnixMilli(t).UTC(), InviteExpires: &e})
+			out = append(out, Participant{ID: id, Name: n.Name, Number: n.Number, CreatedAt: time.UnixMilli(t).UTC(), InviteExpires: &e})
 		}
 		return nil
 	})
@@ -117,6 +124,63 @@ func (db *DB) ParticipantTokenHash(ctx context.Context, id int64) (string, strin
 		return "", "", games.Errorf(games.ENotFound, "participant %d: not found", id)
 	}
 	return name, hash.String, err
+}
+
+// ParticipantChange is what PATCH /api/participants/{id} changes: nil
+// fields stay.
+type ParticipantChange struct {
+	Name   *string
+	Number *string
+}
+
+// UpdateParticipant renames or renumbers a participant; a name another
+// participant has (without case) is a conflict naming it. Their engines and
+// games are not touched: games keep engine ids, engines keep their owner.
+func (db *DB) UpdateParticipant(ctx context.Context, id int64, c ParticipantChange) (Participant, error) {
+	var p Participant
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		if c.Name != nil {
+			_, err := tx.ExecContext(ctx, `UPDATE participants SET name = ? WHERE id = ?`, *c.Name, id)
+			if isUnique(err) {
+				return &games.Error{Code: games.EConflict, Field: "name", Message: fmt.Sprintf("name: a participant named %q already exists", *c.Name)}
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if c.Number != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE participants SET number = ? WHERE id = ?`, *c.Number, id); err != nil {
+				return err
+			}
+		}
+		var err error
+		p, err = scanParticipant(tx.QueryRowContext(ctx, `SELECT `+participantColumns+` FROM participants WHERE id = ?`, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return games.Errorf(games.ENotFound, "participant %d: not found", id)
+		}
+		return err
+	})
+	return p, err
+}
+
+// DeactivateParticipant removes a participant from the class: their token
+// and pending invitation stop working at once; the row stays, so their
+// engines keep their owner and every game they played stays as it was.
+func (db *DB) DeactivateParticipant(ctx context.Context, id int64) (Participant, error) {
+	var p Participant
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE participants SET token_hash = NULL, invite_hash = NULL, invite_expires_at = NULL,
+			deactivated_at = coalesce(deactivated_at, ?) WHERE id = ?`, now(), id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return games.Errorf(games.ENotFound, "participant %d: not found", id)
+		}
+		p, err = scanParticipant(tx.QueryRowContext(ctx, `SELECT `+participantColumns+` FROM participants WHERE id = ?`, id))
+		return err
+	})
+	return p, err
 }
 
 // SetInvitation gives a participant a new invitation code (its hash), which

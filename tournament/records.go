@@ -43,12 +43,21 @@ func (p *Played) RecordGame(event string, number int) games.RecordGame {
 	}
 }
 
-// GamesCSVHeader are the columns of WriteGamesCSV.
+// GamesCSVHeader are the columns of WriteGamesCSV; the owners' columns
+// come last (a class's export: who submitted each engine, with the
+// student number the roster gave).
 var GamesCSVHeader = []string{"id", "round", "pair", "black", "white", "result", "reason", "cause", "plies",
-	"black_pieces", "white_pieces", "opening", "started_at", "ended_at"}
+	"black_pieces", "white_pieces", "opening", "started_at", "ended_at", "black_owner", "black_number", "white_owner", "white_number"}
 
-// WriteGamesCSV writes one row per game (RFC 4180, a header row first).
-func WriteGamesCSV(w io.Writer, gs []*Game) error {
+// Owner is who submitted an engine: a participant's name and student
+// number; the zero Owner for the admin's engines.
+type Owner struct {
+	Name, Number string
+}
+
+// WriteGamesCSV writes one row per game (RFC 4180, a header row first);
+// owners gives each engine's owner by engine id (nil: none known).
+func WriteGamesCSV(w io.Writer, gs []*Game, owners map[int64]Owner) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write(GamesCSVHeader)
 	for _, g := range gs {
@@ -65,24 +74,26 @@ func WriteGamesCSV(w io.Writer, gs []*Game) error {
 			pair = strconv.FormatInt(g.Pair, 10)
 		}
 		_ = cw.Write([]string{strconv.FormatInt(g.ID, 10), round, pair, csvText(g.Black.Name), csvText(g.White.Name), g.Result, g.Reason, g.Cause,
-			strconv.Itoa(g.Plies), strconv.Itoa(g.Stones[0]), strconv.Itoa(g.Stones[1]), csvText(opening), csvTime(g.StartedAt), csvTime(g.EndedAt)})
+			strconv.Itoa(g.Plies), strconv.Itoa(g.Stones[0]), strconv.Itoa(g.Stones[1]), csvText(opening), csvTime(g.StartedAt), csvTime(g.EndedAt),
+			csvText(owners[g.Black.EngineID].Name), csvText(owners[g.Black.EngineID].Number), csvText(owners[g.White.EngineID].Name), csvText(owners[g.White.EngineID].Number)})
 	}
 	cw.Flush()
 	return cw.Error()
 }
 
 // StandingsCSVHeader are the columns of WriteStandingsCSV.
-var StandingsCSVHeader = []string{"rank", "engine", "games", "wins", "draws", "losses", "points", "score_pct", "elo", "elo_error", "buchholz"}
+var StandingsCSVHeader = []string{"rank", "engine", "games", "wins", "draws", "losses", "points", "score_pct", "elo", "elo_error", "buchholz", "owner", "number"}
 
-// WriteStandingsCSV writes the table in its order, one row per engine.
-func WriteStandingsCSV(w io.Writer, rows []Standing) error {
+// WriteStandingsCSV writes the table in its order, one row per engine, with
+// its owner from owners (by engine id; nil: none known).
+func WriteStandingsCSV(w io.Writer, rows []Standing, owners map[int64]Owner) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write(StandingsCSVHeader)
 	for i, s := range rows {
 		_ = cw.Write([]string{strconv.Itoa(i + 1), csvText(s.Name), strconv.FormatInt(s.Games, 10), strconv.FormatInt(s.Wins, 10),
 			strconv.FormatInt(s.Draws, 10), strconv.FormatInt(s.Losses, 10), strconv.FormatFloat(s.Points, 'f', -1, 64),
 			strconv.FormatFloat(s.ScorePct, 'f', 1, 64), strconv.FormatFloat(s.Elo, 'f', 1, 64), strconv.FormatFloat(s.EloError, 'f', 1, 64),
-			strconv.FormatFloat(s.Buchholz, 'f', -1, 64)})
+			strconv.FormatFloat(s.Buchholz, 'f', -1, 64), csvText(owners[s.EngineID].Name), csvText(owners[s.EngineID].Number)})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -42,14 +42,18 @@ type Referee struct {
 	rules      games.Rules
 	moves      []games.Ply
 	violations [2]games.Violations
-	errors     [2]int
-	timeouts   [2]int // in a row
-	remaining  [2]time.Duration
-	passes     int // in a row
-	pending    []games.Ply
-	flagLate   time.Duration // of the timeout being handled
-	shown      time.Time     // when the last update went out, for pace_ms
-	opening    bool          // the opening is being played
+	// refused is each side's last move the rules refused during its
+	// current turn; nil once it moves.
+	refused     [2]*RefusedMove
+	lastRefused [2]*RefusedMove // the refusal a timeout followed, for the record
+	errors      [2]int
+	timeouts    [2]int // in a row
+	remaining   [2]time.Duration
+	passes      int // in a row
+	pending     []games.Ply
+	flagLate    time.Duration // of the timeout being handled
+	shown       time.Time     // when the last update went out, for pace_ms
+	opening     bool          // the opening is being played
 
 	// Play: the seats' events and the clock take turns under mu.
 	mu        sync.Mutex
@@ -64,6 +68,18 @@ type Referee struct {
 
 // Moves returns the moves played.
 func (r *Referee) Moves() []games.Ply { return r.moves }
+
+// RefusedMove is a move the rules refused: what the engine sent and why.
+type RefusedMove struct {
+	Color string `json:"color,omitempty"` // black or white, in a game's record
+	Move  string `json:"move"`            // as the game writes moves ("d3", "9-14")
+	Why   string `json:"why"`             // a games.Refusal name: no_flip, occupied...
+}
+
+// TimedOutAfterRefusal returns, for each side, the move refused during the
+// turn in which it then ran out of time (nil if its game did not end so):
+// an engine that waits after its move was refused.
+func (r *Referee) TimedOutAfterRefusal() [2]*RefusedMove { return r.lastRefused }
 
 // Violations returns the refused commands of black and white. Read it once
 // the seats are closed: a refused line that arrives as the game ends is still
@@ -293,6 +309,7 @@ func (r *Referee) event(ctx context.Context, from games.Color, ev engines.Event,
 		}
 		if why, ok := r.rules.Check(ev.Move); !ok {
 			r.violations[fi][why.String()]++
+			r.refused[fi] = &RefusedMove{Move: games.Text(r.Settings.Game, ev.Move), Why: why.String()}
 			if seat.Traits().IllegalLoses {
 				return time.Time{}, r.lost(from, games.ReasonIllegal, games.CauseInvalidMove), true
 			}
@@ -306,6 +323,7 @@ func (r *Referee) event(ctx context.Context, from games.Color, ev engines.Event,
 		}
 		elapsed := max(ev.At.Sub(turnStart), 0)
 		r.timeouts[fi] = 0
+		r.refused[fi] = nil
 		r.apply(from, ev.Move, false, elapsed, engines.OneLine(ev.Note))
 		return r.advance(ctx)
 	case engines.Violation:
@@ -343,8 +361,16 @@ func (r *Referee) timeout(ctx context.Context, mover games.Color, used time.Dura
 	r.violations[mi]["timeout"]++
 	r.timeouts[mi]++
 	outOfTotal := r.Clocks[mi].total > 0 && max(r.remaining[mi], 0)+r.Clocks[mi].byoyomi <= used
+	refused := r.refused[mi]
+	r.refused[mi] = nil
 	if r.Settings.OnTimeout != OnTimeoutRandom || outOfTotal || r.Seats[mi].Traits().ForfeitOnTimeout || r.timeouts[mi] >= r.Settings.maxTimeouts() {
-		return time.Time{}, r.lost(mover, games.ReasonTimeout, ""), true
+		cause := ""
+		if refused != nil {
+			// The commonest student bug: the engine's move was refused and it
+			// waited, as if the server would move for it.
+			cause, r.lastRefused[mi] = games.CauseAfterRefused, refused
+		}
+		return time.Time{}, r.lost(mover, games.ReasonTimeout, cause), true
 	}
 	r.apply(mover, r.rules.Random(r.Rand), true, used, "")
 	return r.advance(ctx)

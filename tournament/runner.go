@@ -1,6 +1,7 @@
 package tournament
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -54,6 +55,9 @@ type Played struct {
 	Exits     [2]string // how each engine process ended ("exit status 0", "signal: killed", ...)
 	ConnectMS [2]int64  // how long each engine took from its start to its connection; 0 if it did not connect
 	Detail    string    // why an engine failed to start, for the log
+	// Refused is the move refused in the turn a timeout ended the game in
+	// (cause after_refused), nil otherwise.
+	Refused *RefusedMove
 	// Sandbox is the sandbox state the game ran under: "on" (both engines
 	// sandboxed) or "off".
 	Sandbox string
@@ -205,6 +209,11 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 		return p
 	}
 
+	for i, pr := range procs {
+		if pr != nil && p.Logs[i] != "" {
+			conns[i] = errorTap{Stream: conns[i], log: pr.LogLine}
+		}
+	}
 	var seats [2]engines.Seat
 	for i := range 2 {
 		clock := set.clockFor(players[i].Protocol)
@@ -252,6 +261,13 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 	}
 	p.Moves = ref.Moves()
 	p.Violations = ref.Violations()
+	if p.Outcome.Cause == games.CauseAfterRefused && p.Outcome.Loser != games.None {
+		if m := ref.TimedOutAfterRefusal()[p.Outcome.Loser.Index()]; m != nil {
+			c := *m
+			c.Color = p.Outcome.Loser.String()
+			p.Refused = &c
+		}
+	}
 	p.Stones[0], p.Stones[1] = ref.Stones()
 	return p
 }
@@ -472,4 +488,34 @@ func wireName(name, protocol string) string {
 		return w
 	}
 	return ""
+}
+
+// errorTap is an engine's stream that keeps in the engine's log every ERROR
+// line the server sends it ("[sent] ERROR 2"), beside the engine's own
+// output: a student reading the log of a game lost on time sees that their
+// move was refused first. A pipe engine's LineLogger is kept.
+type errorTap struct {
+	engines.Stream
+	log func(string)
+}
+
+func (t errorTap) Write(b []byte) (int, error) {
+	for rest := b; len(rest) > 0; {
+		line, after, _ := bytes.Cut(rest, []byte("\n"))
+		if bytes.HasPrefix(line, []byte("ERROR")) {
+			t.log("[sent] " + string(bytes.TrimRight(line, "\r")))
+		}
+		rest = after
+	}
+	return t.Stream.Write(b)
+}
+
+// LogLine passes a protocol's log lines on: to the stream's own log if it
+// keeps one (a pipe engine's), else to the engine's.
+func (t errorTap) LogLine(line string) {
+	if l, ok := t.Stream.(engines.LineLogger); ok {
+		l.LogLine(line)
+		return
+	}
+	t.log(line)
 }

@@ -210,11 +210,14 @@ type Game struct {
 	Seed         uint64              `json:"-"`
 	Logs         string              `json:"-"` // directory of the output logs, relative to the data dir
 	Detail       string              `json:"detail,omitempty"`
-	Sandbox      string              `json:"-"` // on or off; "" for games stored before sandboxes
-	Usage        [2]*engines.Usage   `json:"-"` // black's and white's, nil if not started or not known
-	ConnectMS    [2]int64            `json:"-"` // black's and white's time to connect; 0 if it did not, or is not known
-	StartedAt    *time.Time          `json:"started_at,omitempty"`
-	EndedAt      *time.Time          `json:"ended_at,omitempty"`
+	// Refused: the move refused before the timeout that ended the game
+	// (cause after_refused).
+	Refused   *RefusedMove      `json:"refused,omitempty"`
+	Sandbox   string            `json:"-"` // on or off; "" for games stored before sandboxes
+	Usage     [2]*engines.Usage `json:"-"` // black's and white's, nil if not started or not known
+	ConnectMS [2]int64          `json:"-"` // black's and white's time to connect; 0 if it did not, or is not known
+	StartedAt *time.Time        `json:"started_at,omitempty"`
+	EndedAt   *time.Time        `json:"ended_at,omitempty"`
 }
 
 // Opening is the opening a game started from.

@@ -65,6 +65,10 @@ type checkSummaryJSON struct {
 	Result     string `json:"result,omitempty"`
 	Reason     string `json:"reason,omitempty"`
 	LegalMoves int    `json:"legal_moves,omitempty"`
+	// MessageKey and MessageParams: Message as a catalog message and its
+	// facts (as in the check's answer).
+	MessageKey    string         `json:"message_key,omitempty"`
+	MessageParams map[string]any `json:"message_params,omitempty"`
 }
 
 // engineExtras are what an engine list shows beside the engines: owners'
@@ -114,6 +118,7 @@ func (x engineExtras) add(j *engineJSON, owner int64) {
 			if json.Unmarshal(c.Result, &res) == nil {
 				sum.OK, sum.Message = res.OK, res.Message
 				sum.Result, sum.Reason, sum.LegalMoves = res.Result, res.Reason, res.LegalMoves
+				sum.MessageKey, sum.MessageParams = res.MessageKey, res.MessageParams
 			}
 		}
 		j.Check = sum
@@ -658,10 +663,13 @@ type gameJSON struct {
 	Cause        string     `json:"cause,omitempty"`
 	Plies        int        `json:"plies"`
 	Detail       string     `json:"detail,omitempty"`
-	Pair         int64      `json:"pair,omitempty"`    // the game pair it is one of, from 1 (one opening, colours swapped)
-	Slot         string     `json:"slot,omitempty"`    // swiss, knockout: round, match and game from 0 ("r2m3g1")
-	Worker       string     `json:"worker,omitempty"`  // the taikai worker that played it; absent when the server did
-	Attempt      int        `json:"attempt,omitempty"` // which delivery of the game that worker played (2 and more: played again)
+	// Refused: the move refused before the timeout that ended the game
+	// (cause after_refused): {"color", "move", "why"}.
+	Refused *tournament.RefusedMove `json:"refused,omitempty"`
+	Pair    int64                   `json:"pair,omitempty"`    // the game pair it is one of, from 1 (one opening, colours swapped)
+	Slot    string                  `json:"slot,omitempty"`    // swiss, knockout: round, match and game from 0 ("r2m3g1")
+	Worker  string                  `json:"worker,omitempty"`  // the taikai worker that played it; absent when the server did
+	Attempt int                     `json:"attempt,omitempty"` // which delivery of the game that worker played (2 and more: played again)
 	// Opening is the opening the game started from: its first opening.plies
 	// moves are the opening's, played by the server.
 	Opening   *tournament.Opening `json:"opening,omitempty"`
@@ -710,7 +718,7 @@ func toGameJSON(g *tournament.Game) gameJSON {
 	return gameJSON{
 		ID: &id, TournamentID: g.TournamentID, Index: g.Index, Game: g.Game, Rule: g.Rule, Size: g.Size,
 		Black: playerJSON(g.Black), White: playerJSON(g.White), Status: g.Status,
-		Result: strOrNil(g.Result), Reason: strOrNil(g.Reason), Cause: g.Cause, Plies: g.Plies, Detail: g.Detail,
+		Result: strOrNil(g.Result), Reason: strOrNil(g.Reason), Cause: g.Cause, Plies: g.Plies, Detail: g.Detail, Refused: g.Refused,
 		StartedAt: timeOrNil(g.StartedAt), EndedAt: timeOrNil(g.EndedAt), Pair: g.Pair, Opening: g.Opening, Slot: g.Slot,
 		Worker: g.Worker, Attempt: g.Attempt,
 	}

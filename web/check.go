@@ -33,18 +33,26 @@ const (
 
 // checkJSON is the answer of POST /api/engines/{id}/check.
 type checkJSON struct {
-	OK         bool              `json:"ok"`
-	Message    string            `json:"message"`
-	Opponent   string            `json:"opponent"`
-	Result     string            `json:"result"` // the engine's: win, loss or draw; "" if the game did not finish
-	Reason     string            `json:"reason"`
-	LegalMoves int               `json:"legal_moves"`
-	Violations games.Violations  `json:"violations"`
-	Log        string            `json:"log"` // the end of the engine's output
-	Seconds    float64           `json:"seconds"`
-	Usage      *engines.Usage    `json:"usage,omitempty"`
-	Settings   map[string]string `json:"settings"`
-	Version    int               `json:"version,omitempty"` // the engine's version checked
+	OK      bool   `json:"ok"`
+	Message string `json:"message"`
+	// MessageKey and MessageParams are Message as a catalog message
+	// (check.msg.<key>) and its facts: a page in another language says
+	// the same from them.
+	MessageKey    string         `json:"message_key"`
+	MessageParams map[string]any `json:"message_params"`
+	// Refused is the move refused before a timeout that ended the game
+	// (the engine waited after an ERROR), nil otherwise.
+	Refused    *tournament.RefusedMove `json:"refused,omitempty"`
+	Opponent   string                  `json:"opponent"`
+	Result     string                  `json:"result"` // the engine's: win, loss or draw; "" if the game did not finish
+	Reason     string                  `json:"reason"`
+	LegalMoves int                     `json:"legal_moves"`
+	Violations games.Violations        `json:"violations"`
+	Log        string                  `json:"log"` // the end of the engine's output
+	Seconds    float64                 `json:"seconds"`
+	Usage      *engines.Usage          `json:"usage,omitempty"`
+	Settings   map[string]string       `json:"settings"`
+	Version    int                     `json:"version,omitempty"` // the engine's version checked
 }
 
 // checkEngine is POST /api/engines/{id}/check: one short game of the engine,
@@ -178,7 +186,8 @@ func (s *Server) preflight(ctx context.Context, e engines.Engine) (*checkJSON, e
 		}
 	}
 	res.Log = logTail(p.Logs[0], checkLogTail)
-	res.OK, res.Message = checkMessage(e, p, res.LegalMoves)
+	says := checkMessage(e, p, res.LegalMoves)
+	res.OK, res.Message, res.MessageKey, res.MessageParams, res.Refused = says.ok, says.text, says.key, says.params, p.Refused
 	return res, nil
 }
 
@@ -200,42 +209,74 @@ func checkSettings(e engines.Engine) tournament.Settings {
 	return set
 }
 
+// checkSays is a check's verdict: the sentence, and the same as a catalog
+// message's key (check.msg.<key>) and its facts, for a dashboard that says
+// it in another language.
+type checkSays struct {
+	ok     bool
+	text   string
+	key    string
+	params map[string]any
+}
+
 // checkMessage says in a sentence how the engine did, naming the problem.
-func checkMessage(e engines.Engine, p *tournament.Played, legal int) (bool, string) {
+func checkMessage(e engines.Engine, p *tournament.Played, legal int) checkSays {
 	o := p.Outcome
 	moves := fmt.Sprintf("%d legal move", legal)
 	if legal != 1 {
 		moves += "s"
 	}
 	blamed := o.Loser == games.Black
+	exit := cmp.Or(p.Exits[0], p.Detail)
+	fail := func(key, text string, params map[string]any) checkSays {
+		if params == nil {
+			params = map[string]any{}
+		}
+		params["count"] = legal
+		if hint := wrongProtocol(e, p.Violations[0]); hint != "" && (key == "timeout" || key == "illegal" || key == "disconnect_first") {
+			text += hint
+			params["wrong_protocol"] = true
+		}
+		return checkSays{text: text, key: key, params: params}
+	}
 	switch {
 	case o.Reason == games.ReasonAborted:
-		return false, fmt.Sprintf("The check game did not finish within %v (%s).", checkWithin, p.Detail)
+		return fail("aborted", fmt.Sprintf("The check game did not finish within %v (%s).", checkWithin, p.Detail), map[string]any{"within": checkWithin.Seconds(), "detail": p.Detail})
 	case blamed && o.Reason == games.ReasonNoConnect && noPort(e):
-		return false, fmt.Sprintf("Your engine was started but never connected (%s). Its command has no {port}, so it was not told which port to dial: add {host} and {port} to the command (or read TAIKAI_HOST and TAIKAI_PORT), speaking %s.", p.Detail, e.Protocol)
+		return fail("no_port", fmt.Sprintf("Your engine was started but never connected (%s). Its command has no {port}, so it was not told which port to dial: add {host} and {port} to the command (or read TAIKAI_HOST and TAIKAI_PORT), speaking %s.", p.Detail, e.Protocol), map[string]any{"detail": p.Detail, "protocol": e.Protocol})
 	case blamed && o.Reason == games.ReasonNoConnect:
-		return false, fmt.Sprintf("Your engine was started but never connected (%s). Its command must dial the address {host} and {port} stand for (or its fixed port), speaking %s.", p.Detail, e.Protocol)
+		return fail("no_connect", fmt.Sprintf("Your engine was started but never connected (%s). Its command must dial the address {host} and {port} stand for (or its fixed port), speaking %s.", p.Detail, e.Protocol), map[string]any{"detail": p.Detail, "protocol": e.Protocol})
 	case blamed && legal == 0 && engines.NotFoundInSandboxLog(p.Logs[0]) != "":
-		return false, "Your engine could not start: " + engines.NotFoundInSandboxLog(p.Logs[0]) + "."
+		nf := engines.NotFoundInSandboxLog(p.Logs[0])
+		return fail("not_found_sandbox", "Your engine could not start: "+nf+".", map[string]any{"detail": nf})
+	case blamed && (o.Reason == games.ReasonCrash || o.Reason == games.ReasonNoConnect) && legal == 0 && oneFolder(e) != "":
+		// An archive of one folder (myothello/client.py): the command runs
+		// in the engine's directory, above the folder.
+		f := oneFolder(e)
+		return fail("one_folder", fmt.Sprintf("Your engine did not start (%s): every uploaded file is in the folder %s/, and the command runs above it. Upload the folder's contents (zip the files, not the folder), or name the folder in the command (%s/%s).", exit, f, f, programName(e)), map[string]any{"folder": f + "/", "detail": exit, "example": f + "/" + programName(e)})
 	case blamed && (o.Reason == games.ReasonCrash || o.Reason == games.ReasonNoConnect) && legal == 0 && missingProgram(e) != "":
-		return false, fmt.Sprintf("Your engine could not start: the program %q was not found (%s). Upload it with the engine's files, or give its path in the command.", missingProgram(e), cmp.Or(p.Exits[0], p.Detail))
+		return fail("not_found", fmt.Sprintf("Your engine could not start: the program %q was not found (%s). Upload it with the engine's files, or give its path in the command.", missingProgram(e), exit), map[string]any{"program": missingProgram(e), "detail": exit})
 	case blamed && o.Reason == games.ReasonCrash && legal == 0:
-		return false, fmt.Sprintf("Your engine exited before its first move (%s): see the end of its output below; is the command right, and are its files there?", cmp.Or(p.Exits[0], p.Detail))
+		return fail("exited_first", fmt.Sprintf("Your engine exited before its first move (%s): see the end of its output below; is the command right, and are its files there?", exit), map[string]any{"detail": exit})
 	case blamed && o.Reason == games.ReasonCrash:
-		return false, fmt.Sprintf("Your engine made %s, then exited (%s).", moves, cmp.Or(p.Exits[0], p.Detail))
+		return fail("exited", fmt.Sprintf("Your engine made %s, then exited (%s).", moves, exit), map[string]any{"detail": exit})
 	case blamed && o.Reason == games.ReasonMemory:
-		return false, fmt.Sprintf("Your engine made %s, then went over its memory limit.", moves)
+		return fail("memory", fmt.Sprintf("Your engine made %s, then went over its memory limit.", moves), nil)
+	case blamed && o.Reason == games.ReasonTimeout && p.Refused != nil:
+		// Said first: the engine did not wait for nothing, its move was
+		// refused and it did not try another.
+		return fail("timeout_after_refused", fmt.Sprintf("Your engine's move %s was refused (%s), then it sent no other move and did not answer within %v: after a refusal (ERROR) it must send another, legal move. It made %s.",
+			p.Refused.Move, p.Refused.Why, checkMoveTime, moves), map[string]any{"move": p.Refused.Move, "why": p.Refused.Why, "time": checkMoveTime.Seconds()})
 	case blamed && o.Reason == games.ReasonTimeout:
-		msg := fmt.Sprintf("Your engine made %s, then did not answer within %v.", moves, checkMoveTime)
-		return false, msg + wrongProtocol(e, p.Violations[0])
+		return fail("timeout", fmt.Sprintf("Your engine made %s, then did not answer within %v.", moves, checkMoveTime), map[string]any{"time": checkMoveTime.Seconds()})
 	case blamed && o.Reason == games.ReasonIllegal:
-		return false, fmt.Sprintf("Your engine made %s, then sent what %s refuses (%s).", moves, e.Protocol, violationList(p.Violations[0])) + wrongProtocol(e, p.Violations[0])
+		return fail("illegal", fmt.Sprintf("Your engine made %s, then sent what %s refuses (%s).", moves, e.Protocol, violationList(p.Violations[0])), map[string]any{"protocol": e.Protocol, "violations": violationList(p.Violations[0])})
 	case blamed && o.Reason == games.ReasonDisconnect && legal == 0:
-		return false, fmt.Sprintf("Your engine connected, then closed its connection before its first move: does it speak %s? The end of its output is below.", e.Protocol) + wrongProtocol(e, p.Violations[0])
+		return fail("disconnect_first", fmt.Sprintf("Your engine connected, then closed its connection before its first move: does it speak %s? The end of its output is below.", e.Protocol), map[string]any{"protocol": e.Protocol})
 	case blamed && o.Reason == games.ReasonDisconnect:
-		return false, fmt.Sprintf("Your engine made %s, then closed its connection before the game's end.", moves)
+		return fail("disconnect", fmt.Sprintf("Your engine made %s, then closed its connection before the game's end.", moves), nil)
 	case blamed:
-		return false, fmt.Sprintf("Your engine made %s, then lost by %s.", moves, o.Reason)
+		return fail("lost", fmt.Sprintf("Your engine made %s, then lost by %s.", moves, o.Reason), map[string]any{"reason": o.Reason})
 	}
 	res := "a draw"
 	switch o.Winner {
@@ -244,7 +285,35 @@ func checkMessage(e engines.Engine, p *tournament.Played, legal int) (bool, stri
 	case games.White:
 		res = "a loss"
 	}
-	return true, fmt.Sprintf("Your engine connected and played a whole game: %s, %s (%s).", moves, res, o.Reason)
+	return checkSays{ok: true, text: fmt.Sprintf("Your engine connected and played a whole game: %s, %s (%s).", moves, res, o.Reason),
+		key: "passed", params: map[string]any{"count": legal, "reason": o.Reason, "result": map[games.Color]string{games.Black: "win", games.White: "loss"}[o.Winner]}}
+}
+
+// oneFolder is the folder holding every uploaded file of an engine whose
+// directory has nothing else (an archive of one folder), "" otherwise.
+func oneFolder(e engines.Engine) string {
+	if e.Dir == "" || e.Builtin != "" {
+		return ""
+	}
+	list, err := os.ReadDir(e.Dir)
+	if err != nil || len(list) != 1 || !list[0].IsDir() {
+		return ""
+	}
+	return list[0].Name()
+}
+
+// programName is the file the command runs, or its first file argument
+// (python3 client.py: client.py).
+func programName(e engines.Engine) string {
+	for _, a := range e.Command {
+		if strings.Contains(a, ".") && !strings.Contains(a, "{") && !strings.HasPrefix(a, "-") {
+			return strings.TrimPrefix(a, "./")
+		}
+	}
+	if len(e.Command) > 0 {
+		return strings.TrimPrefix(e.Command[0], "./")
+	}
+	return ""
 }
 
 // noPort says whether an engine of a TCP protocol is given no port to dial:

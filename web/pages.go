@@ -274,6 +274,12 @@ func (p *pages) routes(r chi.Router, s *Server) {
 			return
 		}
 		e := s.engineJSON(row)
+		if row.OwnerID != 0 {
+			// Its owner: the page shows its last check to them (and the admin).
+			if o, err := s.DB.Participant(r.Context(), row.OwnerID); err == nil {
+				e.Owner = &participantRef{ID: o.ID, Name: o.Name}
+			}
+		}
 		p.render(w, r, s, "engine", &view{Engine: &e})
 	})
 	r.Get("/workers", func(w http.ResponseWriter, r *http.Request) {

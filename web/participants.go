@@ -1,16 +1,23 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/encoding/japanese"
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/games"
@@ -46,7 +53,8 @@ type invitationJSON struct {
 type participantJSON struct {
 	ID         int64               `json:"id"`
 	Name       string              `json:"name"`
-	Status     string              `json:"status"` // invited, active (accepted an invitation), expired (invitation expired, never accepted)
+	Number     string              `json:"number"` // the student number, "" when none
+	Status     string              `json:"status"` // invited, active (accepted an invitation), expired (invitation expired, never accepted), deactivated (removed by the admin)
 	CreatedAt  time.Time           `json:"created_at"`
 	AcceptedAt *time.Time          `json:"accepted_at"`
 	InviteEnds *time.Time          `json:"invitation_expires_at"`
@@ -87,19 +95,44 @@ func versionJSON(v storage.EngineVersion) engineVersionJSON {
 		UploadedBy: v.By, UploadedByI: v.ByID, CreatedAt: v.CreatedAt}
 }
 
-// newInvitation makes an invitation code and its link.
-func newInvitation(r *http.Request) (invitationJSON, string) {
-	code := newSecret()
+// inviteBase is where invitation links point: the server's public URL
+// (--public-url) if it has one, else the scheme and host the admin's
+// browser used.
+func (s *Server) inviteBase(r *http.Request) string {
+	if s.PublicURL != "" {
+		return s.PublicURL
+	}
 	scheme := "http"
 	if overTLS(r) {
 		scheme = "https"
 	}
-	path := "/invite/" + code
 	host := r.Host
 	if !validHost(host) {
 		host = "localhost"
 	}
-	return invitationJSON{Code: code, Path: path, URL: scheme + "://" + host + path, ExpiresAt: time.Now().Add(invitationTTL).UTC()}, HashToken(code)
+	return scheme + "://" + host
+}
+
+// localBase says whether links to base reach this machine only: localhost,
+// 127.0.0.0/8 or ::1 (a student's browser would open their own computer).
+func localBase(base string) bool {
+	u, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// newInvitation makes an invitation code and its link.
+func (s *Server) newInvitation(r *http.Request) (invitationJSON, string) {
+	code := newSecret()
+	path := "/invite/" + code
+	return invitationJSON{Code: code, Path: path, URL: s.inviteBase(r) + path, ExpiresAt: time.Now().Add(invitationTTL).UTC()}, HashToken(code)
 }
 
 // csvError is an error on a line of a CSV of names.
@@ -107,17 +140,77 @@ func csvError(line int, format string, args ...any) *games.Error {
 	return &games.Error{Code: games.EInvalid, Field: "csv", Line: line, Message: fmt.Sprintf("line %d: ", line) + fmt.Sprintf(format, args...)}
 }
 
-// parseNames reads a CSV of participants' names: one name a line in the
-// first column, or in the column headed "name" when the first line is a
-// header naming it. Blank lines are skipped. Every error names its line.
-func parseNames(r io.Reader) ([]string, []int, error) {
-	cr := csv.NewReader(r)
+// rosterEntry is one participant of a roster: a name and, when the roster
+// has a student-number column, their number.
+type rosterEntry struct {
+	Name, Number string
+}
+
+// The headers a roster's columns are recognised by, compared without case
+// and spaces: a class list exported from a university system or Excel.
+var (
+	nameHeaders   = []string{"name", "fullname", "studentname", "氏名", "名前", "学生氏名", "学生名", "なまえ", "お名前"}
+	numberHeaders = []string{"id", "number", "no", "no.", "studentid", "studentnumber", "studentno", "学籍番号", "学生番号", "番号", "出席番号"}
+)
+
+// headerIs says whether a header cell is one of the names (no case, no spaces).
+func headerIs(cell string, names []string) bool {
+	key := strings.ToLower(strings.Join(strings.Fields(cell), ""))
+	return slices.Contains(names, key)
+}
+
+// rosterText is a roster's bytes as UTF-8: a UTF-8 byte-order mark (Excel's
+// "CSV UTF-8") is dropped, and a file that is not UTF-8 is read as Shift_JIS
+// (Windows code page 932, Excel's plain "CSV" on a Japanese Windows). A file
+// that is neither is refused with how to save it.
+func rosterText(b []byte) ([]byte, error) {
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	if utf8.Valid(b) {
+		return b, nil
+	}
+	out, err := japanese.ShiftJIS.NewDecoder().Bytes(b)
+	if err == nil && utf8.Valid(out) && !bytes.ContainsRune(out, utf8.RuneError) {
+		return out, nil
+	}
+	line := 1 + bytes.Count(b[:firstInvalid(b)], []byte("\n"))
+	return nil, csvError(line, "the file is neither UTF-8 nor Shift_JIS (CP932): in Excel, save it with \"Save As\" and the type \"CSV UTF-8 (Comma delimited) (*.csv)\"")
+}
+
+// firstInvalid is the offset of the first byte of b that is not UTF-8.
+func firstInvalid(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
+}
+
+// parseNames reads a class roster, CSV: one name a line in the first
+// column, or, when the first line is a header, the column headed name, 氏名
+// or 名前 (nameHeaders), with the student number from the column headed
+// 学籍番号 or id (numberHeaders), if there is one. A file of several columns
+// must say which holds the names. Blank lines are skipped. Every error names
+// its line.
+func parseNames(r io.Reader) ([]rosterEntry, []int, error) {
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	text, err := rosterText(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	cr := csv.NewReader(bytes.NewReader(text))
 	cr.FieldsPerRecord = -1
 	cr.TrimLeadingSpace = true
 	var (
-		names []string
+		list  []rosterEntry
 		lines []int
 		col   = 0
+		num   = -1
 		seen  = map[string]int{}
 		first = true
 	)
@@ -136,42 +229,79 @@ func parseNames(r io.Reader) ([]string, []int, error) {
 		line, _ := cr.FieldPos(0)
 		if first {
 			first = false
-			header := false
+			name, number := -1, -1
 			for i, f := range rec {
-				if strings.EqualFold(strings.TrimSpace(f), "name") {
-					col, header = i, true
-					break
+				switch {
+				case name < 0 && headerIs(f, nameHeaders):
+					name = i
+				case number < 0 && headerIs(f, numberHeaders):
+					number = i
 				}
 			}
-			if header {
+			if name >= 0 {
+				col, num = name, number
 				continue
+			}
+			if len(rec) > 1 {
+				cols := make([]string, len(rec))
+				for i, f := range rec {
+					cols[i] = strconv.Quote(strings.TrimSpace(f))
+				}
+				return nil, nil, csvError(line, "%d columns (%s) and none is headed name, 氏名 or 名前: give the names' column one of these headers (and the student numbers' column 学籍番号 or id), or send one name a line", len(rec), strings.Join(cols, ", "))
 			}
 		}
 		if col >= len(rec) {
-			return nil, nil, csvError(line, "no name column (column %d)", col+1)
+			if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+				continue
+			}
+			return nil, nil, csvError(line, "no name: the line has %d columns, the names are in column %d", len(rec), col+1)
 		}
 		name := strings.TrimSpace(rec[col])
-		if name == "" && len(rec) == 1 {
+		if name == "" && len(strings.TrimSpace(strings.Join(rec, ""))) == 0 {
 			continue
 		}
 		if err := checkParticipantName(name); err != nil {
 			return nil, nil, csvError(line, "%s", err.Error())
+		}
+		var number string
+		if num >= 0 && num < len(rec) {
+			number = strings.TrimSpace(rec[num])
+			if err := checkParticipantNumber(number); err != nil {
+				return nil, nil, csvError(line, "%s", err.Error())
+			}
 		}
 		key := strings.ToLower(name)
 		if prev, ok := seen[key]; ok {
 			return nil, nil, csvError(line, "the name %q is already on line %d", name, prev)
 		}
 		seen[key] = line
-		names = append(names, name)
+		list = append(list, rosterEntry{Name: name, Number: number})
 		lines = append(lines, line)
-		if len(names) > maxCSVNames {
+		if len(list) > maxCSVNames {
 			return nil, nil, csvError(line, "more than %d names in one file", maxCSVNames)
 		}
 	}
-	if len(names) == 0 {
+	if len(list) == 0 {
 		return nil, nil, errInvalid("csv", "csv: no names in the file: want one name a line")
 	}
-	return names, lines, nil
+	return list, lines, nil
+}
+
+// maxParticipantNumber bounds a student number in bytes.
+const maxParticipantNumber = 32
+
+// checkParticipantNumber says what is wrong with a student number, nil if
+// nothing ("" is none).
+func checkParticipantNumber(n string) error {
+	if len(n) > maxParticipantNumber {
+		return fmt.Errorf("the student number %q is longer than %d bytes", n, maxParticipantNumber)
+	}
+	for _, c := range n {
+		if !unicode.IsPrint(c) {
+			return fmt.Errorf("the student number %q has a character that cannot be printed (%U)", n, c)
+		}
+	}
+	return nil
 }
 
 // checkParticipantName says what is wrong with a name, nil if nothing.
@@ -197,7 +327,7 @@ func checkParticipantName(name string) error {
 // with an invitation link, shown this once.
 func (s *Server) createParticipants(w http.ResponseWriter, r *http.Request) {
 	var (
-		names []string
+		names []rosterEntry
 		lines []int
 	)
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "text/csv") {
@@ -212,25 +342,30 @@ func (s *Server) createParticipants(w http.ResponseWriter, r *http.Request) {
 		}
 	} else {
 		var req struct {
-			Name string `json:"name"`
+			Name   string `json:"name"`
+			Number string `json:"number"`
 		}
 		if err := decode(w, r, &req); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
-		name := strings.TrimSpace(req.Name)
+		name, number := strings.TrimSpace(req.Name), strings.TrimSpace(req.Number)
 		if err := checkParticipantName(name); err != nil {
 			s.writeError(w, r, errInvalid("name", "name: "+err.Error()))
 			return
 		}
-		names = []string{name}
+		if err := checkParticipantNumber(number); err != nil {
+			s.writeError(w, r, errInvalid("number", "number: "+err.Error()))
+			return
+		}
+		names = []rosterEntry{{Name: name, Number: number}}
 	}
 	list := make([]storage.NewParticipant, len(names))
 	invites := make([]invitationJSON, len(names))
 	for i, n := range names {
 		var hash string
-		invites[i], hash = newInvitation(r)
-		list[i] = storage.NewParticipant{Name: n, InviteHash: hash}
+		invites[i], hash = s.newInvitation(r)
+		list[i] = storage.NewParticipant{Name: n.Name, Number: n.Number, InviteHash: hash}
 	}
 	made, bad, err := s.DB.CreateParticipants(r.Context(), list, invites[0].ExpiresAt)
 	if err != nil {
@@ -253,9 +388,11 @@ func (s *Server) createParticipants(w http.ResponseWriter, r *http.Request) {
 }
 
 func participantOut(p storage.Participant) participantJSON {
-	j := participantJSON{ID: p.ID, Name: p.Name, CreatedAt: p.CreatedAt, AcceptedAt: p.Accepted, InviteEnds: p.InviteExpires,
+	j := participantJSON{ID: p.ID, Name: p.Name, Number: p.Number, CreatedAt: p.CreatedAt, AcceptedAt: p.Accepted, InviteEnds: p.InviteExpires,
 		Engines: []submittedJSON{}, Versions: []engineVersionJSON{}}
 	switch {
+	case p.Deactivated != nil:
+		j.Status = "deactivated"
 	case p.Accepted != nil:
 		j.Status = "active"
 	case p.InviteExpires != nil && time.Now().After(*p.InviteExpires):
@@ -318,7 +455,78 @@ func (s *Server) listParticipants(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"participants": out, "submissions": sub})
+	base := s.inviteBase(r)
+	writeJSON(w, http.StatusOK, map[string]any{"participants": out, "submissions": sub,
+		"invitations": map[string]any{"base_url": base, "local": localBase(base), "public_url_set": s.PublicURL != ""}})
+}
+
+// updateParticipant is PATCH /api/participants/{id} {"name", "number"}:
+// the admin renames or renumbers a participant (a field left out stays).
+// Their engines and games are not touched.
+func (s *Server) updateParticipant(w http.ResponseWriter, r *http.Request) {
+	id, err := idParam(r, "id")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var req struct {
+		Name   *string `json:"name"`
+		Number *string `json:"number"`
+	}
+	if err := decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var c storage.ParticipantChange
+	var bad games.Errors
+	if req.Name != nil {
+		name := strings.TrimSpace(*req.Name)
+		if err := checkParticipantName(name); err != nil {
+			bad = append(bad, errInvalid("name", "name: "+err.Error()))
+		}
+		c.Name = &name
+	}
+	if req.Number != nil {
+		number := strings.TrimSpace(*req.Number)
+		if err := checkParticipantNumber(number); err != nil {
+			bad = append(bad, errInvalid("number", "number: "+err.Error()))
+		}
+		c.Number = &number
+	}
+	if len(bad) > 0 {
+		s.writeError(w, r, bad.Err())
+		return
+	}
+	if c.Name == nil && c.Number == nil {
+		s.writeError(w, r, errInvalid("name", "name: give a new name or number (or both)"))
+		return
+	}
+	p, err := s.DB.UpdateParticipant(r.Context(), id, c)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.log().Info("participant changed", "id", id, "name", p.Name, "number", p.Number)
+	writeJSON(w, http.StatusOK, participantOut(p))
+}
+
+// deleteParticipant is DELETE /api/participants/{id}: the participant is
+// deactivated, not erased. Their token and invitation stop working at
+// once; their engines stay (with their owner) and so does every game they
+// played, in tournaments, standings and exports.
+func (s *Server) deleteParticipant(w http.ResponseWriter, r *http.Request) {
+	id, err := idParam(r, "id")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	p, err := s.DB.DeactivateParticipant(r.Context(), id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.log().Info("participant deactivated", "id", id, "name", p.Name)
+	writeJSON(w, http.StatusOK, participantOut(p))
 }
 
 // reinvite is POST /api/participants/{id}/invitation: a new invitation link,
@@ -330,7 +538,14 @@ func (s *Server) reinvite(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	inv, hash := newInvitation(r)
+	if p, err := s.DB.Participant(r.Context(), id); err != nil || p.Deactivated != nil {
+		if err == nil {
+			err = &games.Error{Code: games.EConflict, Message: fmt.Sprintf("participant %d (%s) was removed from the class: add them again to invite them", id, p.Name)}
+		}
+		s.writeError(w, r, err)
+		return
+	}
+	inv, hash := s.newInvitation(r)
 	if err := s.DB.SetInvitation(r.Context(), id, hash, inv.ExpiresAt); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -408,7 +623,7 @@ func (s *Server) submissions(ctx context.Context) (submissionsJSON, error) {
 	if err != nil {
 		return submissionsJSON{}, fmt.Errorf("setting %s: %w", deadlineKey, err)
 	}
-	t = t.UTC()
+	// In the zone it was set in (+09:00): the deadline a teacher gave.
 	return submissionsJSON{Open: time.Now().Before(t), CloseAt: &t}, nil
 }
 
@@ -422,7 +637,16 @@ func (s *Server) submissionsOpen(ctx context.Context, c caller) error {
 	if err != nil || sub.Open {
 		return err
 	}
-	return &games.Error{Code: games.EConflict, Field: "deadline", Message: fmt.Sprintf("Submissions closed at %s (the deadline the admin set): engines can no longer be registered, replaced or withdrawn.", sub.CloseAt.Format("2006-01-02 15:04:05 MST"))}
+	return &games.Error{Code: games.EConflict, Field: "deadline", Message: fmt.Sprintf("Submissions closed at %s (the deadline the admin set): engines can no longer be registered, replaced or withdrawn.", zoned(*sub.CloseAt))}
+}
+
+// zoned is a time as people write it, with its zone: "2026-11-28 12:50:00
+// +09:00", "2026-11-28 03:50:00 UTC".
+func zoned(t time.Time) string {
+	if _, off := t.Zone(); off == 0 {
+		return t.Format("2006-01-02 15:04:05") + " UTC"
+	}
+	return t.Format("2006-01-02 15:04:05 -07:00")
 }
 
 func (s *Server) getSubmissions(w http.ResponseWriter, r *http.Request) {
@@ -459,7 +683,7 @@ func (s *Server) setSubmissions(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, errInvalid("close_at", fmt.Sprintf("close_at: %q is not a time like 2025-06-30T23:59:00+09:00", *req.CloseAt)))
 			return
 		}
-		at = t.UTC().Format(time.RFC3339Nano)
+		at = t.Format(time.RFC3339Nano) // its zone kept, to say it as it was set
 	}
 	var err error
 	if at == "" {

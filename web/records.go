@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -111,7 +112,11 @@ func (s *Server) getTournamentFile(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return err
 			}
-			return tournament.WriteStandingsCSV(buf, rows)
+			owners, err := s.owners(r.Context())
+			if err != nil {
+				return err
+			}
+			return tournament.WriteStandingsCSV(buf, rows, owners)
 		})
 	case ext == "csv":
 		s.sendFile(w, r, "text/csv; charset=utf-8", name, func(buf *bytes.Buffer) error {
@@ -124,7 +129,11 @@ func (s *Server) getTournamentFile(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return err
 			}
-			return tournament.WriteGamesCSV(buf, list)
+			owners, err := s.owners(r.Context())
+			if err != nil {
+				return err
+			}
+			return tournament.WriteGamesCSV(buf, list, owners)
 		})
 	default:
 		f, err := recordFormat(t.Settings.Game, ext)
@@ -138,4 +147,25 @@ func (s *Server) getTournamentFile(w http.ResponseWriter, r *http.Request) {
 			})
 		})
 	}
+}
+
+// owners is each participant's engine's owner, by engine id, for exports.
+func (s *Server) owners(ctx context.Context) (map[int64]tournament.Owner, error) {
+	ps, err := s.DB.Participants(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]tournament.Owner, len(ps))
+	for _, p := range ps {
+		byID[p.ID] = tournament.Owner{Name: p.Name, Number: p.Number}
+	}
+	rows, err := s.DB.EnginesOwned(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]tournament.Owner, len(rows))
+	for _, e := range rows {
+		out[e.ID] = byID[e.OwnerID]
+	}
+	return out, nil
 }

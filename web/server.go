@@ -70,6 +70,10 @@ type Server struct {
 	// (/healthz's sandbox_limits); a memory limit held by polling rather
 	// than a cgroup is shown by a notice on every page.
 	SandboxLimits *sandbox.Guarantees
+	// PublicURL is where participants reach the server
+	// (https://taikai.example.ac.jp, no trailing slash), the start of every
+	// invitation link; "": the host the admin's browser used.
+	PublicURL string
 	// BodyTimeout is how long a request's JSON body may take to arrive
 	// (default 30 s), UploadTimeout a multipart upload's (default 3 min): a
 	// body shorter than its Content-Length does not hold a connection for
@@ -247,6 +251,8 @@ func (s *Server) Handler() (http.Handler, error) {
 		r.With(s.admin).Post("/participants", s.createParticipants)
 		r.With(s.admin).Get("/participants", s.listParticipants)
 		r.With(s.admin).Post("/participants/{id}/invitation", s.reinvite)
+		r.With(s.admin).Patch("/participants/{id}", s.updateParticipant)
+		r.With(s.admin).Delete("/participants/{id}", s.deleteParticipant)
 		r.Post("/invitations/accept", s.acceptInvitation)
 		r.With(s.reader).Get("/session", s.getSession)
 		r.Post("/session", s.signIn)

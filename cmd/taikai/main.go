@@ -1,4 +1,4 @@
-// Command taikai runs tournaments between Othello and Gomoku engines: the
+// Command taikai runs tournaments between Othello, Gomoku and checkers engines: the
 // referee they connect to, the scheduler, the record of every game and the live
 // dashboard. Subcommands: serve, match, engine, bench.
 package main
@@ -25,7 +25,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `taikai runs tournaments between Othello and Gomoku engines.
+const usage = `taikai runs tournaments between Othello, Gomoku and checkers engines.
 
 usage: taikai <command> [flags]
 

@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,12 +37,12 @@ swapped, and the result is counted by pairs (pentanomial); with --sprt the
 match stops as soon as the test decides. Each ENGINE is a built-in name
 (othello-greedy) or a spec in one argument:
 
-  "name=seed cmd='java OthelloClient.java {host}' dir=../shared/clients port=46000 protocol=othello-board"
+  "name=seed cmd='java OthelloClient.java {host}' dir=engines/testdata/clients port=46000 protocol=othello-board"
 
 cmd is split like a shell would and run without one; placeholders: {host}
 {port} {color} {colorflag} {colornum} {name} {time_ms} {game_id} {rule} {size}.
 
-  taikai match --openings builtin --sprt elo0=0 elo1=10 --move-time 100ms new old
+  taikai match --openings builtin --sprt 'elo0=0 elo1=10' --move-time 100ms new old
 
 Flags:
 `
@@ -69,7 +70,10 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 	c := &matchConfig{}
 	fs := flag.NewFlagSet("match", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, matchUsage); fs.PrintDefaults() }
+	// A mistake gets one line of usage after its error; -h gets it all.
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: taikai match [flags] ENGINE ENGINE (taikai match -h for every flag)")
+	}
 	fs.StringVar(&c.set.Game, "game", "othello", "`game`: "+strings.Join(games.Names(), ", "))
 	fs.StringVar(&c.set.Rule, "rule", "", "the game's `rule`: gomoku seed (default), freestyle, standard, renju; checkers seed (default), english")
 	fs.IntVar(&c.set.Size, "size", 0, "gomoku board `size`, 5-25 (default 15)")
@@ -81,10 +85,10 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 		return err
 	})
 	fs.BoolVar(&c.set.Pairs, "pairs", false, "play games in pairs, colours swapped (always so with --openings)")
+	var sprtText []string
 	fs.Func("sprt", "stop when a sequential probability ratio test decides: `elo0=0 elo1=5 alpha=0.05 beta=0.05 model=logistic|normalized`", func(v string) error {
-		t, err := stats.ParseSPRT(strings.Fields(v)...)
-		c.sprt = &t
-		return err
+		sprtText = append(sprtText, strings.Fields(v)...)
+		return nil
 	})
 	fs.DurationVar(&c.moveTime, "move-time", 0, "per-move clock (default 10s; othello-move: none)")
 	fs.DurationVar(&c.totalTime, "total-time", 0, "total clock per side (default none; othello-move: 600s)")
@@ -101,7 +105,7 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 		c.set.SetOption(name, value)
 		return nil
 	})
-	fs.DurationVar(&c.connect, "connect-timeout", engines.DefaultConnectTimeout, "time an engine has to connect after it starts")
+	fs.DurationVar(&c.connect, "connect-timeout", 0, "time an engine has to connect after it starts (default: its protocol's, as in serve: README, \"Engines\")")
 	fs.IntVar(&c.concurrency, "concurrency", 1, "games played at once")
 	fs.BoolVar(&c.affinity, "affinity", false, affinityUsage)
 	fs.BoolVar(&c.sandbox, "sandbox", false, "run both engines in the engine sandbox, as serve does (default: unsandboxed, as an author testing their own programs)")
@@ -110,9 +114,36 @@ func parseMatch(args []string, stderr io.Writer) (*matchConfig, []engines.Engine
 	fs.BoolVar(&c.json, "json", false, "print the games and the result as JSON")
 	fs.Uint64Var(&c.seed, "seed", 0, "random `seed` for server-made moves (default: random)")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stderr, matchUsage)
+			fs.PrintDefaults()
+		}
 		return nil, nil, err
 	}
+	// --sprt elo0=0 elo1=10 unquoted, as the first release's help wrote it:
+	// the settings after the flag's value are the test's too.
+	for len(sprtText) > 0 && fs.NArg() > 0 && isSPRTSetting(fs.Arg(0)) {
+		rest := fs.Args()
+		for len(rest) > 0 && isSPRTSetting(rest[0]) {
+			sprtText, rest = append(sprtText, rest[0]), rest[1:]
+		}
+		if err := fs.Parse(rest); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(sprtText) > 0 {
+		t, err := stats.ParseSPRT(sprtText...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--sprt %s: %w", strings.Join(sprtText, " "), err)
+		}
+		c.sprt = &t
+	}
 	if fs.NArg() != 2 {
+		for _, a := range fs.Args() {
+			if isSPRTSetting(a) {
+				return nil, nil, fmt.Errorf("%q is a setting of --sprt: give them right after it, quoted as one argument: --sprt 'elo0=0 elo1=10'", a)
+			}
+		}
 		fs.Usage()
 		return nil, nil, fmt.Errorf("want two engines, got %d", fs.NArg())
 	}
@@ -242,6 +273,10 @@ type matchGameJSON struct {
 	Sandbox string `json:"sandbox"`
 	// Detail says why an engine could not start.
 	Detail string `json:"detail,omitempty"`
+	// Cause refines the reason (after_refused: a timeout that followed a
+	// refused move); Refused is that move.
+	Cause   string                  `json:"cause,omitempty"`
+	Refused *tournament.RefusedMove `json:"refused,omitempty"`
 }
 
 type matchStandingJSON struct {
@@ -250,6 +285,9 @@ type matchStandingJSON struct {
 	Draws  int64   `json:"draws"`
 	Losses int64   `json:"losses"`
 	Points float64 `json:"points"`
+	// LostBy counts the engine's losses by how they ended (a game-end
+	// reason, or timeout_after_refused).
+	LostBy map[string]int `json:"lost_by"`
 }
 
 func runMatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -271,7 +309,12 @@ func runMatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "taikai match:", err)
 		return 1
 	}
-	m.report(stdout)
+	if m.nonePlayed() {
+		// A typo in a command is not a match: no standings, no Elo.
+		m.reportNotStarted(stdout)
+	} else {
+		m.report(stdout)
+	}
 	if cfg.out != "" {
 		if err := m.writeOut(cfg.out); err != nil {
 			fmt.Fprintln(stderr, "taikai match: --out:", err)
@@ -299,6 +342,46 @@ func runMatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "taikai match: no game could be played: game 1 ended %s\n", gameEnd(first))
 	}
 	return 1
+}
+
+// nonePlayed: no game could be played at all (every one ended before it
+// started, or there were none).
+func (m *match) nonePlayed() bool {
+	for _, p := range m.played {
+		if p != nil && !notPlayed(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// reportNotStarted says why no game could be played, without standings.
+func (m *match) reportNotStarted(w io.Writer) {
+	if m.cfg.json {
+		out := map[string]any{"games": []matchGameJSON{}, "played": 0}
+		for _, p := range m.played {
+			if p != nil {
+				out["games"] = append(out["games"].([]matchGameJSON), gameJSON(p))
+			}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(out)
+		return
+	}
+	fmt.Fprintln(w, "No game could be played: no standings.")
+	m.notStarted(w)
+}
+
+// notStarted lists why games did not start, each cause once (three at most).
+func (m *match) notStarted(w io.Writer) {
+	seen := map[string]bool{}
+	for _, p := range m.played {
+		if p != nil && p.Detail != "" && !seen[p.Detail] && len(seen) < 3 {
+			seen[p.Detail] = true
+			fmt.Fprintf(w, "Not started: %s\n", p.Detail)
+		}
+	}
 }
 
 // match plays the games of `taikai match`.
@@ -581,6 +664,10 @@ func gameEnd(p *tournament.Played) string {
 		who = r + " wins"
 	}
 	s := who + ", " + p.Outcome.Reason
+	if r := p.Refused; r != nil {
+		// Said first: the timeout is the refusal's consequence.
+		s = fmt.Sprintf("%s's move %s was refused (%s), then it stopped answering: %s", r.Color, r.Move, r.Why, s)
+	}
 	if p.Detail != "" {
 		s += ": " + p.Detail
 	}
@@ -601,8 +688,8 @@ func (m *match) report(w io.Writer) {
 	a, b := m.records[0], m.records[1]
 	draws := int64(m.done - a.Wins - a.Losses)
 	stand := []matchStandingJSON{
-		{a.Name, int64(a.Wins), draws, int64(a.Losses), float64(a.Wins) + float64(draws)/2},
-		{b.Name, int64(b.Wins), draws, int64(b.Losses), float64(b.Wins) + float64(draws)/2},
+		{a.Name, int64(a.Wins), draws, int64(a.Losses), float64(a.Wins) + float64(draws)/2, m.lossesBy(a.Name)},
+		{b.Name, int64(b.Wins), draws, int64(b.Losses), float64(b.Wins) + float64(draws)/2, m.lossesBy(b.Name)},
 	}
 	est := m.estimate()
 	if m.cfg.json {
@@ -667,13 +754,12 @@ func (m *match) report(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "Game ends: %s\n", strings.Join(rs, ", "))
-	seen := map[string]bool{}
-	for _, p := range m.played {
-		if p != nil && p.Detail != "" && !seen[p.Detail] && len(seen) < 3 {
-			seen[p.Detail] = true
-			fmt.Fprintf(w, "Not started: %s\n", p.Detail)
+	for _, s := range stand {
+		if line := lossesText(s.LostBy); line != "" {
+			fmt.Fprintf(w, "%s lost by: %s\n", s.Name, line)
 		}
 	}
+	m.notStarted(w)
 	if m.db != nil {
 		fmt.Fprintf(w, "Stored as tournament %d in %s\n", m.t.ID, m.db.Path())
 	}
@@ -734,6 +820,7 @@ func gameJSON(p *tournament.Played) matchGameJSON {
 	g := matchGameJSON{
 		Black: p.Spec.Black.Name, White: p.Spec.White.Name, Result: p.Result(), Reason: p.Outcome.Reason,
 		Moves: make([]games.MoveView, len(p.Moves)), Sandbox: p.Sandbox, Detail: p.Detail,
+		Cause: p.Outcome.Cause, Refused: p.Refused,
 	}
 	if o := p.Spec.Opening; o != nil {
 		g.Opening = &tournament.Opening{Suite: o.Suite, Index: o.Index, Plies: min(len(o.Moves), len(p.Moves)), Text: o.Text}
@@ -768,7 +855,7 @@ func (m *match) writeOut(file string) error {
 			g.ID, g.Index = int64(numbers[i]), int64(numbers[i]-1)
 			list[i] = g
 		}
-		if err := tournament.WriteGamesCSV(&buf, list); err != nil {
+		if err := tournament.WriteGamesCSV(&buf, list, nil); err != nil {
 			return err
 		}
 	} else {
@@ -800,4 +887,47 @@ func gameOf(p *tournament.Played) *tournament.Game {
 		g.StartedAt, g.EndedAt = &st, &en
 	}
 	return g
+}
+
+// lossesBy counts an engine's losses by how they ended: the game-end
+// reason, and "timeout_after_refused" for a timeout that followed a refused
+// move (counted apart from the plain timeouts).
+func (m *match) lossesBy(name string) map[string]int {
+	out := map[string]int{}
+	for _, p := range m.played {
+		if p == nil || p.Outcome.Loser == games.None {
+			continue
+		}
+		loser := p.Spec.Black.Name
+		if p.Outcome.Loser == games.White {
+			loser = p.Spec.White.Name
+		}
+		if loser != name {
+			continue
+		}
+		if p.Outcome.Cause == games.CauseAfterRefused {
+			out["timeout_after_refused"]++
+		} else {
+			out[p.Outcome.Reason]++
+		}
+	}
+	return out
+}
+
+// lossesText is "timeout 28, timeout_after_refused 2", in the order of
+// games.Reasons.
+func lossesText(by map[string]int) string {
+	var parts []string
+	for _, r := range append(slices.Clone(games.Reasons), "timeout_after_refused") {
+		if by[r] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", r, by[r]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// isSPRTSetting: a word of --sprt's settings (elo0=0, alpha=0.05).
+func isSPRTSetting(a string) bool {
+	key, _, ok := strings.Cut(a, "=")
+	return ok && slices.Contains([]string{"elo0", "elo1", "alpha", "beta", "model"}, key)
 }

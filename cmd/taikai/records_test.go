@@ -141,12 +141,12 @@ func TestRecordsExport(t *testing.T) {
 
 	// CSV: the games and the standings.
 	code, body = s.do(t, "GET", fmt.Sprintf("/api/tournaments/%d/games.csv", to), "", nil)
-	rows := readCSV(t, body, "id,round,pair,black,white,result,reason,cause,plies,black_pieces,white_pieces,opening,started_at,ended_at")
+	rows := readCSV(t, body, "id,round,pair,black,white,result,reason,cause,plies,black_pieces,white_pieces,opening,started_at,ended_at,black_owner,black_number,white_owner,white_number")
 	if code != 200 || len(rows) != 6 {
 		t.Errorf("games.csv: %d, %d rows", code, len(rows))
 	}
 	code, body = s.do(t, "GET", fmt.Sprintf("/api/tournaments/%d/standings.csv", to), "", nil)
-	rows = readCSV(t, body, "rank,engine,games,wins,draws,losses,points,score_pct,elo,elo_error,buchholz")
+	rows = readCSV(t, body, "rank,engine,games,wins,draws,losses,points,score_pct,elo,elo_error,buchholz,owner,number")
 	played := 0
 	for _, r := range rows {
 		var n int

@@ -11,10 +11,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -74,7 +76,8 @@ type serveConfig struct {
 
 	limits web.ParticipantLimits // the most a participant may give their engine
 
-	maxConns, maxConnsPerAddr int // HTTP connections kept open; 0: from the descriptor limit
+	maxConns, maxConnsPerAddr int    // HTTP connections kept open; 0: from the descriptor limit
+	publicURL                 string // the address students reach the server at, for invitation links
 }
 
 // affinityUsage is the help of --affinity, in serve and match.
@@ -106,6 +109,7 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 		return nil, err
 	}
 	fs.StringVar(&c.addr, "addr", envOr("TAIKAI_ADDR", "127.0.0.1:8080"), "HTTP listen `address`")
+	fs.StringVar(&c.publicURL, "public-url", envOr("TAIKAI_PUBLIC_URL", ""), "the `URL` participants reach this server at (https://taikai.example.ac.jp): invitation links start with it (default: the host the admin's browser used)")
 	fs.StringVar(&c.db, "db", envOr("TAIKAI_DB", "taikai.db"), "SQLite database `file`")
 	fs.StringVar(&c.data, "data", envOr("TAIKAI_DATA", "./data"), "`directory` for uploaded engines and engine logs")
 	fs.BoolVar(&c.demo, "demo", demo, "register the built-in engines and start a demo round robin per game")
@@ -163,6 +167,13 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	if c.logFormat != "text" && c.logFormat != "json" {
 		return nil, fmt.Errorf("--log-format %q: want text or json", c.logFormat)
 	}
+	if c.publicURL != "" {
+		u, err := url.Parse(c.publicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return nil, fmt.Errorf("--public-url (or TAIKAI_PUBLIC_URL) %q: want http:// or https:// and a host, like https://taikai.example.ac.jp", c.publicURL)
+		}
+		c.publicURL = strings.TrimSuffix(u.String(), "/")
+	}
 	c.token = os.Getenv("TAIKAI_ADMIN_TOKEN")
 	return c, nil
 }
@@ -199,6 +210,7 @@ type server struct {
 	enginesDir string // absolute: uploaded engines' directories
 
 	db      *storage.DB
+	dbLock  *os.File // the database's lock file, held while the server runs
 	live    *web.Live
 	web     *web.Server       // stopped first: its checks play games
 	nats    *cluster.Embedded // the embedded NATS server, nil if none
@@ -229,6 +241,11 @@ func (a *server) Open(ctx context.Context) error {
 	}
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		return fmt.Errorf("data directory: %w", err)
+	}
+	// One live server per database (issue 37: two compose projects on one
+	// volume): a second one is refused, naming the first.
+	if a.dbLock, err = lockDatabase(a.cfg.db); err != nil {
+		return err
 	}
 	if a.db, err = storage.Open(ctx, a.cfg.db); err != nil {
 		return err
@@ -272,7 +289,8 @@ func (a *server) Open(ctx context.Context) error {
 		return err
 	}
 	srv := &web.Server{DB: a.db, Service: a.service, Live: a.live, TokenHash: token, DataDir: data, Log: a.log, Metrics: metrics,
-		Allow: launcher.Allowed, Sandbox: launcher.SandboxState(), Workers: a.cluster, ParticipantLimits: a.cfg.limits}
+		Allow: launcher.Allowed, Sandbox: launcher.SandboxState(), Workers: a.cluster, ParticipantLimits: a.cfg.limits,
+		PublicURL: a.cfg.publicURL}
 	if launcher.SandboxState() == "on" {
 		g := sandbox.HostGuarantees()
 		srv.SandboxLimits = &g
@@ -532,4 +550,32 @@ func (a *server) Close() {
 	if a.db != nil {
 		a.db.Close()
 	}
+	if a.dbLock != nil {
+		a.dbLock.Close() // releases the lock
+	}
+}
+
+// lockDatabase takes the database's lock file (<db>.lock), an exclusive
+// flock held while the server runs and released by the kernel when it
+// exits, however it exits: a second server on the same file (another
+// compose project on the same volume, a second `taikai serve`) is refused,
+// with the pid the first wrote in it.
+func lockDatabase(db string) (*os.File, error) {
+	path := db + ".lock"
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("database lock %s: %w", path, err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		b, _ := io.ReadAll(io.LimitReader(f, 64))
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("database %s is in use by another taikai server (pid %s, by %s): stop it first, or give this one another --db", db, strings.TrimSpace(string(b)), path)
+		}
+		return nil, fmt.Errorf("database lock %s: %w", path, err)
+	}
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return f, nil
 }

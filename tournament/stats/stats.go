@@ -117,10 +117,18 @@ func nelo(mu, sd float64) float64 {
 func estimate(mu, se, games float64) Estimate {
 	lo, hi := mu-z95*se, mu+z95*se
 	e := Estimate{Score: mu, Elo: elo(mu, games)}
-	e.EloError = (elo(hi, games) - elo(lo, games)) / 2
-	if se == 0 && mu != 0.5 {
-		e.EloError = math.NaN()
+	if se == 0 && mu != 0.5 && games > 0 {
+		// Every game (pair) scored the same, and not even: the results have
+		// no spread to measure. The exact binomial (Clopper-Pearson) 95%
+		// interval of a score of n out of n (or 0 out of n) still bounds it:
+		// from (2.5%)^(1/n) to 1 (issue 37: a clean sweep's honest interval).
+		edge := math.Pow(0.025, 1/games)
+		lo, hi = edge, 1.0
+		if mu < 0.5 {
+			lo, hi = 0, 1-edge
+		}
 	}
+	e.EloError = (elo(hi, games) - elo(lo, games)) / 2
 	switch {
 	case se > 0:
 		e.LOS = phi((mu - 0.5) / se)

@@ -145,9 +145,10 @@ func TestEdges(t *testing.T) {
 				t.Errorf("%v: %+v is not finite", p, e)
 			}
 		}
-		// The spread of one kind of pair that is not even is unknown.
+		// The spread of one kind of pair that is not even is unknown: no
+		// nElo; the Elo's interval is the exact binomial one (issue 37).
 		unknown := p[0]+p[4] > 0 && p[1]+p[2]+p[3] == 0 && (p[0] == 0 || p[4] == 0)
-		if math.IsNaN(e.EloError) != unknown || math.IsNaN(e.NElo) != unknown {
+		if math.IsNaN(e.EloError) || math.IsInf(e.EloError, 0) || e.EloError <= 0 && p[2] == 0 || math.IsNaN(e.NElo) != unknown {
 			t.Errorf("%v: error %v, nElo %v; unknown is %v", p, e.EloError, e.NElo, unknown)
 		}
 		for _, m := range []string{Logistic, Normalized} {
@@ -269,5 +270,20 @@ func TestCounter(t *testing.T) {
 	}
 	if c.WDL != (WDL{W: 3, D: 1, L: 2}) || c.Penta != (Penta{1, 0, 0, 1, 0}) {
 		t.Errorf("WDL %+v, Penta %v", c.WDL, c.Penta)
+	}
+}
+
+// TestCleanSweepInterval (issue 37, item 16): 10 games won of 10 have a
+// finite interval, the exact binomial one: the score's lower bound is
+// 0.025^(1/10) = 0.6915 (Elo +140.5), its upper 1 (Elo at the nearest
+// telling score, 0.95: +511.5), half the width of which is the error.
+func TestCleanSweepInterval(t *testing.T) {
+	e := FromWDL(WDL{W: 10})
+	want := (elo(1, 10) - elo(math.Pow(0.025, 0.1), 10)) / 2
+	if math.IsNaN(e.EloError) || math.Abs(e.EloError-want) > 1e-9 || math.Abs(want-185.5) > 0.5 {
+		t.Errorf("10 of 10: Elo %.1f +/- %.1f, want +/- %.1f (185.5)", e.Elo, e.EloError, want)
+	}
+	if l := FromWDL(WDL{L: 10}); math.Abs(l.EloError-want) > 1e-9 || math.Abs(l.Elo+e.Elo) > 1e-9 {
+		t.Errorf("0 of 10: %+v", l)
 	}
 }

@@ -204,7 +204,8 @@ export function signIn() {
         setSession(await api('/api/session', {method: 'POST', body: {token}}));
         done(true);
       } catch (err) {
-        error.textContent = err.status === 403 ? t('token.wrong') : errorText(err);
+        if (err.status === 403) error.textContent = t('token.wrong');
+        else showError(error, err);
         input.select();
       }
     };
@@ -349,7 +350,9 @@ export function resultText(result) {
 /**
  * errorText is an API error in the page's language: English pages show the
  * API's own message; others the message for its stable code (the English
- * one for a code the catalog does not know).
+ * one for a code the catalog does not know), at its line if it has one.
+ * Alone it may hide the facts of the server's sentence (which value, which
+ * program): show errors with errorNodes, which keeps that sentence beside.
  */
 export function errorText(err, message = err.message, field = err.field) {
   if (err.code === 'network') return t('apierror.network');
@@ -363,6 +366,47 @@ export function errorText(err, message = err.message, field = err.field) {
 }
 
 /**
+ * errorNodes is an API error for a reader of the page's language with all
+ * its facts: errorText, and on a page not in English the server's own
+ * sentence beside it, marked as English (lang=en), since the catalog's
+ * message for the code cannot say the values the server named.
+ */
+export function errorNodes(err, message = err.message, field = err.field) {
+  const text = errorText(err, message, field);
+  if (lang === 'en' || err.code === 'network' || !message || text === message) return [text];
+  return [text, ' ', h('span', {class: 'server-says'}, tNodes('apierror.server_says', {message: h('q', {lang: 'en', text: message})}))];
+}
+
+/** showError puts an API error, with all its facts, in el. */
+export function showError(el, err) {
+  el.replaceChildren(...errorNodes(err));
+}
+
+// checkNodes says how a check went: the server's sentence on an English
+// page; elsewhere the same facts from the catalog (check.msg.<key> with the
+// check's message_params: the program not found, the move refused and
+// why...), or, for a check the catalog cannot say, the game's result beside
+// the server's own sentence. r is a check, or an engine's last check.
+export function checkNodes(r) {
+  if (lang === 'en') return [r.message];
+  const q = r.message_params || {};
+  const code = (v) => h('code', {text: String(v)});
+  if (r.message_key && r.message_key !== 'passed' && has(`check.msg.${r.message_key}`)) {
+    const p = {...q, host: code('{host}'), port: code('{port}')};
+    for (const k of ['program', 'detail', 'protocol', 'violations', 'move', 'folder', 'example']) if (k in q) p[k] = code(q[k]);
+    if ('why' in q) p.why = label('violation', q.why);
+    if ('reason' in q) p.reason = label('reason', q.reason);
+    const out = tNodes(`check.msg.${r.message_key}`, p);
+    if (q.wrong_protocol) out.push(' ', ...tNodes('check.msg.wrong_protocol', {protocol: code(q.protocol)}));
+    return out;
+  }
+  const p = {count: r.legal_moves || 0, reason: label('reason', r.reason)};
+  const text = !r.result ? t('check.no_result', p) : r.result === 'win' ? t('check.result_win', p) : r.result === 'loss' ? t('check.result_loss', p) : t('check.result_draw', p);
+  if (r.ok || !r.message) return [text];
+  return [text, ' ', h('span', {class: 'server-says'}, tNodes('apierror.server_says', {message: h('q', {lang: 'en', text: r.message})}))];
+}
+
+/**
  * showErrors puts an API error next to the field it names in form (an element
  * .field-error[data-field=NAME]), or in the form's general error line.
  */
@@ -370,13 +414,14 @@ export function showErrors(form, err) {
   clearErrors(form);
   // Every field in error at once when the API names several.
   const all = err.fields ? Object.entries(err.fields) : [[err.field || '', err.message]];
-  for (const e of all) e[1] = errorText(err, e[1], e[0]);
+  for (const e of all) e[1] = errorNodes(err, e[1], e[0]);
   let first = null;
   for (const [field, message] of all) {
     let slot = $(`.field-error[data-field="${CSS.escape(field)}"]`, form);
     if (!slot) slot = $('.field-error[data-field=""]', form);
     if (!slot) continue;
-    slot.textContent = slot.textContent ? `${slot.textContent} ${message}` : message;
+    if (slot.childNodes.length) slot.append(' ');
+    slot.append(...message);
     const input = slot.closest('.field')?.querySelector('input, select, textarea');
     if (input) {
       input.setAttribute('aria-invalid', 'true');

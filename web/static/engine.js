@@ -3,7 +3,7 @@
 // and time use, and its games with links to their pages and its logs.
 // Each section has its own render function, so that one can be added (the
 // engine's versions) without touching the others.
-import {$, h, href, api, points, seconds, reasonLabels, pageData, t, label, number, errorText, dateTime} from 'taikai/app.js';
+import {$, h, href, api, points, seconds, reasonLabels, pageData, t, label, number, errorNodes, tNodes, dateTime, checkNodes, isAdmin, participantID} from 'taikai/app.js';
 
 const engine = pageData();
 const id = engine.id;
@@ -90,7 +90,7 @@ function gameRow(g) {
     h('td', null, h('span', {class: `disc-icon ${g.color}`, 'aria-hidden': 'true'}), ' ', label('color', g.color)),
     h('td', null, engineLink(g.opponent.engine_id, g.opponent.name)),
     h('td', {class: g.outcome === 'win' ? 'strong' : '', text: result}),
-    h('td', {text: g.reason ? reasonLabels[g.reason] || g.reason : ''}),
+    h('td', {text: g.cause === 'after_refused' ? t('reason.timeout_after_refused') : g.reason ? reasonLabels[g.reason] || g.reason : ''}),
     h('td', {class: 'num', text: g.plies}),
     h('td', null, g.log ? h('a', {href: g.log, class: 'log-link', target: '_blank', rel: 'noopener', text: t('engine.log_link')}) : t('engine.log_none')));
 }
@@ -112,7 +112,7 @@ $('#games-more').addEventListener('click', async () => {
   try {
     await loadGames(true);
   } catch (err) {
-    $('#record-error').textContent = t('engine.load_error', {message: errorText(err)});
+    $('#record-error').replaceChildren(...tNodes('engine.load_error', {message: h('span', null, ...errorNodes(err))}));
     return;
   }
   // Keyboard users go on from the first new row, not back to the top.
@@ -126,6 +126,27 @@ function renderVersions(list) {
     h('td', {text: v.uploaded_by_id ? v.uploaded_by : t('engine.by_admin')}),
     h('td', null, h('code', {text: v.command_line})),
     h('td', null, v.files_hash ? h('code', {title: t('engine.files_hash', {hash: v.files_hash}), text: v.files_hash.slice(0, 12)}) : t('engine.no_files')))));
+}
+
+// The engine's last check, with the end of its output, for its owner and
+// the admin (the API refuses anyone else: the section stays hidden).
+async function loadCheck() {
+  const e = pageData();
+  const mine = isAdmin() || (participantID() > 0 && e.owner && e.owner.id === participantID());
+  if (!mine || e.builtin) return;
+  let c;
+  try {
+    c = await api(`/api/engines/${id}/check`);
+  } catch {
+    return;
+  }
+  if (!c || c.status !== 'done' || !c.result) return;
+  const r = c.result;
+  $('#check-section').hidden = false;
+  $('#last-check').classList.add(r.ok ? 'ok' : 'failed');
+  $('#last-check-verdict').textContent = t(r.ok ? 'engine.check_passed' : 'engine.check_failed', {version: c.version, opponent: r.opponent});
+  $('#last-check-message').replaceChildren(...checkNodes(r));
+  $('#last-check-log').textContent = r.log || t('check.no_output');
 }
 
 // ---- load ----
@@ -142,9 +163,12 @@ async function load() {
     renderTime(rec.time, finished);
     renderVersions((await api(`/api/engines/${id}/versions`)).versions);
     await loadGames(false);
+    await loadCheck();
     document.body.dataset.loaded = 'true';
+    // Who is signed in may be learnt after the page loaded.
+    document.addEventListener('taikai:admin', loadCheck);
   } catch (err) {
-    $('#record-error').textContent = t('engine.load_error', {message: errorText(err)});
+    $('#record-error').replaceChildren(...tNodes('engine.load_error', {message: h('span', null, ...errorNodes(err))}));
   }
 }
 

@@ -1,7 +1,7 @@
 // engines.js: the registered engines (owner, version, last check), the form
 // to submit one (a command with optional files, or a built-in) or a new
 // version of one, and check, replace and delete (withdraw) buttons.
-import {$, $$, h, href, api, write, isAdmin, participantID, showErrors, clearErrors, t, tNodes, has, label, lang, errorText, dateTime} from 'taikai/app.js';
+import {$, $$, h, href, api, write, isAdmin, participantID, showErrors, clearErrors, t, tNodes, has, label, showError, dateTime, checkNodes} from 'taikai/app.js';
 
 const form = $('#engine-form');
 let catalog = {builtins: [], protocols: {}, placeholders: []};
@@ -15,10 +15,11 @@ async function loadEngines() {
   try {
     list = (await api('/api/engines')).engines;
   } catch (err) {
-    $('#engines-error').textContent = errorText(err);
+    showError($('#engines-error'), err);
     return;
   }
   $('#engines tbody').replaceChildren(...list.map(engineRow));
+  placeCheck();
   $('#engines-empty').hidden = list.length > 0;
   $('#engine-count').textContent = t('engines.count', {count: list.length});
   // A check under way is shown at once when it is done: poll until then.
@@ -36,11 +37,11 @@ function checkCell(e) {
   let cls = 'check-cell';
   if (c.status === 'running') text = t('engines.check_running');
   if (c.status === 'done') {
-    const p = {message: checkText(c)};
-    text = c.ok ? t('engines.check_passed', p) : t('engines.check_failed', p);
+    const p = {message: h('span', null, ...checkNodes(c))};
+    text = tNodes(c.ok ? 'engines.check_passed' : 'engines.check_failed', p);
     cls += c.ok ? ' ok' : ' failed';
   }
-  return h('td', {class: cls, dataset: {status: c.status, ok: c.status === 'done' ? String(c.ok) : ''}, text});
+  return h('td', {class: cls, dataset: {status: c.status, ok: c.status === 'done' ? String(c.ok) : ''}}, text);
 }
 
 async function loadSubmissions() {
@@ -98,12 +99,32 @@ function stopReplacing() {
 }
 $('#replace-cancel').addEventListener('click', stopReplacing);
 
+// The check's card shows under the row of the engine it checked (a list of
+// forty students' engines would put it out of sight below the table).
+let checkedRow = null;
+const checkBox = $('#check-result');
+const checkHome = checkBox.parentElement;
+function placeCheck() {
+  const box = checkBox;
+  const tr = checkedRow && $(`#engines tr[data-engine-id="${checkedRow}"]`);
+  if (!tr) {
+    if (!box.isConnected) checkHome.append(box);
+    return;
+  }
+  const cols = tr.children.length;
+  const row = h('tr', {class: 'check-row', dataset: {checkFor: checkedRow}}, h('td', {colspan: cols}, box));
+  $('#engines tr.check-row')?.remove();
+  tr.after(row);
+}
+
 // Check: one short game against a built-in (POST /api/engines/{id}/check),
 // and what went wrong in a sentence, with the end of the engine's output.
 $('#engines').addEventListener('click', async (ev) => {
   const b = ev.target.closest('button.check');
   if (!b) return;
-  const box = $('#check-result');
+  const box = checkBox;
+  checkedRow = b.dataset.id;
+  placeCheck();
   box.hidden = false;
   box.className = 'card check-result';
   $('#check-title').textContent = t('check.running', {name: b.dataset.name});
@@ -115,26 +136,16 @@ $('#engines').addEventListener('click', async (ev) => {
     box.classList.add(r.ok ? 'ok' : 'failed');
     const p = {name: b.dataset.name, opponent: r.opponent, seconds: r.seconds};
     $('#check-title').textContent = r.ok ? t('check.passed', p) : t('check.failed', p);
-    $('#check-message').textContent = checkText(r);
+    $('#check-message').replaceChildren(...checkNodes(r));
     $('#check-log').textContent = r.log || t('check.no_output');
   } catch (err) {
     $('#check-title').textContent = t('check.could_not_run', {name: b.dataset.name});
-    $('#check-message').textContent = errorText(err);
+    showError($('#check-message'), err);
   } finally {
     b.disabled = false;
     loadEngines();
   }
 });
-
-// checkText says how a check went: the server's sentence on an English
-// page; elsewhere the same facts from the catalog (the result, how the game
-// ended, the legal moves made). r is a check, or an engine's last check.
-function checkText(r) {
-  if (lang === 'en') return r.message;
-  const p = {count: r.legal_moves || 0, reason: label('reason', r.reason)};
-  if (!r.result) return t('check.no_result', p);
-  return r.result === 'win' ? t('check.result_win', p) : r.result === 'loss' ? t('check.result_loss', p) : t('check.result_draw', p);
-}
 
 // Deleting takes two clicks: the first one asks.
 $('#engines').addEventListener('click', async (ev) => {
@@ -150,7 +161,7 @@ $('#engines').addEventListener('click', async (ev) => {
   try {
     await write(`/api/engines/${b.dataset.id}`, {method: 'DELETE'});
   } catch (err) {
-    $('#engines-error').textContent = errorText(err);
+    showError($('#engines-error'), err);
   }
   loadEngines();
 });

@@ -299,6 +299,12 @@ function renderResult() {
     parts.push(reasonLabels[reason] || reason);
   }
   if (g.cause) parts.push(has(`cause.${g.cause}`) ? t(`cause.${g.cause}`) : g.cause.replaceAll('_', ' '));
+  // A timeout that followed a refused move: the refusal first, the
+  // commonest student bug (the engine waited after ERROR).
+  const refused = g.refused || (state.detail && state.detail.refused);
+  if (refused) {
+    parts.unshift(t('game.refused_then_timeout', {color: label('color', refused.color), move: refused.move, why: label('violation', refused.why)}));
+  }
   box.className = `result result-${result || 'none'}`;
   box.replaceChildren(
     h('div', {class: 'result-main', text: g.status === 'aborted' ? t('game.aborted') : resultText(result) || t('game.over')}),

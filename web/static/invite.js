@@ -1,6 +1,6 @@
 // invite.js: accepting an invitation (POST /api/invitations/accept) shows
 // the participant's token once and signs the browser in.
-import {$, api, setSession, t, errorText} from 'taikai/app.js';
+import {$, api, setSession, t, showError} from 'taikai/app.js';
 
 const code = decodeURIComponent(location.pathname.replace(/^\/invite\//, ''));
 
@@ -16,7 +16,7 @@ $('#invite-accept').addEventListener('click', async () => {
     $('#invite-done').hidden = false;
     button.hidden = true;
   } catch (err) {
-    $('#invite-error').textContent = errorText(err);
+    showError($('#invite-error'), err);
     button.disabled = false;
   }
 });

@@ -95,9 +95,14 @@ function renderEngineChoice() {
   const box = $('#t-engines');
   const chosen = new Set($$('input:checked', box).map((i) => i.value));
   const mine = engines.filter((e) => e.game === game);
-  box.replaceChildren(...mine.map((e) => h('label', {class: 'check'},
+  // Who submitted it and how its last check went: with forty students'
+  // engines the teacher picks "every engine that passed".
+  const checkOf = (e) => !e.check || e.check.status !== 'done' ? '' : e.check.ok ? 'passed' : 'failed';
+  box.replaceChildren(...mine.map((e) => h('label', {class: 'check', dataset: {check: checkOf(e)}},
     h('input', {type: 'checkbox', name: 'engines', value: e.id, checked: chosen.has(String(e.id))}),
-    h('span', {text: e.name}), h('small', {class: 'muted', text: e.builtin ? t('engines.builtin_badge') : e.protocol}))));
+    h('span', {text: e.name}),
+    h('small', {class: 'muted', text: e.builtin ? t('engines.builtin_badge') : e.owner ? t('form.engine_owner', {owner: e.owner.name}) : e.protocol}),
+    checkOf(e) ? h('small', {class: `engine-check ${checkOf(e)}`, text: t(`form.engine_check_${checkOf(e)}`)}) : null)));
   if (!mine.length) box.append(h('p', {class: 'muted', text: t('form.no_engine', {game: label('gamename', game)})}));
   syncGameFields();
 }
@@ -120,11 +125,15 @@ function syncGameFields() {
   for (const el of $$('.size-only', form)) el.hidden = o.dataset.minSize === o.dataset.maxSize;
 }
 
-// The uploaded opening suites of the chosen game, beside the built-in one.
+// The uploaded opening suites of the chosen game, beside the built-in one
+// where the game (and rule) has one: the API lists them.
 let suites = [];
+let builtinSuites = [];
 async function loadSuites() {
   try {
-    suites = (await api('/api/openings')).suites;
+    const r = await api('/api/openings');
+    suites = r.suites;
+    builtinSuites = r.builtin || [];
   } catch (err) {
     console.warn('openings:', err.message);
   }
@@ -134,7 +143,11 @@ function renderSuites() {
   const sel = $('#t-openings');
   const keep = sel.value;
   const game = $('#t-game').value;
-  sel.replaceChildren(h('option', {value: '', text: t('form.openings.none')}), h('option', {value: 'builtin', text: t('form.openings.builtin')}),
+  const rule = $('#t-rule').closest('.rule-only').hidden ? '' : $('#t-rule').value;
+  const builtin = builtinSuites.some((b) => b.game === game && (!rule || !b.rule || b.rule === rule));
+  const options = [h('option', {value: '', text: t('form.openings.none')})];
+  if (builtin) options.push(h('option', {value: 'builtin', text: t('form.openings.builtin')}));
+  sel.replaceChildren(...options,
     ...suites.filter((s) => s.game === game).map((s) => h('option', {value: s.id,
       text: s.rule ? t('form.suite_rule', {name: s.name, count: s.openings, rule: label('rule', s.rule)}) : t('form.suite', {name: s.name, count: s.openings})})));
   sel.value = [...sel.options].some((o) => o.value === keep) ? keep : '';
@@ -142,6 +155,10 @@ function renderSuites() {
 
 $('#t-game').addEventListener('change', renderEngineChoice);
 $('#t-game').addEventListener('change', renderSuites);
+$('#t-rule').addEventListener('change', renderSuites);
+$('#t-passed').addEventListener('click', () => {
+  for (const l of $$('#t-engines label.check')) l.querySelector('input').checked = l.dataset.check === 'passed';
+});
 $('#t-format').addEventListener('change', () => {
   const f = $('#t-format').value;
   for (const el of $$('.swiss-only', form)) el.hidden = f !== 'swiss';

@@ -1,6 +1,6 @@
 // tournament.js: one tournament: progress, standings, crosstable, a chart of
 // points over games, the games with filters, its running games, start/cancel.
-import {$, $$, h, href, live, showConn, api, write, throttle, duration, points, reasonLabels, pageData, t, label, number, errorText} from 'taikai/app.js';
+import {$, $$, h, href, live, showConn, api, write, throttle, duration, points, reasonLabels, pageData, t, label, number, showError} from 'taikai/app.js';
 import {LiveGrid} from 'taikai/livegrid.js';
 import {setProgress} from 'taikai/progress.js';
 import {lineChart, seriesStyle} from 'taikai/chart.js';
@@ -349,7 +349,7 @@ $('#start').addEventListener('click', async () => {
     loadTournament();
     refreshGames();
   } catch (err) {
-    $('#action-error').textContent = errorText(err);
+    showError($('#action-error'), err);
   }
 });
 
@@ -371,7 +371,7 @@ $('#cancel').addEventListener('click', async () => {
     loadTournament();
     refreshGames();
   } catch (err) {
-    $('#action-error').textContent = errorText(err);
+    showError($('#action-error'), err);
   }
 });
 
