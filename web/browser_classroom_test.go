@@ -297,3 +297,44 @@ func TestBrowserJapaneseClassroom(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserRefusedMoveJapanese (issue 37, item 3): a game lost on time
+// after a refused move says so first on the game page, and the engine
+// page's games list names it, in Japanese.
+func TestBrowserRefusedMoveJapanese(t *testing.T) {
+	chromiumPath(t)
+	needPython(t)
+	s := startSite(t)
+	b := startBrowser(t, s)
+	if _, err := chromedp.Call(b.ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(b.ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Accept-Language": "ja"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, token := newMember(t, s, "田中")
+	var waiter, rnd engineAnswer
+	if code := (member{s: s, token: token}).upload(t, "POST", "/api/engines", map[string]any{"name": "waiter", "game": "othello", "protocol": "othello-board", "command": []string{"python3", "client.py", "{host}", "{port}"}},
+		map[string]string{"client.py": waiterClient(t)}, &waiter); code != 201 {
+		t.Fatalf("upload: %d", code)
+	}
+	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "rnd", "game": "othello", "builtin": "othello-random"}, &rnd)
+	var tr tournamentAnswer
+	s.mustCall(t, "POST", "/api/tournaments", map[string]any{"name": "拒否", "game": "othello", "engines": []int64{waiter.ID, rnd.ID}, "games_per_pair": 1, "move_time_ms": 1500, "start": true}, &tr)
+	waitAPI(t, "the tournament", time.Minute, func() bool {
+		s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d", tr.ID), nil, &tr)
+		return tr.Status == "finished"
+	})
+	var gl struct{ Games []gameAnswer }
+	s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d/games", tr.ID), nil, &gl)
+	b.open(t, fmt.Sprintf("/games/%d", gl.Games[0].ID))
+	b.waitJS(t, "the result", `document.querySelector('#result .result-sub')?.textContent.includes('a1')`, 30*time.Second)
+	got := shows(t, b, "the game's result", "#result .result-sub", "の手 a1 は拒否されました", "返せる石がない", "時間切れ")
+	if i, j := strings.Index(got, "拒否"), strings.Index(got, "時間切れ"); i < 0 || j < i {
+		t.Errorf("the refusal is not said first: %q", got)
+	}
+	b.open(t, fmt.Sprintf("/engines/%d", waiter.ID))
+	b.waitJS(t, "the engine's games", `document.body.dataset.loaded === 'true' && document.querySelectorAll('#engine-games tbody tr').length === 1`, 30*time.Second)
+	shows(t, b, "the engine's games", "#engine-games", "手の拒否後の時間切れ")
+	b.noErrors(t, "refused move", nil)
+}

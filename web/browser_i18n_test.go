@@ -465,8 +465,13 @@ func TestBrowserJapanese(t *testing.T) {
 		b.waitJS(t, "the engine choice", `document.querySelectorAll('#t-engines input').length === 4`, 30*time.Second)
 		b.run(t, "send the empty form", 15*time.Second, chromedp.Click(chromedp.CSS(`#tournament-form button[type=submit]`)))
 		b.waitJS(t, "the form's errors", `document.querySelector('#tournament-form .field-error[data-field=name]').textContent !== ''`, 30*time.Second)
-		if got := evalJS[string](t, b, `document.querySelector('#tournament-form .field-error[data-field=name]').textContent`); got != "この値は使えません。" {
-			t.Errorf("the name's error: %q, want the message for the code invalid", got)
+		// The code's message, and beside it the server's own sentence marked
+		// as English, with its facts (issue 37).
+		if got := evalJS[string](t, b, `document.querySelector('#tournament-form .field-error[data-field=name]').textContent`); !strings.HasPrefix(got, "この値は使えません。") {
+			t.Errorf("the name's error: %q, want the message for the code invalid first", got)
+		}
+		if got := evalJS[string](t, b, `document.querySelector('#tournament-form .field-error[data-field=name] q[lang=en]')?.textContent || ''`); !strings.Contains(got, "name: ") {
+			t.Errorf("the name's error: the server's sentence beside it is %q", got)
 		}
 		checkPage(t, b, mode+" new tournament form", names, true)
 		// Engines: the form sent empty, and a check of an engine.
