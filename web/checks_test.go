@@ -34,6 +34,7 @@ func maxOverlap(log string) int {
 // refused with 429 and Retry-After. (The submissions' checks end before the
 // POSTs: a check replaced midway is killed before its engine logs "end".)
 func TestChecksOnePerParticipant(t *testing.T) {
+	t.Parallel() // slow (thousands of files, games): beside the others
 	s := startSite(t)
 	_, token := newMember(t, s, "Gen")
 	gen := member{s: s, token: token}

@@ -54,6 +54,7 @@ type uploadAnswer struct {
 // deep, a few KB as tar.gz, is refused naming the file part, and leaves no
 // directory behind.
 func TestUploadDeepArchive(t *testing.T) {
+	t.Parallel() // slow (thousands of files, games): beside the others
 	s := startSite(t)
 	_, token := newMember(t, s, "Hiro")
 	hiro := member{s: s, token: token}
@@ -78,6 +79,7 @@ func TestUploadDeepArchive(t *testing.T) {
 // Six parts of 10,000 entries each in one request (issue 36, item 5): the
 // entries are bounded per request, not per archive.
 func TestUploadManyParts(t *testing.T) {
+	t.Parallel() // slow (thousands of files, games): beside the others
 	s := startSite(t)
 	_, token := newMember(t, s, "Iku")
 	iku := member{s: s, token: token}
@@ -106,6 +108,7 @@ func TestUploadManyParts(t *testing.T) {
 // (old versions' files are kept and counted), and GET /api/engines/{id}
 // lists the files stored at upload, not what is on the disk now.
 func TestUploadQuotas(t *testing.T) {
+	t.Parallel() // slow (thousands of files, games): beside the others
 	s := startSite(t, func(srv *web.Server) {
 		srv.UploadQuota = web.UploadQuota{EngineEntries: 25, ParticipantEntries: 40}
 	})

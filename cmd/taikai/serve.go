@@ -51,6 +51,9 @@ Environment:
   TAIKAI_NATS_TOKEN   the token of the NATS server (embedded: the one it
                       requires); never a flag, so that ps does not show it
   TAIKAI_WORKER_TIMEOUT same as --worker-timeout
+  TAIKAI_MAX_CONNS, TAIKAI_MAX_CONNS_PER_ADDR  same as --max-conns, --max-conns-per-addr
+  TAIKAI_PARTICIPANT_MAX_MEMORY_MB, TAIKAI_PARTICIPANT_MAX_PROCS,
+  TAIKAI_PARTICIPANT_MAX_CONNECT  same as --participant-max-memory-mb, -procs, -connect
 
 With --nats or --nats-embedded the games are played by 'taikai worker'
 processes (on this machine or others) that take them from a NATS JetStream
@@ -127,12 +130,29 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 		return nil, fmt.Errorf("TAIKAI_WORKER_TIMEOUT: %w", err)
 	}
 	fs.DurationVar(&c.workerTimeout, "worker-timeout", workerTimeout, "a worker silent this `long` (dead, or cut off) loses its game, which another worker plays again from the start")
-	fs.IntVar(&c.maxConns, "max-conns", 0, "HTTP connections kept open at once, `n` in all (0: a quarter of the open-files limit, at most 10000; the rest is kept for the games)")
-	fs.IntVar(&c.maxConnsPerAddr, "max-conns-per-addr", 0, "HTTP connections kept open from one client address (0: a quarter of --max-conns, at least 8)")
+	envInt := func(key string, def int) int {
+		if err != nil {
+			return def
+		}
+		v, perr := strconv.Atoi(envOr(key, strconv.Itoa(def)))
+		if perr != nil {
+			err = fmt.Errorf("%s=%q: want a whole number", key, os.Getenv(key))
+		}
+		return v
+	}
+	fs.IntVar(&c.maxConns, "max-conns", envInt("TAIKAI_MAX_CONNS", 0), "HTTP connections kept open at once, `n` in all (0: a quarter of the open-files limit, at most 10000; the rest is kept for the games)")
+	fs.IntVar(&c.maxConnsPerAddr, "max-conns-per-addr", envInt("TAIKAI_MAX_CONNS_PER_ADDR", 0), "HTTP connections kept open from one client address (0: a quarter of --max-conns, at least 8)")
 	d := web.DefaultParticipantLimits
-	fs.IntVar(&c.limits.MemoryMB, "participant-max-memory-mb", d.MemoryMB, "the most memory (`MiB`) a participant may give their own engine (memory_mb)")
-	fs.IntVar(&c.limits.MaxProcs, "participant-max-procs", d.MaxProcs, "the most processes and threads (`n`) a participant may give their own engine (max_procs)")
-	maxConnect := fs.Duration("participant-max-connect", time.Duration(d.ConnectTimeoutMS)*time.Millisecond, "the longest connect `time` a participant may give their own engine (connect_timeout_ms)")
+	fs.IntVar(&c.limits.MemoryMB, "participant-max-memory-mb", envInt("TAIKAI_PARTICIPANT_MAX_MEMORY_MB", d.MemoryMB), "the most memory (`MiB`) a participant may give their own engine (memory_mb)")
+	fs.IntVar(&c.limits.MaxProcs, "participant-max-procs", envInt("TAIKAI_PARTICIPANT_MAX_PROCS", d.MaxProcs), "the most processes and threads (`n`) a participant may give their own engine (max_procs)")
+	defConnect, cerr := time.ParseDuration(envOr("TAIKAI_PARTICIPANT_MAX_CONNECT", (time.Duration(d.ConnectTimeoutMS) * time.Millisecond).String()))
+	if cerr != nil && err == nil {
+		err = fmt.Errorf("TAIKAI_PARTICIPANT_MAX_CONNECT: %w", cerr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	maxConnect := fs.Duration("participant-max-connect", defConnect, "the longest connect `time` a participant may give their own engine (connect_timeout_ms)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
