@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -140,7 +139,7 @@ func hello(tb testing.TB, c engines.Stream) (color string, pid int) {
 // alive reports whether a process runs. A killed orphan stays a zombie until
 // init reaps it, which can take a while; a zombie is dead.
 func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
+	if !processExists(pid) {
 		return false
 	}
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"golang.org/x/sys/unix"
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/sandbox"
@@ -197,7 +196,7 @@ func (a *server) Open(ctx context.Context) error {
 	a.log = slog.New(h)
 	// No core dumps, no ptrace or /proc/<pid>/environ|mem by other users'
 	// processes: the server holds the admin token and the database.
-	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+	if err := nonDumpable(); err != nil {
 		a.log.Warn("cannot make the server non-dumpable", "err", err)
 	}
 	data, err := filepath.Abs(a.cfg.data)
