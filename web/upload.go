@@ -280,6 +280,11 @@ func safeName(name string) (string, error) {
 	if base == "." || base == ".." || base == "/" || strings.ContainsRune(base, 0) {
 		return "", errInvalid("file", fmt.Sprintf("file: %q is not a file name", name))
 	}
+	if windowsNames {
+		if err := windowsName(base); err != nil {
+			return "", errInvalid("file", "file: "+err.Error())
+		}
+	}
 	return base, nil
 }
 
@@ -289,6 +294,11 @@ func entryPath(archive, name, dir string) (string, error) {
 	clean := path.Clean(strings.ReplaceAll(name, `\`, "/"))
 	if path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") || strings.ContainsRune(clean, 0) || filepath.VolumeName(clean) != "" {
 		return "", errInvalid("file", fmt.Sprintf("file: %s: entry %q escapes the engine's directory", archive, name))
+	}
+	if windowsNames && clean != "." {
+		if err := windowsPath(clean); err != nil {
+			return "", errInvalid("file", fmt.Sprintf("file: %s: entry %q: %v", archive, name, err))
+		}
 	}
 	return filepath.Join(dir, filepath.FromSlash(clean)), nil
 }
