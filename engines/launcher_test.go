@@ -75,7 +75,9 @@ func helper(mode string, args []string) int {
 	fmt.Fprintf(c, "HELLO %s %d\n", os.Getenv("TAIKAI_COLOR"), os.Getpid())
 	if mode == "spawn" {
 		// A grandchild in the same process group, which Stop must kill too.
-		child := exec.Command("sleep", "300")
+		self, _ := os.Executable()
+		child := exec.Command(self)
+		child.Env = append(os.Environ(), "TAIKAI_TEST_HELPER=silent")
 		if err := child.Start(); err != nil {
 			fmt.Println("spawn:", err)
 			return 1
