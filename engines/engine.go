@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -185,7 +186,12 @@ func Expand(argv []string, vars map[string]string) []string {
 // for words: blanks separate, single quotes keep everything, double quotes keep
 // everything but \" \\ \$ \`, a backslash outside quotes escapes the next
 // character. Nothing is expanded: the command is run without a shell.
-func SplitCommand(s string) ([]string, error) {
+// On Windows a backslash is a path's separator: it is kept as it is, except
+// for \" in double quotes (C:\Engines\edax.exe and "C:\My Engines\edax.exe"
+// are one argument each).
+func SplitCommand(s string) ([]string, error) { return splitCommand(s, runtime.GOOS == "windows") }
+
+func splitCommand(s string, windowsPaths bool) ([]string, error) {
 	var (
 		args  []string
 		cur   strings.Builder
@@ -200,6 +206,9 @@ func SplitCommand(s string) ([]string, error) {
 				cur.Reset()
 				inArg = false
 			}
+		case c == '\\' && windowsPaths:
+			inArg = true
+			cur.WriteByte(c)
 		case c == '\\':
 			inArg = true
 			if i+1 < len(s) {
@@ -220,7 +229,7 @@ func SplitCommand(s string) ([]string, error) {
 			inArg = true
 			i++
 			for ; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
+				if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || !windowsPaths && strings.IndexByte("\\$`", s[i+1]) >= 0) {
 					i++
 				}
 				cur.WriteByte(s[i])

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/taikai-dev/taikai/engines/sandbox"
@@ -177,7 +176,7 @@ func (l *Launcher) folderFor(la Launch, out io.Writer) (string, error) {
 type Process struct {
 	cmd  *exec.Cmd
 	sb   *sandbox.Sandbox // nil for an unsandboxed engine
-	pgid int
+	pgrp *procGroup
 	done chan struct{} // closed when Wait has returned
 	err  error         // Wait's result, valid after done
 	out  *cappedWriter
@@ -346,7 +345,7 @@ func (l *Launcher) listen(ctx context.Context, port int, deadline time.Time) (ne
 		if err == nil {
 			return ln, nil
 		}
-		if port == 0 || !errors.Is(err, syscall.EADDRINUSE) || time.Now().After(deadline) {
+		if port == 0 || !isAddrInUse(err) || time.Now().After(deadline) {
 			return nil, fmt.Errorf("listen on %s: %w", addr, err)
 		}
 		select {
@@ -438,7 +437,7 @@ func (l *Launcher) spawn(la Launch, port int, stdio *pipes) (*Process, error) {
 		// The protocol's stream; the log keeps standard error only.
 		cmd.Stdin, cmd.Stdout = stdio.stdin, stdio.stdout
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = groupAttr()
 	// Output copying must not outlive the process by long, even if a grandchild
 	// holds the pipe open.
 	cmd.WaitDelay = 2 * time.Second
@@ -453,7 +452,12 @@ func (l *Launcher) spawn(la Launch, port int, stdio *pipes) (*Process, error) {
 		out.Close()
 		return nil, err
 	}
-	p := &Process{cmd: cmd, pgid: cmd.Process.Pid, done: make(chan struct{}), out: out, folder: folder}
+	group, err := startGroup(cmd)
+	if err != nil {
+		out.Close()
+		return nil, err
+	}
+	p := &Process{cmd: cmd, pgrp: group, done: make(chan struct{}), out: out, folder: folder}
 	go func() {
 		p.err = cmd.Wait()
 		close(p.done)
@@ -589,8 +593,9 @@ func (p *Process) Stop(grace time.Duration) {
 			t.Stop()
 		}
 		// Kill the group even when the leader has exited: its children may live on.
-		_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+		p.pgrp.kill()
 		<-p.done // bounded: SIGKILL cannot be ignored and WaitDelay bounds the pipes
+		p.pgrp.release()
 		p.out.Close()
 	})
 }

@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -76,7 +75,9 @@ func helper(mode string, args []string) int {
 	fmt.Fprintf(c, "HELLO %s %d\n", os.Getenv("TAIKAI_COLOR"), os.Getpid())
 	if mode == "spawn" {
 		// A grandchild in the same process group, which Stop must kill too.
-		child := exec.Command("sleep", "300")
+		self, _ := os.Executable()
+		child := exec.Command(self)
+		child.Env = append(os.Environ(), "TAIKAI_TEST_HELPER=silent")
 		if err := child.Start(); err != nil {
 			fmt.Println("spawn:", err)
 			return 1
@@ -140,7 +141,7 @@ func hello(tb testing.TB, c engines.Stream) (color string, pid int) {
 // alive reports whether a process runs. A killed orphan stays a zombie until
 // init reaps it, which can take a while; a zombie is dead.
 func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
+	if !processExists(pid) {
 		return false
 	}
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")

@@ -338,8 +338,6 @@ func (p *Process) Usage() Usage {
 		u.ExitCode = 128 + u.Signal
 	}
 	u.CPUTime = ps.UserTime() + ps.SystemTime()
-	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		u.PeakMemory = ru.Maxrss << 10 // KiB on Linux
-	}
+	u.PeakMemory = p.pgrp.peakMemory(ps)
 	return u
 }

@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	sqlite3 "github.com/mattn/go-sqlite3"
+	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver; sqlite_cgo.go reads its errors
 
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/migrations"
@@ -152,17 +152,14 @@ func (db *DB) read(ctx context.Context, fn func(*sql.Tx) error) error {
 // code and a message that names no server path; the cause stays wrapped for
 // the log. Other errors are returned as they are.
 func classify(err error) error {
-	var se sqlite3.Error
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, syscall.ENOSPC), errors.As(err, &se) && se.Code == sqlite3.ErrFull:
+	case errors.Is(err, syscall.ENOSPC), sqliteFull(err):
 		return &games.Error{Code: games.ENoSpace, Message: "the server's disk is full: the database cannot store anything until space is freed", Err: err}
-	case errors.As(err, &se):
-		switch se.Code {
-		case sqlite3.ErrIoErr, sqlite3.ErrReadonly, sqlite3.ErrCantOpen, sqlite3.ErrBusy, sqlite3.ErrLocked, sqlite3.ErrCorrupt, sqlite3.ErrNotADB, sqlite3.ErrPerm:
-			return &games.Error{Code: games.EUnavailable, Message: "the database is unavailable: " + se.Code.Error(), Err: err}
-		}
+	}
+	if why, ok := sqliteUnavailable(err); ok {
+		return &games.Error{Code: games.EUnavailable, Message: "the database is unavailable: " + why, Err: err}
 	}
 	return err
 }
@@ -216,11 +213,6 @@ func msTime(ms sql.NullInt64) *time.Time {
 	}
 	t := time.UnixMilli(ms.Int64).UTC()
 	return &t
-}
-
-func isUnique(err error) bool {
-	var se sqlite3.Error
-	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintUnique
 }
 
 // Ping checks that the database answers.

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -213,7 +212,7 @@ func faultEngine(tb testing.TB, mode, proto string) engines.Engine {
 
 // alive reports whether a process runs (a zombie waiting for init is dead).
 func alive(pid int) bool {
-	if pid == 0 || syscall.Kill(pid, 0) != nil {
+	if pid == 0 || !processExists(pid) {
 		return false
 	}
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")

@@ -25,7 +25,6 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
-	"golang.org/x/sys/unix"
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/sandbox"
@@ -343,8 +342,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, d := range []struct{ what, dir string }{{"database", filepath.Dir(s.DB.Path())}, {"data directory", s.DataDir}} {
-		var st unix.Statfs_t
-		if d.dir != "" && unix.Statfs(d.dir, &st) == nil && st.Bavail*uint64(st.Bsize) < minFreeBytes {
+		if free, ok := freeBytes(d.dir); ok && free < minFreeBytes {
 			out["error"] = fmt.Sprintf("less than %d MiB free on the disk of the %s", minFreeBytes>>20, d.what)
 			fail("disk full", nil)
 			return

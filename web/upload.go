@@ -409,6 +409,11 @@ func safeName(name string) (string, error) {
 	if base == "." || base == ".." || base == "/" || strings.ContainsRune(base, 0) {
 		return "", errInvalid("file", fmt.Sprintf("file: %q is not a file name", name))
 	}
+	if windowsNames {
+		if err := windowsName(base); err != nil {
+			return "", errInvalid("file", "file: "+err.Error())
+		}
+	}
 	return base, nil
 }
 
@@ -422,6 +427,11 @@ func (u *unpacking) entryPath(archive, name string) (string, error) {
 	}
 	if d := strings.Count(clean, "/"); d > u.depth {
 		return "", errInvalid("file", fmt.Sprintf("file: %s: entry %.80q... is %d directories deep: at most %d", archive, name, d, u.depth))
+	}
+	if windowsNames && clean != "." {
+		if err := windowsPath(clean); err != nil {
+			return "", errInvalid("file", fmt.Sprintf("file: %s: entry %q: %v", archive, name, err))
+		}
 	}
 	return clean, nil
 }

@@ -20,7 +20,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
@@ -539,7 +538,7 @@ func (b *bench) startClient(ctx context.Context, engine string, color int) (*pin
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
 	cmd := exec.CommandContext(ctx, b.self, "engine", engine, "--host", "127.0.0.1", "--port", strconv.Itoa(port))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = groupAttr()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -635,7 +634,7 @@ func (pp *pingPong) close() {
 	if pp.c != nil {
 		pp.c.Close()
 	}
-	_ = syscall.Kill(-pp.cmd.Process.Pid, syscall.SIGKILL)
+	killGroup(pp.cmd)
 	_ = pp.cmd.Wait()
 }
 

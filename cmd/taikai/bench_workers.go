@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
@@ -136,7 +135,7 @@ func (b *bench) clusterRun(ctx context.Context, engine engines.Engine, games, n 
 	var procs []*exec.Cmd
 	defer func() {
 		for _, p := range procs {
-			p.Process.Signal(syscall.SIGTERM)
+			stopWorker(p)
 		}
 		for _, p := range procs {
 			done := make(chan struct{})

@@ -15,6 +15,9 @@ var sandboxModes = []string{"auto", "on", "off"}
 // the engines' uid must be able to reach it.
 func setupSandbox(l *engines.Launcher, enginesDir string) error {
 	l.Sandbox = true
+	if err := platformSandbox(); err != nil {
+		return err
+	}
 	cfg, err := l.SandboxConfig(engines.Engine{})
 	if err != nil {
 		return err

@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"golang.org/x/sys/unix"
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/sandbox"
@@ -252,7 +251,7 @@ func (a *server) Open(ctx context.Context) error {
 	a.log = slog.New(h)
 	// No core dumps, no ptrace or /proc/<pid>/environ|mem by other users'
 	// processes: the server holds the admin token and the database.
-	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+	if err := nonDumpable(); err != nil {
 		a.log.Warn("cannot make the server non-dumpable", "err", err)
 	}
 	data, err := filepath.Abs(a.cfg.data)
@@ -350,21 +349,12 @@ func (a *server) Open(ctx context.Context) error {
 // (the Go runtime does so too, on Linux; this says it, and covers the rest)
 // and returns it.
 func noFileLimit(log *slog.Logger) uint64 {
-	var lim unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
-		return 1024
+	cur, hard, err := raiseNoFile()
+	if err != nil {
+		log.Warn("open-files limit not raised", "soft", cur, "hard", hard, "err", err)
 	}
-	if lim.Cur < lim.Max {
-		raised := lim
-		raised.Cur = lim.Max
-		if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &raised); err == nil {
-			lim = raised
-		} else {
-			log.Warn("open-files limit not raised", "soft", lim.Cur, "hard", lim.Max, "err", err)
-		}
-	}
-	log.Info("open-files limit", "limit", lim.Cur)
-	return lim.Cur
+	log.Info("open-files limit", "limit", cur)
+	return cur
 }
 
 // connCaps are the HTTP connection caps for a descriptor limit: unless set,
@@ -586,10 +576,10 @@ func lockDatabase(db string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("database lock %s: %w", path, err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if busy, err := lockFile(f); err != nil {
 		b, _ := io.ReadAll(io.LimitReader(f, 64))
 		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
+		if busy {
 			return nil, fmt.Errorf("database %s is in use by another taikai server (pid %s, by %s): stop it first, or give this one another --db", db, strings.TrimSpace(string(b)), path)
 		}
 		return nil, fmt.Errorf("database lock %s: %w", path, err)

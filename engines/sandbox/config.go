@@ -130,3 +130,7 @@ type Usage struct {
 	// CPUTime is the CPU time (user + system) of all processes of the sandbox.
 	CPUTime time.Duration
 }
+
+// HelperPath is where Config.Helper (the taikai binary) appears inside every
+// sandbox: built-in engines run it from there.
+const HelperPath = "/.taikai/taikai"

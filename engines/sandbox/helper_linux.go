@@ -20,10 +20,6 @@ import (
 // helper (see Config.Helper and MaybeHelper).
 const HelperArg = "__taikai-sandbox-listen"
 
-// HelperPath is where Config.Helper (the taikai binary) appears inside every
-// sandbox: built-in engines run it from there.
-const HelperPath = "/.taikai/taikai"
-
 // helperFd is the helper's end of the socket pair to the server.
 const helperFd = 6
 
