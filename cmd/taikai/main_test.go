@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"os"
 	"os/exec"
@@ -591,5 +592,73 @@ func TestMatchBadOpeningsAndSPRT(t *testing.T) {
 		if code := run(args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 naming %q", tc.args, code, stderr.String(), tc.want)
 		}
+	}
+}
+
+func mustRead(tb testing.TB, path string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// upload registers an engine with its files through the API.
+func upload(tb testing.TB, s *serverProcess, meta string, files map[string][]byte) int64 {
+	tb.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	w, _ := mw.CreateFormField("meta")
+	w.Write([]byte(meta))
+	for name, b := range files {
+		fw, _ := mw.CreateFormFile("file", name)
+		fw.Write(b)
+	}
+	mw.Close()
+	var out struct{ ID int64 }
+	s.call(tb, "POST", "/api/engines", &body, mw.FormDataContentType(), &out)
+	return out.ID
+}
+
+// waitFor polls cond every 10 ms until it holds or within passes.
+func waitFor(within time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
+
+// alive tells whether pid is a live process (not a zombie).
+func alive(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
+}
+
+type gameDetail struct {
+	apiGame
+	EndedAt string `json:"ended_at"`
+	Sandbox *string
+	Usage   map[string]struct {
+		Sandboxed  bool
+		Status     string
+		OOMKilled  bool    `json:"oom_killed"`
+		PeakMemory int64   `json:"peak_memory_bytes"`
+		CPUMS      float64 `json:"cpu_ms"`
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"mime/multipart"
 	"net"
 	"net/http"
 	"os"
@@ -48,23 +47,6 @@ func requireSandbox(tb testing.TB) {
 		}
 		tb.Skipf("engine sandbox unavailable: %v", err)
 	}
-}
-
-// upload registers an engine with its files through the API.
-func upload(tb testing.TB, s *serverProcess, meta string, files map[string][]byte) int64 {
-	tb.Helper()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	w, _ := mw.CreateFormField("meta")
-	w.Write([]byte(meta))
-	for name, b := range files {
-		fw, _ := mw.CreateFormFile("file", name)
-		fw.Write(b)
-	}
-	mw.Close()
-	var out struct{ ID int64 }
-	s.call(tb, "POST", "/api/engines", &body, mw.FormDataContentType(), &out)
-	return out.ID
 }
 
 // waitChecked waits for the pre-flight check an upload starts by itself to be
@@ -112,31 +94,6 @@ func procsWith(s string) []int {
 		pids = append(pids, pid)
 	}
 	return pids
-}
-
-// waitFor polls cond every 10 ms until it holds or within passes.
-func waitFor(within time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return true
-}
-
-type gameDetail struct {
-	apiGame
-	EndedAt string `json:"ended_at"`
-	Sandbox *string
-	Usage   map[string]struct {
-		Sandboxed  bool
-		Status     string
-		OOMKilled  bool    `json:"oom_killed"`
-		PeakMemory int64   `json:"peak_memory_bytes"`
-		CPUMS      float64 `json:"cpu_ms"`
-	}
 }
 
 // TestSandboxHostileEngines runs real hostile engine programs through the
@@ -446,13 +403,6 @@ func javaPlays(t *testing.T, s *serverProcess, opponent int64) {
 	checkOthelloGame(t, g.apiGame)
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return "<nil>"
-	}
-	return *s
-}
-
 func quoteList(args []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {
@@ -547,16 +497,6 @@ func descendants(pids []int) []int {
 	return out
 }
 
-// alive tells whether pid is a live process (not a zombie).
-func alive(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(stat, ')')
-	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
-}
-
 // bwrapsOf lists the bwrap processes whose parent is ppid.
 func bwrapsOf(ppid int) []int {
 	var out []int
@@ -649,15 +589,6 @@ func TestSandboxClients(t *testing.T) {
 		}
 		checkStandings(t, s, tid, list)
 	}
-}
-
-func mustRead(tb testing.TB, path string) []byte {
-	tb.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
 }
 
 // taikai bench measures an engine's start and games per second without
