@@ -72,10 +72,10 @@ func (l *Launcher) SandboxConfig(e Engine) (sandbox.Config, error) {
 		cfg.MemoryBytes = sandbox.DefaultMemory
 	}
 	// Also at its own path, for commands that name it there (as before
-	// /.taikai/taikai), where the engines' uid can reach it: always an
-	// ordinary user's; a root server's engines (uid 65534) only through
-	// directories others may search.
-	if os.Geteuid() != 0 || reachableByOthers(self) {
+	// /.taikai/taikai), where anyone may reach it: a binary in a private
+	// directory stays at /.taikai/taikai alone, so that no engine learns or
+	// lists the path (bwrap makes the directories it is mounted in).
+	if reachableByOthers(self) {
 		cfg.ReadOnly = []string{self}
 	}
 	return cfg, nil
