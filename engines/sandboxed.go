@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -70,7 +71,32 @@ func (l *Launcher) SandboxConfig(e Engine) (sandbox.Config, error) {
 	if cfg.MemoryBytes == 0 {
 		cfg.MemoryBytes = sandbox.DefaultMemory
 	}
+	// Also at its own path, for commands that name it there (as before
+	// /.taikai/taikai), where anyone may reach it: a binary in a private
+	// directory stays at /.taikai/taikai alone, so that no engine learns or
+	// lists the path (bwrap makes the directories it is mounted in).
+	if reachableByOthers(self) {
+		cfg.ReadOnly = []string{self}
+	}
 	return cfg, nil
+}
+
+// reachableByOthers tells whether a user other than the owner of p and of
+// its directories may execute p.
+func reachableByOthers(p string) bool {
+	st, err := os.Stat(p)
+	if err != nil || st.Mode().Perm()&0o001 == 0 {
+		return false
+	}
+	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+		st, err := os.Stat(d)
+		if err != nil || st.Mode().Perm()&0o001 == 0 {
+			return false
+		}
+		if d == "/" {
+			return true
+		}
+	}
 }
 
 var cgroupName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
