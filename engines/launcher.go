@@ -68,62 +68,20 @@ type Launcher struct {
 	FoldersDir string
 	// FolderLimit is that size; default DefaultFolderLimit.
 	FolderLimit int64
-	// SandboxHelper opens a sandboxed seat's listener with the taikai binary
-	// inside the sandbox (sandbox.Config.Helper) rather than by entering the
-	// sandbox's network namespace, which needs CAP_SYS_ADMIN (containers).
-	SandboxHelper bool
-	// Prepare keeps a sandbox made ahead for each sandboxed engine's next
-	// start (see prepared.go): its game then waits only for the engine's
-	// exec. Close stops them.
-	Prepare bool
 
-	pool   sandboxPool
 	ending pending // sandboxes whose teardown may not be done
 	mu     sync.Mutex
 	ports  map[int]chan struct{} // fixed port -> a one-slot semaphore
-	games  map[int64]int         // game -> its sandboxed engines started and not stopped
 }
 
-// enterGame counts a sandboxed engine of game id as started until leave is
-// called, once (by Stop, or when the start fails), and tells whether no
-// engine of another game is started.
-func (l *Launcher) enterGame(id int64) (alone bool, leave func()) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.games == nil {
-		l.games = map[int64]int{}
-	}
-	l.games[id]++
-	return len(l.games) == 1, func() {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		if l.games[id]--; l.games[id] == 0 {
-			delete(l.games, id)
-		}
-	}
-}
-
-// Close stops the sandboxes prepared ahead and waits (a few seconds at most)
-// for the teardown of those that ran engines; Start must not be called
-// after.
+// Close waits (a few seconds at most) for the teardown of the sandboxes
+// that ran engines; Start must not be called after.
 func (l *Launcher) Close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	l.pool.close(ctx)
 	if l.ending.wait(ctx) != nil {
 		l.logger().Warn("sandboxes still being removed at close; the next start sweeps what is left")
 	}
-}
-
-// Settle waits until the work the launcher does in the background after
-// its engines' starts and ends is done: their sandboxes torn down, and the
-// sandboxes prepared for the next starts made. taikai bench counts that
-// work with the games that caused it.
-func (l *Launcher) Settle(ctx context.Context) error {
-	if err := l.ending.wait(ctx); err != nil {
-		return err
-	}
-	return l.pool.inflight.wait(ctx)
 }
 
 // pending counts work left to a goroutine, like a sync.WaitGroup whose
@@ -231,8 +189,6 @@ type Process struct {
 	// folder is the engine's persistent folder as the engine sees it, "" if
 	// it has none.
 	folder string
-	leave  func()                 // tells the launcher that this engine is stopped
-	next   func() <-chan struct{} // if set, Stop prepares the engine's next sandbox
 }
 
 // Folder is the engine's persistent folder, as the engine sees it ("" if none).
@@ -596,22 +552,13 @@ func (p *Process) ExitStatus() string {
 }
 
 // Stop gives the process grace to exit by itself, then kills its whole process
-// group and reaps it. A sandboxed engine whose game was the launcher's only
-// one when it started has its next sandbox prepared before Stop returns (see
-// startSandboxed).
-// It is safe to call more than once.
+// group and reaps it. It is safe to call more than once.
 func (p *Process) Stop(grace time.Duration) {
 	p.once.Do(func() {
 		if p.sb != nil {
 			p.sb.Stop(grace)
 			<-p.done
 			p.out.Close()
-			if p.leave != nil {
-				p.leave()
-			}
-			if p.next != nil {
-				<-p.next() // bounded: sandbox.Prepare has its own deadline
-			}
 			return
 		}
 		if grace > 0 {

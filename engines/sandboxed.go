@@ -54,8 +54,8 @@ func (l *Launcher) SandboxState() string {
 }
 
 // SandboxConfig is the sandbox an engine of this launcher runs in, without
-// its command: its directory at /engine, the taikai binary (built-ins) read
-// only at its own path, the engine's limits.
+// its command: its directory at /engine, the taikai binary as the helper
+// (it also runs the built-ins, at sandbox.HelperPath), the engine's limits.
 func (l *Launcher) SandboxConfig(e Engine) (sandbox.Config, error) {
 	self, err := l.self()
 	if err != nil {
@@ -65,55 +65,21 @@ func (l *Launcher) SandboxConfig(e Engine) (sandbox.Config, error) {
 		EngineDir:   e.Dir,
 		MemoryBytes: int64(e.MemoryMB) << 20,
 		Pids:        e.MaxProcs,
-		// The taikai binary runs the built-ins; it is no secret.
-		ReadOnly: []string{self},
+		Helper:      self,
 	}
 	if cfg.MemoryBytes == 0 {
 		cfg.MemoryBytes = sandbox.DefaultMemory
-	}
-	if l.SandboxHelper {
-		cfg.Helper = self
 	}
 	return cfg, nil
 }
 
 var cgroupName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 
-// startSandboxed starts an engine in its sandbox. A TCP engine dials
+// startSandboxed starts an engine in a fresh sandbox. A TCP engine dials
 // 127.0.0.1 and its port (its fixed one, else SandboxPort) inside its own
 // network namespace, where the server's listener is: fixed-port engines do
 // not take turns. A stdio engine gets pipes.
-//
-// When does the engine's next sandbox get prepared (prepared.go)? If no
-// other game has an engine started, when this game is over, by Stop, so
-// that a game played alone never has its moves share the CPU with the
-// preparing; beside other games, at once, in the background, as other
-// games' engine starts share it anyway.
 func (l *Launcher) startSandboxed(ctx context.Context, la Launch) (*Process, Stream, error) {
-	alone, leave := l.enterGame(la.GameID)
-	var prepareNext func() <-chan struct{}
-	proc, stream, err := l.startInSandbox(ctx, la, &prepareNext)
-	if err != nil {
-		leave()
-		if prepareNext != nil {
-			prepareNext()
-		}
-		return nil, nil, err
-	}
-	proc.leave = leave
-	if prepareNext != nil {
-		if alone {
-			proc.next = prepareNext
-		} else {
-			prepareNext()
-		}
-	}
-	return proc, stream, nil
-}
-
-// startInSandbox is startSandboxed but for when the next sandbox is
-// prepared: it sets prepareNext if the engine gets prepared sandboxes.
-func (l *Launcher) startInSandbox(ctx context.Context, la Launch, prepareNext *func() <-chan struct{}) (*Process, Stream, error) {
 	p, _ := LookupProtocol(la.Engine.Protocol)
 	stdio := p.Transport == Stdio
 	timeout := la.ConnectTimeout
@@ -139,6 +105,9 @@ func (l *Launcher) startInSandbox(ctx context.Context, la Launch, prepareNext *f
 	argv, err := l.argv(la, v)
 	if err != nil {
 		return fail(err)
+	}
+	if la.Engine.Builtin != "" {
+		argv[0] = sandbox.HelperPath // the taikai binary, inside
 	}
 	cfg, err := l.SandboxConfig(la.Engine)
 	if err != nil {
@@ -171,22 +140,6 @@ func (l *Launcher) startInSandbox(ctx context.Context, la Launch, prepareNext *f
 	if folder != "" {
 		cfg.FolderDir = folder
 		folder = sandbox.FolderMount
-	}
-	if l.Prepare && len(cfg.CPUs) == 0 && l.execable(la, argv, cfg.Env) {
-		// This engine's next game will find its sandbox made (see
-		// startSandboxed for when it is made). (An engine
-		// pinned to CPUs is not: a cold start may put it in a cpuset that it
-		// cannot widen; nor one whose command a prepared sandbox cannot
-		// take: nothing would use the sandboxes made for it.)
-		*prepareNext = func() <-chan struct{} {
-			return l.pool.refill(preparedConfig(cfg, la.Engine), stdio, func(err error) {
-				l.logger().Warn("preparing a sandbox failed", "engine", la.Engine.Name, "err", err)
-			})
-		}
-		proc, stream, err, ok := l.startPrepared(ctx, la, cfg, stdio, argv, out, folder, deadline, timeout)
-		if ok {
-			return proc, stream, err
-		}
 	}
 	// The Process outlives Start's context: Stop ends it.
 	sb, err := sandbox.Command(context.Background(), cfg, argv...)

@@ -5,11 +5,9 @@ import (
 	"context"
 	"errors"
 	"io"
-	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -24,12 +22,6 @@ import (
 // the test binary (the helper engine) that the sandbox's uid can run.
 func sandboxed(t *testing.T) (*engines.Launcher, string) {
 	t.Helper()
-	if err := sandbox.Available(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the engine sandbox is required when CI=true: %v", err)
-		}
-		t.Skipf("engine sandbox unavailable: %v", err)
-	}
 	dir := t.TempDir()
 	for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()+"/"); d = filepath.Dir(d) {
 		if err := os.Chmod(d, 0o755); err != nil {
@@ -48,13 +40,20 @@ func sandboxed(t *testing.T) (*engines.Launcher, string) {
 	if err := os.WriteFile(bin, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := sandbox.Check(sandbox.Config{Helper: bin, Port: engines.SandboxPort}); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the engine sandbox is required when CI=true: %v", err)
+		}
+		t.Skipf("engine sandbox unavailable: %v", err)
+	}
 	return &engines.Launcher{Self: bin, ConnectTimeout: 10 * time.Second, ExitGrace: 100 * time.Millisecond, Sandbox: true}, bin
 }
 
 func sandboxedEngine(bin, mode string, port int) engines.Engine {
 	return engines.Engine{
 		Name: "helper-" + mode, Game: "othello", Protocol: "othello-board", Port: port,
-		Command: []string{"env", "TAIKAI_TEST_HELPER=" + mode, bin, "{host}", "{port}", "{color}"},
+		// The helper binary is the test binary, which the sandbox mounts.
+		Command: []string{"env", "TAIKAI_TEST_HELPER=" + mode, sandbox.HelperPath, "{host}", "{port}", "{color}"},
 	}
 }
 
@@ -203,169 +202,5 @@ func TestEngineLimitsValidate(t *testing.T) {
 	e, err := engines.ParseSpec("name=x cmd=prog memory_mb=256 max_procs=32", "othello")
 	if err != nil || e.MemoryMB != 256 || e.MaxProcs != 32 {
 		t.Errorf("spec: %+v, %v", e, err)
-	}
-}
-
-// With Prepare, an engine's second start runs in the sandbox made after its
-// first, and behaves as a cold one: its seat, its environment, its log, its
-// exit status and usage; a stdio engine too. Close stops what is left
-// prepared: no cgroup of the launcher remains.
-func TestSandboxedPrepared(t *testing.T) {
-	l, bin := sandboxed(t)
-	l.Prepare = true
-	t.Setenv("TAIKAI_ADMIN_TOKEN", "secret-token")
-	dir := t.TempDir()
-	tcp := sandboxedEngine(bin, "connect", 46000)
-	stdio := sandboxedEngine(bin, "stdio", 0)
-	stdio.Protocol = "test-stdio"
-	// A brain with its persistent folder (mounted when prepared).
-	brain := sandboxedEngine(bin, "stdio", 0)
-	brain.ID, brain.Name, brain.Game, brain.Protocol = 7, "helper-brain", "gomoku", "pbrain"
-	l.FoldersDir = filepath.Join(dir, "folders")
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for i := range 3 {
-		for _, e := range []engines.Engine{tcp, stdio, brain} {
-			log := filepath.Join(dir, e.Name+strings.Repeat("x", i)+".log")
-			p, s, err := l.Start(context.Background(), engines.Launch{Engine: e, Color: "white", LogPath: log})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if e.Protocol == "pbrain" && p.Folder() != sandbox.FolderMount {
-				t.Errorf("start %d of the brain: folder %q", i, p.Folder())
-			}
-			if e.Protocol != "othello-board" {
-				s.Write([]byte("PING 1\n"))
-				line, err := bufio.NewReader(s).ReadString('\n')
-				if err != nil || line != "ECHO PING 1\n" {
-					t.Errorf("start %d: engine answered %q, %v", i, line, err)
-				}
-			} else if got, _ := hello(t, s); got != "white" {
-				t.Errorf("start %d: got the hello of %q", i, got)
-			}
-			s.Close()
-			p.Stop(5 * time.Second)
-			if u := p.Usage(); !u.Sandboxed || u.ExitCode != 0 || u.CPUTime <= 0 || u.PeakMemory <= 0 {
-				t.Errorf("start %d of %s: usage %+v", i, e.Name, u)
-			}
-			b, _ := os.ReadFile(log)
-			prepared := strings.Contains(string(b), "prepared ahead")
-			if strings.Contains(string(b), "secret-token") || prepared != (i > 0) {
-				t.Errorf("start %d of %s (prepared: %v):\n%s", i, e.Name, prepared, b)
-			}
-			if e.Protocol == "othello-board" && !strings.Contains(string(b), "TAIKAI_PORT=46000\n") {
-				t.Errorf("start %d: no environment in the log:\n%s", i, b)
-			}
-		}
-		// The next start finds its sandbox prepared, as a game's would
-		// after the previous game's moves: Settle waits for the three, and
-		// for the removal of the ended ones.
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		if err := l.Settle(ctx); err != nil {
-			t.Fatalf("round %d: %v", i, err)
-		}
-		cancel()
-		names := map[string]bool{}
-		for _, dir := range taikaiCgroups(t) {
-			names[filepath.Base(dir)] = true
-		}
-		if live := liveSandboxes(t); live != 3 || len(names) != 3 {
-			t.Errorf("round %d settled with %d sandboxes prepared and %d cgroups, want 3 and 3", i, live, len(names))
-		}
-	}
-	l.Close()
-	if left := taikaiCgroups(t); len(left) > 0 {
-		t.Errorf("cgroups left after Close: %v", left)
-	}
-}
-
-// liveSandboxes counts this process's sandboxes with a process in them.
-func liveSandboxes(t *testing.T) int {
-	live := map[string]bool{}
-	for _, dir := range taikaiCgroups(t) {
-		if b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs")); err == nil && len(strings.TrimSpace(string(b))) > 0 {
-			live[filepath.Base(dir)] = true
-		}
-	}
-	return len(live)
-}
-
-// taikaiCgroups lists this process's sandbox cgroups in every hierarchy
-// (their names start with the server's pid).
-func taikaiCgroups(t *testing.T) []string {
-	t.Helper()
-	var found []string
-	prefix := strconv.Itoa(os.Getpid()) + "-"
-	_ = filepath.WalkDir("/sys/fs/cgroup", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
-			return nil
-		}
-		if strings.HasPrefix(d.Name(), prefix) {
-			found = append(found, p)
-			return fs.SkipDir
-		}
-		return nil
-	})
-	return found
-}
-
-// A game played alone has its engines' next sandboxes prepared by their
-// Stop, none while it is played; an engine started beside another game has
-// its next one prepared at once.
-func TestPreparedBesideGames(t *testing.T) {
-	l, bin := sandboxed(t)
-	l.Prepare = true
-	defer l.Close()
-	e := sandboxedEngine(bin, "connect", 0)
-	start := func(game int64, color string) (*engines.Process, engines.Stream) {
-		t.Helper()
-		p, s, err := l.Start(context.Background(), engines.Launch{Engine: e, Color: color, GameID: game})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, _ := hello(t, s); got != color {
-			t.Fatalf("game %d: the %s engine said hello as %q", game, color, got)
-		}
-		return p, s
-	}
-	stop := func(p *engines.Process, s engines.Stream) {
-		s.Close()
-		p.Stop(5 * time.Second)
-	}
-	counts := func(when string, ready, making int) {
-		t.Helper()
-		if r, m := l.PoolCounts(); r != ready || m != making {
-			t.Errorf("%s: %d sandboxes prepared and %d being made, want %d and %d", when, r, m, ready, making)
-		}
-	}
-
-	// Game 1, alone: its engines start cold, and nothing is prepared until
-	// they are stopped; each Stop returns with its engine's next sandbox
-	// ready.
-	b1, sb1 := start(1, "black")
-	w1, sw1 := start(1, "white")
-	counts("game 1 played alone", 0, 0)
-	stop(b1, sb1)
-	counts("game 1's black engine stopped", 1, 0)
-	stop(w1, sw1)
-	counts("game 1 over", 2, 0)
-
-	// Game 2 starts alone and takes a prepared sandbox, then game 3 starts
-	// beside it and takes the other: game 3's engine has its next sandbox
-	// prepared at once, game 2's only when it is stopped.
-	b2, sb2 := start(2, "black")
-	counts("game 2 played alone", 1, 0)
-	b3, sb3 := start(3, "black")
-	if r, m := l.PoolCounts(); r+m != 1 {
-		t.Errorf("game 3 started beside game 2: %d sandboxes prepared and %d being made, want 1 in all", r, m)
-	}
-	stop(b3, sb3)
-	if r, m := l.PoolCounts(); r+m != 1 {
-		t.Errorf("game 3 over: %d sandboxes prepared and %d being made, want 1 in all", r, m)
-	}
-	stop(b2, sb2)
-	if r, m := l.PoolCounts(); r < 1 || r+m != 2 {
-		t.Errorf("game 2 over: %d sandboxes prepared and %d being made, want 2 in all, at least 1 ready", r, m)
 	}
 }

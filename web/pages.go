@@ -227,6 +227,9 @@ type view struct {
 	// SandboxWarning, if set, is shown on every page: engines run without
 	// the sandbox (--sandbox=off), or only built-ins run (unavailable).
 	SandboxWarning string
+	// SandboxNotice, if set, says that the sandbox holds its memory limit by
+	// polling, and the command that gives the kernel's.
+	SandboxNotice string
 }
 
 // gameChoice is a registered game as the forms offer it.
@@ -385,6 +388,10 @@ func (p *pages) render(w http.ResponseWriter, r *http.Request, s *Server, name s
 		v.SandboxWarning = p.tr(r, "sandbox.off")
 	case "unavailable":
 		v.SandboxWarning = p.tr(r, "sandbox.unavailable", "error", s.SandboxError)
+	case "on":
+		if g := s.SandboxLimits; g != nil && g.Memory == "polling" {
+			v.SandboxNotice = p.tr(r, "sandbox.polling", "command", g.Stronger)
+		}
 	}
 	if v.Status == 0 {
 		v.Status = http.StatusOK

@@ -28,6 +28,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
@@ -62,6 +63,10 @@ type Server struct {
 	// unavailable (only built-ins run); SandboxError says why not.
 	Sandbox      string
 	SandboxError string
+	// SandboxLimits, with the sandbox on, says which of its guarantees hold
+	// (/healthz's sandbox_limits); a memory limit held by polling rather
+	// than a cgroup is shown by a notice on every page.
+	SandboxLimits *sandbox.Guarantees
 	// BodyTimeout is how long a request's JSON body may take to arrive
 	// (default 30 s), UploadTimeout a multipart upload's (default 3 min): a
 	// body shorter than its Content-Length does not hold a connection for
@@ -254,9 +259,14 @@ func (s *Server) checkWrite(ctx context.Context) error {
 // ("storage failing"; the tournaments go on by themselves when it works).
 // The sandbox's state is shown either way.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	out := map[string]string{"status": "ok", "sandbox": cmp.Or(s.Sandbox, "off")}
+	// "sandbox" stays the string it always was (scripts and the compose
+	// tests read it); the details are an object beside it.
+	out := map[string]any{"status": "ok", "sandbox": cmp.Or(s.Sandbox, "off")}
 	if s.SandboxError != "" {
 		out["sandbox_error"] = s.SandboxError
+	}
+	if s.SandboxLimits != nil && s.Sandbox == "on" {
+		out["sandbox_limits"] = s.SandboxLimits
 	}
 	fail := func(status string, err error) {
 		out["status"] = status

@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/taikai-dev/taikai/engines/sandbox"
 )
 
 // workerProcess is a running `taikai worker`.
@@ -152,7 +150,7 @@ func TestClusterEndToEnd(t *testing.T) {
 	bin := taikaiBinary(t)
 	dir := t.TempDir()
 	var flags []string
-	if sandbox.Available() != nil {
+	if sandboxErr(t) != nil {
 		flags = append(flags, "--sandbox=off") // the uploaded Java client needs one or the other
 	}
 	natsURL := "nats://127.0.0.1:" + strconv.Itoa(freePort(t))

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/games/othello"
 )
 
@@ -171,7 +170,7 @@ func TestEndToEnd(t *testing.T) {
 	// Sandboxed (serve's default, auto) wherever the sandbox works; where it
 	// cannot (no bwrap, not root), serve would refuse the uploaded engines,
 	// so the test plays them unsandboxed, as before the sandbox.
-	sandboxed := sandbox.Available() == nil
+	sandboxed := sandboxErr(t) == nil
 	var flags []string
 	if !sandboxed {
 		flags = append(flags, "--sandbox=off")

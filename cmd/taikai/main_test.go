@@ -53,8 +53,16 @@ var readmeBuild = regexp.MustCompile("`(go build -o taikai ./cmd/taikai)`")
 // taikaiBinary builds the real binary once for the tests that run it, with
 // the README's build command where it has one (TestReadmeBinaryAndLAN
 // requires it), run at the top of the checkout into a scratch directory.
+//
+// TAIKAI_TEST_BINARY, if set, names a binary built beforehand instead (a
+// test binary built with go test -c and run where no Go toolchain is, as in
+// user-mode Linux); it must be reachable by the engines' uid of a root
+// server (65534).
 func taikaiBinary(tb testing.TB) string {
 	tb.Helper()
+	if p := os.Getenv("TAIKAI_TEST_BINARY"); p != "" {
+		return p
+	}
 	binOnce.Do(func() {
 		if binDir, binErr = os.MkdirTemp("", "taikai-bin-"); binErr != nil {
 			return
@@ -246,11 +254,21 @@ func startServer(tb testing.TB, bin, db, data string, extra ...string) *serverPr
 // startServerEnv is startServer with more environment variables.
 func startServerEnv(tb testing.TB, env []string, bin, db, data string, extra ...string) *serverProcess {
 	tb.Helper()
-	// Sandboxed engines run as nobody: their directories under data must be
-	// reachable (t.TempDir's are 0700).
-	searchable(tb, filepath.Dir(data))
+	return startServerAs(tb, nil, env, bin, db, data, extra...)
+}
+
+// startServerAs is startServerEnv run as the user u (nil: as the test).
+func startServerAs(tb testing.TB, u *osUser, env []string, bin, db, data string, extra ...string) *serverProcess {
+	tb.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--data", data}, extra...)...)
 	cmd.Env = append(append(os.Environ(), "TAIKAI_ADMIN_TOKEN=e2e-token"), env...)
+	if u == nil {
+		// A root server's sandboxed engines run as nobody: their
+		// directories under data must be reachable (t.TempDir's are 0700).
+		searchable(tb, filepath.Dir(data))
+	} else {
+		u.own(cmd)
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		tb.Fatal(err)

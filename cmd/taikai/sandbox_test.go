@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -28,11 +29,18 @@ import (
 	"github.com/taikai-dev/taikai/web"
 )
 
+// sandboxErr says why the taikai binary cannot sandbox engines here (nil
+// if it can): a trial sandbox with the binary as its helper, as serve makes.
+func sandboxErr(tb testing.TB) error {
+	tb.Helper()
+	return sandbox.Check(sandbox.Config{Helper: taikaiBinary(tb), Port: engines.SandboxPort})
+}
+
 // requireSandbox skips a test when engines cannot be sandboxed here (no
-// bwrap, not root, ...), except in CI, where that is a failure.
+// bwrap, no user namespaces, ...), except in CI, where that is a failure.
 func requireSandbox(tb testing.TB) {
 	tb.Helper()
-	if err := sandbox.Available(); err != nil {
+	if err := sandboxErr(tb); err != nil {
 		if os.Getenv("CI") == "true" {
 			tb.Fatalf("the engine sandbox is required when CI=true: %v", err)
 		}
@@ -133,19 +141,37 @@ type gameDetail struct {
 // real server, each in its own tournament against a built-in: every attack
 // of the issue fails, each game is scored on the board or by the right
 // reason, the standings equal a recount, and the server runs on.
-func TestSandboxHostileEngines(t *testing.T) {
+func TestSandboxHostileEngines(t *testing.T) { hostileEngines(t, nil) }
+
+// The same as an ordinary user from a 0700 home, the server's binary and
+// data in it (issue 35): the user's engines run as that user, in the same
+// namespaces, with limits without root (on cgroup v1: memory by polling,
+// processes by RLIMIT_NPROC); the Java classroom client plays too.
+func TestSandboxHostileEnginesOrdinaryUser(t *testing.T) { hostileEngines(t, ordinaryUser(t)) }
+
+// hostileEngines is TestSandboxHostileEngines with serve run as u (nil: as
+// the test).
+func hostileEngines(t *testing.T, u *osUser) {
 	requireSandbox(t)
 	ciRequires(t, "python3")
 	t.Parallel()
 	bin := taikaiBinary(t)
 	dir := t.TempDir()
-	db, data := filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data")
-	s := startServer(t, bin, db, data, "--sandbox=on")
-	var health struct{ Sandbox string }
-	s.call(t, "GET", "/healthz", nil, "", &health)
-	if health.Sandbox != "on" {
-		t.Fatalf("/healthz sandbox %q, want on\n%s", health.Sandbox, s.logs())
+	if u != nil {
+		dir, bin = u.dir(t)
 	}
+	db, data := filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data")
+	s := startServerAs(t, u, nil, bin, db, data, "--sandbox=on")
+	var health struct {
+		Sandbox       string
+		SandboxLimits *sandbox.Guarantees `json:"sandbox_limits"`
+	}
+	s.call(t, "GET", "/healthz", nil, "", &health)
+	if health.Sandbox != "on" || health.SandboxLimits == nil || health.SandboxLimits.Isolation != "namespaces" ||
+		(health.SandboxLimits.Memory == "polling") != (health.SandboxLimits.Stronger != "") {
+		t.Fatalf("/healthz sandbox %q, limits %+v, want on with its limits\n%s", health.Sandbox, health.SandboxLimits, s.logs())
+	}
+	t.Logf("sandbox limits: %+v", *health.SandboxLimits)
 	hostile, err := os.ReadFile("testdata/hostile.py")
 	if err != nil {
 		t.Fatal(err)
@@ -353,6 +379,9 @@ func TestSandboxHostileEngines(t *testing.T) {
 	if n := reached.Load(); n != 0 {
 		t.Errorf("engines reached a host listener %d times", n)
 	}
+	if u != nil {
+		javaPlays(t, s, random)
+	}
 	// The server runs on, and its standings are a recount of its games.
 	select {
 	case <-s.done:
@@ -378,6 +407,40 @@ func TestSandboxHostileEngines(t *testing.T) {
 	}
 }
 
+// javaPlays plays the classroom Java client (fixed port 46000) against the
+// engine opponent on s.
+func javaPlays(t *testing.T, s *serverProcess, opponent int64) {
+	t.Helper()
+	ciRequires(t, "java")
+	src, err := os.ReadFile("../../engines/testdata/clients/OthelloClient.java")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := upload(t, s, `{"name":"java","game":"othello","protocol":"othello-board","command":"java OthelloClient.java {host}","port":46000}`,
+		map[string][]byte{"OthelloClient.java": src})
+	tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(
+		`{"name":"java","game":"othello","engines":[%d,%d],"games_per_pair":1,"move_time_ms":5000,"connect_timeout_ms":60000,"start":true}`, id, opponent))
+	s.waitFinished(t, tid, 3*time.Minute)
+	list := finishedGames(t, s, tid)
+	if len(list) != 1 || list[0].ID == nil {
+		t.Fatalf("the Java client's game: %+v\n%s", list, s.logs())
+	}
+	var g gameDetail
+	s.call(t, "GET", fmt.Sprintf("/api/games/%d", *list[0].ID), nil, "", &g)
+	// The client plays its moves; it never answers when it must pass (it
+	// is the students' program as it is), which ends a game by timeout.
+	javaMoves := 0
+	for _, m := range g.Moves {
+		if (m.Color == "black") == (g.Black.EngineID == id) {
+			javaMoves++
+		}
+	}
+	if javaMoves < 10 || (*g.Reason != "normal" && *g.Reason != "timeout") {
+		t.Errorf("the Java client made %d moves, the game ended by %s; want it played", javaMoves, *g.Reason)
+	}
+	checkOthelloGame(t, g.apiGame)
+}
+
 func deref(s *string) string {
 	if s == nil {
 		return "<nil>"
@@ -395,13 +458,23 @@ func quoteList(args []string) string {
 
 // A setsid daemon started by a sandboxed engine dies with a server killed by
 // SIGKILL (within 1 s), and so does everything else of its sandbox.
-func TestSandboxDaemonDiesWithServer(t *testing.T) {
+func TestSandboxDaemonDiesWithServer(t *testing.T) { daemonDiesWithServer(t, nil) }
+
+// The same with serve run by an ordinary user from a 0700 home.
+func TestSandboxDaemonDiesWithServerOrdinaryUser(t *testing.T) {
+	daemonDiesWithServer(t, ordinaryUser(t))
+}
+
+func daemonDiesWithServer(t *testing.T, u *osUser) {
 	requireSandbox(t)
 	ciRequires(t, "python3")
 	t.Parallel()
 	bin := taikaiBinary(t)
 	dir := t.TempDir()
-	s := startServer(t, bin, filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data"), "--sandbox=on")
+	if u != nil {
+		dir, bin = u.dir(t)
+	}
+	s := startServerAs(t, u, nil, bin, filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data"), "--sandbox=on")
 	hostile, err := os.ReadFile("testdata/hostile.py")
 	if err != nil {
 		t.Fatal(err)
@@ -418,8 +491,7 @@ func TestSandboxDaemonDiesWithServer(t *testing.T) {
 	if !waitFor(60*time.Second, func() bool { return len(procsWith(daemon)) > 0 && len(procsWith(builtins)) > 0 }) {
 		t.Fatalf("daemon %v, built-in %v: want the game's running\n%s", procsWith(daemon), procsWith(builtins), s.logs())
 	}
-	// One bwrap per engine, and the sandboxes prepared for the next game
-	// (their waiters inside).
+	// One bwrap per sandboxed engine.
 	bwraps := bwrapsOf(s.cmd.Process.Pid)
 	if len(bwraps) < 2 {
 		t.Errorf("bwrap processes of the server: %v, want one per engine at least", bwraps)
@@ -897,4 +969,84 @@ func TestSandboxPipeEnginesMemory(t *testing.T) {
 	if health.Status != "ok" {
 		t.Errorf("/healthz %q after the pipe engines' memory faults", health.Status)
 	}
+}
+
+// osUser is an ordinary user the tests run serve as, from a 0700 home.
+type osUser struct {
+	uid, gid int
+	home     string
+}
+
+// testUser is the ordinary user a root test creates (or reuses) to run
+// serve as.
+const testUser = "taikai-sbtest"
+
+// ordinaryUser is the ordinary user to run serve as: as root, testUser,
+// made with useradd if missing, its home 0700; as an ordinary user, the
+// test's own user.
+func ordinaryUser(tb testing.TB) *osUser {
+	tb.Helper()
+	if os.Geteuid() != 0 {
+		return &osUser{uid: os.Getuid(), gid: os.Getgid(), home: tb.TempDir()}
+	}
+	if _, err := user.Lookup(testUser); err != nil {
+		useradd := ciRequiresPath(tb, "useradd")
+		if out, err := exec.Command(useradd, "--create-home", "--shell", "/usr/sbin/nologin", testUser).CombinedOutput(); err != nil {
+			tb.Fatalf("useradd %s: %v\n%s", testUser, err, out)
+		}
+	}
+	usr, err := user.Lookup(testUser)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	uid, _ := strconv.Atoi(usr.Uid)
+	gid, _ := strconv.Atoi(usr.Gid)
+	if err := os.MkdirAll(usr.HomeDir, 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.Chown(usr.HomeDir, uid, gid); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.Chmod(usr.HomeDir, 0o700); err != nil { // nobody else may even search it
+		tb.Fatal(err)
+	}
+	return &osUser{uid: uid, gid: gid, home: usr.HomeDir}
+}
+
+// own makes cmd run as u, from its home.
+func (u *osUser) own(cmd *exec.Cmd) {
+	cmd.Dir = u.home
+	cmd.Env = append(cmd.Env, "HOME="+u.home)
+	if u.uid != os.Geteuid() {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(u.uid), Gid: uint32(u.gid)}}
+	}
+}
+
+// dir makes a fresh directory of u's under its home, removed at the end,
+// with a copy of the taikai binary in it (u's own, as a user's clone
+// builds it).
+func (u *osUser) dir(tb testing.TB) (dir, bin string) {
+	tb.Helper()
+	dir, err := os.MkdirTemp(u.home, "test-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	b, err := os.ReadFile(taikaiBinary(tb))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	bin = filepath.Join(dir, "taikai")
+	if err := os.WriteFile(bin, b, 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	for _, p := range []string{dir, bin} {
+		if err := os.Chown(p, u.uid, u.gid); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	return dir, bin
 }

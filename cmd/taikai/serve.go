@@ -182,7 +182,7 @@ type server struct {
 	nc      *nats.Conn
 	cluster *cluster.Server // the workers' queue, nil when the server plays
 	service *tournament.Service
-	// launcher starts the engines; Close stops its prepared sandboxes.
+	// launcher starts the engines; Close waits for their sandboxes' teardown.
 	launcher *engines.Launcher
 	ln       net.Listener
 	http     *http.Server
@@ -250,6 +250,10 @@ func (a *server) Open(ctx context.Context) error {
 	}
 	srv := &web.Server{DB: a.db, Service: a.service, Live: a.live, TokenHash: token, DataDir: data, Log: a.log, Metrics: metrics,
 		Allow: launcher.Allowed, Sandbox: launcher.SandboxState(), Workers: a.cluster}
+	if launcher.SandboxState() == "on" {
+		g := sandbox.HostGuarantees()
+		srv.SandboxLimits = &g
+	}
 	if a.cluster != nil {
 		metrics.WatchWorkers(a.cluster)
 	}
@@ -350,11 +354,13 @@ func engineSandbox(mode string, l *engines.Launcher, enginesDir string, log *slo
 		log.Log(context.Background(), level, "engine sandbox unavailable: only built-in engines will run (unsandboxed: they are taikai's own code); other engines are refused until this is fixed, or taikai is started with --sandbox=off", "err", err)
 		return
 	}
-	how := "setns"
-	if l.SandboxHelper {
-		how = "helper"
+	g := sandbox.HostGuarantees()
+	if g.Memory == "cgroup" {
+		log.Info("engines run in a sandbox", "isolation", g.Isolation, "memory_limit", g.Memory, "process_limit", g.Processes, "cgroup", g.Cgroup)
+		return
 	}
-	log.Info("engines run in a sandbox", "listener", how)
+	log.Warn("engines run in a sandbox without a cgroup: memory is measured every 100 ms and an engine over its limit is killed; for the kernel's exact limits, start the server with a delegated cgroup",
+		"isolation", g.Isolation, "memory_limit", g.Memory, "process_limit", g.Processes, "why", g.Reason, "stronger", g.Stronger)
 }
 
 // Settings keys of the admin token: its hash, and the plain token that

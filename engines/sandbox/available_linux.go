@@ -10,20 +10,19 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 )
 
 // Available says why sandboxes cannot be set up on this host, or nil if they
-// can: it checks the requirements one by one, then runs true in a real
-// sandbox. A server refuses non-built-in engines when it fails. It does not
-// try a listener: see Check.
-func Available() error {
+// can: Check with the running binary as the helper and a seat's listener.
+// It needs no privilege: bubblewrap makes the namespaces in an unprivileged
+// user namespace; HostGuarantees says which limits hold.
+func Available() error { return Check(Config{Port: 46000}) }
+
+// prerequisites checks the host's requirements one by one.
+func prerequisites() error {
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		return errors.New("sandbox: bwrap not found: install bubblewrap (apt-get install bubblewrap)")
-	}
-	if os.Geteuid() != 0 {
-		return errors.New("sandbox: the server must run as root: it runs engines as another uid, enters their network namespaces and writes their cgroups")
 	}
 	if v := readSysctl("/proc/sys/user/max_user_namespaces"); v == "0" {
 		return errors.New("sandbox: user namespaces are disabled (sysctl user.max_user_namespaces=0); set it to e.g. 10000")
@@ -34,27 +33,51 @@ func Available() error {
 	if v := readSysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"); v == "1" {
 		return errors.New("sandbox: AppArmor restricts unprivileged user namespaces (sysctl kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile allowing userns for /usr/bin/bwrap)")
 	}
-	if s := hostCgroups(); s.detectErr != nil {
-		return fmt.Errorf("sandbox: %w", s.detectErr)
-	}
-	g, err := newGroup(fmt.Sprintf("%d-probe", os.Getpid()), &Config{MemoryBytes: DefaultMemory, Pids: DefaultPids})
-	if err != nil {
-		err = fmt.Errorf("sandbox: cgroups not writable: %w", err)
-		if errors.Is(err, syscall.EROFS) {
-			err = fmt.Errorf("%w (in a container, mount /sys/fs/cgroup read-write: docker run -v /sys/fs/cgroup:/sys/fs/cgroup:rw)", err)
-		}
-		return err
-	}
-	if err := g.remove(); err != nil {
-		return fmt.Errorf("sandbox: %w", err)
-	}
-	return Check(Config{})
+	return nil
 }
 
-// Check runs true in a sandbox of the given configuration, with its listener
-// if cfg.Port is set, and says why that fails. A server calls it at start
-// with the configuration its engines will have (e.g. Port and Helper set).
+// Guarantees says which of the sandbox's guarantees hold on this host.
+type Guarantees struct {
+	// Isolation is always "namespaces": own pid, network, ipc, uts, user
+	// and mount namespaces, only the engine's own directories.
+	Isolation string `json:"isolation"`
+	// Memory is how the memory limit holds: "cgroup" (the kernel's, exact)
+	// or "polling" (measured every 100 ms, the sandbox killed over it).
+	Memory string `json:"memory"`
+	// Processes is how the process limit holds: "cgroup" (pids.max and
+	// RLIMIT_NPROC) or "rlimit" (RLIMIT_NPROC of its user namespace).
+	Processes string `json:"processes"`
+	// Cgroup is "v1", "v2" or "" (none).
+	Cgroup string `json:"cgroup,omitempty"`
+	// Why no cgroup, and the command that gives one ("" with a cgroup).
+	Reason   string `json:"reason,omitempty"`
+	Stronger string `json:"stronger,omitempty"`
+}
+
+// HostGuarantees says which guarantees sandboxes get on this host.
+func HostGuarantees() Guarantees {
+	g := Guarantees{Isolation: "namespaces", Memory: "cgroup", Processes: "cgroup"}
+	s := hostCgroups()
+	switch {
+	case s.none != "":
+		g.Memory, g.Processes, g.Reason = "polling", "rlimit", s.none
+		g.Stronger = "systemd-run --user --scope -p Delegate=yes taikai serve (cgroup v2), or run the server as root"
+	case s.v2:
+		g.Cgroup = "v2"
+	default:
+		g.Cgroup = "v1"
+	}
+	return g
+}
+
+// Check checks the host's requirements, then runs true in a sandbox of the
+// given configuration, with its listener if cfg.Port is set, and says why
+// that fails. A server calls it at start with the configuration its engines
+// will have, and refuses non-built-in engines when it fails.
 func Check(cfg Config) error {
+	if err := prerequisites(); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	sb, err := Command(ctx, cfg, "true")
@@ -64,9 +87,6 @@ func Check(cfg Config) error {
 	var out bytes.Buffer
 	sb.Cmd.Stdout, sb.Cmd.Stderr = &out, &out
 	if err := sb.Start(); err != nil {
-		if errors.Is(err, syscall.EPERM) && cfg.Port != 0 && cfg.Helper == "" {
-			err = fmt.Errorf("%w (entering a network namespace needs CAP_SYS_ADMIN and CAP_SYS_PTRACE; or set Config.Helper)", err)
-		}
 		msg := strings.TrimSpace(out.String())
 		return fmt.Errorf("%w: %s%s", err, msg, containerHint(msg))
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,82 +16,89 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// CgroupParent, if set before the first sandbox, is the cgroup under which
-// sandboxes get their cgroups, relative to each hierarchy's mount point, e.g.
-// "/taikai". By default it is "taikai" under the server's own cgroup on v1 and
-// next to it on v2 (see parseCgroups), so that the limits of the server's
-// service still bound its engines.
-var CgroupParent string
-
-// hierarchy is one mounted cgroup hierarchy the sandbox uses.
-type hierarchy struct {
-	v2     bool
-	mount  string // mount point
-	parent string // absolute directory under which sandboxes' cgroups go
-	self   string // v1: the server's own cgroup's directory ("" if unknown)
-}
-
-// cgroupSetup is what the host offers, detected once.
+// cgroupSetup is where this server may make its sandboxes' cgroups, found
+// once. With none (an ordinary user on cgroup v1, a v2 host without a
+// delegated subtree), memory is bounded by polling (poll_linux.go).
 type cgroupSetup struct {
-	v2        bool
-	memory    *hierarchy // v1: memory; v2: the unified hierarchy
-	pids      *hierarchy
-	cpuacct   *hierarchy // v1 only
-	cpuset    *hierarchy // optional
-	unified   *hierarchy // v2 only
-	detectErr error
+	v2 bool
+	// v2: the directory under which each sandbox gets its cgroup (the
+	// server's own, delegated cgroup, the server moved into a leaf of it).
+	// v1: the parent directory in each hierarchy, by controller.
+	parent string
+	v1     map[string]string // "memory", "pids", "cpuacct", "cpu" -> parent
+	// none says why no cgroup can be had ("" if one can).
+	none string
 }
 
-var (
-	cgOnce sync.Once
-	cgHost cgroupSetup
-)
-
-func hostCgroups() *cgroupSetup {
-	cgOnce.Do(func() { cgHost = detectCgroups() })
-	return &cgHost
-}
-
-// detectCgroups finds the v1 controllers it needs, or else a v2 hierarchy
-// offering memory and pids.
-func detectCgroups() cgroupSetup {
+var hostCgroups = sync.OnceValue(func() *cgroupSetup {
 	mounts, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
-		return cgroupSetup{detectErr: fmt.Errorf("read mountinfo: %w", err)}
+		return &cgroupSetup{none: fmt.Sprintf("read mountinfo: %v", err)}
 	}
 	self, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
-		return cgroupSetup{detectErr: fmt.Errorf("read own cgroup: %w", err)}
+		return &cgroupSetup{none: fmt.Sprintf("read own cgroup: %v", err)}
 	}
-	return parseCgroups(string(mounts), string(self), os.ReadFile)
+	s := parseCgroups(string(mounts), string(self), os.Getpid(), hostFS{})
+	return &s
+})
+
+// cgroupFS is what detection reads and does, so that tests can use canned
+// files.
+type cgroupFS interface {
+	ReadFile(path string) ([]byte, error)
+	Writable(path string) bool
+	Mkdir(path string) error
+	WriteFile(path, value string) error
 }
 
-// parseCgroups is detectCgroups on the texts of /proc/self/mountinfo and
-// /proc/self/cgroup; readFile reads cgroup.controllers.
-func parseCgroups(mounts, self string, readFile func(string) ([]byte, error)) cgroupSetup {
-	var s cgroupSetup
-	own := ownCgroups(self)
+type hostFS struct{}
+
+func (hostFS) ReadFile(p string) ([]byte, error) { return os.ReadFile(p) }
+func (hostFS) Writable(p string) bool            { return unix.Access(p, unix.W_OK) == nil }
+func (hostFS) Mkdir(p string) error {
+	if err := os.Mkdir(p, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	return nil
+}
+func (hostFS) WriteFile(p, v string) error { return writeFile(p, v) }
+
+// serverLeaf is the leaf cgroup a server moves itself into on cgroup v2, so
+// that its own cgroup, holding no process, may enable controllers for its
+// sandboxes' cgroups beside it (v2's no-internal-processes rule).
+const serverLeaf = "taikai-server"
+
+// parseCgroups detects the cgroups on the texts of /proc/self/mountinfo and
+// /proc/self/cgroup: cgroup v1 as root (memory and pids mounted), else a
+// delegated cgroup v2 subtree: the server's own cgroup writable, offering
+// memory and pids, holding no other process than pid.
+func parseCgroups(mounts, self string, pid int, fs cgroupFS) cgroupSetup {
+	own := map[string]string{} // v1 controller, or "" for v2 -> own path
+	for _, line := range strings.Split(self, "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			own[c] = parts[2]
+		}
+	}
 	type mnt struct{ point, root string }
-	v1 := map[string]mnt{} // controller -> its hierarchy's mount
+	v1 := map[string]mnt{}
 	var v2 *mnt
 	for _, line := range strings.Split(mounts, "\n") {
 		pre, post, ok := strings.Cut(line, " - ")
-		if !ok {
-			continue
-		}
 		f, pf := strings.Fields(pre), strings.Fields(post)
-		if len(f) < 5 || len(pf) < 3 {
+		if !ok || len(f) < 5 || len(pf) < 3 {
 			continue
 		}
 		m := mnt{point: unescapeMount(f[4]), root: unescapeMount(f[3])}
 		switch pf[0] {
 		case "cgroup":
 			for _, opt := range strings.Split(pf[2], ",") {
-				switch opt {
-				case "memory", "pids", "cpuacct", "cpuset":
-					if _, seen := v1[opt]; !seen {
-						v1[opt] = m
-					}
+				if _, seen := v1[opt]; !seen {
+					v1[opt] = m
 				}
 			}
 		case "cgroup2":
@@ -101,62 +107,68 @@ func parseCgroups(mounts, self string, readFile func(string) ([]byte, error)) cg
 			}
 		}
 	}
-	// parentOf is where sandboxes go in a hierarchy: v1: taikai/ under the
-	// server's own cgroup; v2, where a cgroup with processes cannot delegate
-	// controllers to children: taikai/ next to the server's own cgroup (with
-	// systemd: Delegate=yes and DelegateSubgroup=server put the server in
-	// taikai.service/server, sandboxes go to taikai.service/taikai). A
-	// container may mount only its own subtree: the mount's root is then a
-	// prefix of the server's cgroup path.
-	relOf := func(m mnt, ownPath string) string {
-		if m.root != "/" && (ownPath == m.root || strings.HasPrefix(ownPath, m.root+"/")) {
-			return strings.TrimPrefix(ownPath, m.root)
+	// dirOf is the directory of the server's cgroup in a mount: a container
+	// may mount only its own subtree, the mount's root then a prefix of it.
+	dirOf := func(m mnt, path string) string {
+		if m.root != "/" && (path == m.root || strings.HasPrefix(path, m.root+"/")) {
+			path = strings.TrimPrefix(path, m.root)
 		}
-		return ownPath
-	}
-	parentOf := func(m mnt, ownPath string, v2 bool) string {
-		if CgroupParent != "" {
-			return filepath.Join(m.point, CgroupParent)
-		}
-		rel := relOf(m, ownPath)
-		if v2 {
-			rel = filepath.Dir(filepath.Join("/", rel))
-		}
-		return filepath.Join(m.point, rel, "taikai")
+		return filepath.Join(m.point, path)
 	}
 	if _, ok := v1["memory"]; ok {
-		h := func(c string) *hierarchy {
-			m, ok := v1[c]
-			if !ok {
-				return nil
-			}
-			h := &hierarchy{mount: m.point, parent: parentOf(m, own[c], false)}
-			if own[c] != "" {
-				h.self = filepath.Join(m.point, relOf(m, own[c]))
-			}
-			return h
+		if _, ok := v1["pids"]; !ok {
+			return cgroupSetup{none: "cgroup v1 has no pids controller mounted"}
 		}
-		s.memory, s.pids, s.cpuacct, s.cpuset = h("memory"), h("pids"), h("cpuacct"), h("cpuset")
-		if s.pids == nil {
-			s.detectErr = errors.New("cgroup v1 has no pids controller mounted")
+		s := cgroupSetup{v1: map[string]string{}}
+		for _, c := range []string{"memory", "pids", "cpuacct", "cpu"} {
+			if m, ok := v1[c]; ok {
+				s.v1[c] = filepath.Join(dirOf(m, own[c]), "taikai")
+			}
+		}
+		// Only root may make cgroups in v1's shared hierarchies.
+		if !fs.Writable(filepath.Dir(s.v1["memory"])) || !fs.Writable(filepath.Dir(s.v1["pids"])) {
+			return cgroupSetup{none: "cgroup v1 is not writable (only root may use it)"}
 		}
 		return s
 	}
 	if v2 == nil {
-		s.detectErr = errors.New("no cgroup memory controller: neither cgroup v1 memory nor cgroup2 is mounted")
-		return s
+		return cgroupSetup{none: "no cgroup hierarchy with memory and pids is mounted"}
 	}
-	ctrl, err := readFile(filepath.Join(v2.point, "cgroup.controllers"))
-	if err != nil || !strings.Contains(string(ctrl), "memory") || !strings.Contains(string(ctrl), "pids") {
-		s.detectErr = fmt.Errorf("cgroup2 at %s does not offer the memory and pids controllers (%q)", v2.point, strings.TrimSpace(string(ctrl)))
-		return s
+	dir := dirOf(*v2, own[""])
+	ctrl, _ := fs.ReadFile(filepath.Join(dir, "cgroup.controllers"))
+	if c := " " + strings.TrimSpace(string(ctrl)) + " "; !strings.Contains(c, " memory ") || !strings.Contains(c, " pids ") {
+		return cgroupSetup{none: fmt.Sprintf("cgroup v2: the memory and pids controllers are not delegated to %s (it offers %q)", dir, strings.TrimSpace(string(ctrl)))}
 	}
-	h := &hierarchy{v2: true, mount: v2.point, parent: parentOf(*v2, own[""], true)}
-	s.v2, s.unified, s.memory, s.pids = true, h, h, h
-	if strings.Contains(string(ctrl), "cpuset") {
-		s.cpuset = h
+	for _, f := range []string{"", "cgroup.procs", "cgroup.subtree_control"} {
+		if !fs.Writable(filepath.Join(dir, f)) {
+			return cgroupSetup{none: fmt.Sprintf("cgroup v2: %s is not delegated to the server (not writable)", filepath.Join(dir, f))}
+		}
 	}
-	return s
+	if dir != v2.point {
+		// Leave the own cgroup to its sandboxes: into a leaf of it, unless
+		// it holds other processes, which are not the server's to move.
+		procs, _ := fs.ReadFile(filepath.Join(dir, "cgroup.procs"))
+		for _, p := range strings.Fields(string(procs)) {
+			if p != strconv.Itoa(pid) {
+				return cgroupSetup{none: fmt.Sprintf("cgroup v2: the server's cgroup %s holds other processes (start the server alone in it)", dir)}
+			}
+		}
+		if len(strings.Fields(string(procs))) > 0 {
+			leaf := filepath.Join(dir, serverLeaf)
+			if err := fs.Mkdir(leaf); err != nil {
+				return cgroupSetup{none: fmt.Sprintf("cgroup v2: %v", err)}
+			}
+			if err := fs.WriteFile(filepath.Join(leaf, "cgroup.procs"), strconv.Itoa(pid)); err != nil {
+				return cgroupSetup{none: fmt.Sprintf("cgroup v2: move the server into a leaf: %v", err)}
+			}
+		}
+	}
+	for _, c := range []string{"+memory", "+pids", "+cpu"} {
+		if err := fs.WriteFile(filepath.Join(dir, "cgroup.subtree_control"), c); err != nil && c != "+cpu" {
+			return cgroupSetup{none: fmt.Sprintf("cgroup v2: %v", err)}
+		}
+	}
+	return cgroupSetup{v2: true, parent: dir}
 }
 
 // unescapeMount undoes mountinfo's octal escapes (\040 for a space).
@@ -178,35 +190,8 @@ func unescapeMount(s string) string {
 	return b.String()
 }
 
-// ownCgroups maps each v1 controller (and "" for v2) to the server's cgroup,
-// from the text of /proc/self/cgroup.
-func ownCgroups(self string) map[string]string {
-	own := map[string]string{}
-	for _, line := range strings.Split(self, "\n") {
-		parts := strings.SplitN(line, ":", 3)
-		if len(parts) != 3 {
-			continue
-		}
-		if parts[1] == "" {
-			own[""] = parts[2]
-			continue
-		}
-		for _, c := range strings.Split(parts[1], ",") {
-			own[c] = parts[2]
-		}
-	}
-	return own
-}
-
-// group is the set of cgroup directories of one sandbox.
-type group struct {
-	setup *cgroupSetup
-	dirs  map[*hierarchy]string
-}
-
 func writeFile(path, value string) error {
-	err := os.WriteFile(path, []byte(value), 0)
-	if err != nil {
+	if err := os.WriteFile(path, []byte(value), 0); err != nil {
 		return fmt.Errorf("write %q to %s: %w", value, path, err)
 	}
 	return nil
@@ -217,11 +202,7 @@ func readInt(path string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	s := strings.TrimSpace(string(b))
-	if s == "max" {
-		return -1, nil
-	}
-	return strconv.ParseInt(s, 10, 64)
+	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 }
 
 // keyed reads a "key value" file (memory.events, cpu.stat, oom_control).
@@ -240,127 +221,58 @@ func keyed(path, key string) (int64, bool) {
 	return 0, false
 }
 
-// ensureParent creates the parent directory of the sandboxes' cgroups.
-func ensureParent(h *hierarchy, cpuset bool) error {
-	if err := os.MkdirAll(h.parent, 0o755); err != nil {
-		return fmt.Errorf("create cgroup %s: %w", h.parent, err)
-	}
-	if h.v2 {
-		// Controllers must be enabled from the hierarchy's root down to parent.
-		want := []string{"+memory", "+pids", "+cpu"}
-		if cpuset {
-			want = append(want, "+cpuset")
-		}
-		rel, _ := filepath.Rel(h.mount, h.parent)
-		dir := h.mount
-		for _, part := range append([]string{""}, strings.Split(rel, "/")...) {
-			dir = filepath.Join(dir, part)
-			for _, c := range want {
-				err := writeFile(filepath.Join(dir, "cgroup.subtree_control"), c)
-				if err != nil && c != "+cpu" && c != "+cpuset" {
-					if errors.Is(err, syscall.EBUSY) {
-						return fmt.Errorf("%w: cgroup v2 does not allow controllers in %s, which holds processes: run the server in a leaf cgroup of a delegated subtree and set sandbox.CgroupParent to a sibling (e.g. systemd Delegate=yes)", err, dir)
-					}
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	if cpuset {
-		// A v1 cpuset cgroup cannot take tasks before cpus and mems are set:
-		// copy them down from the nearest ancestor that has them.
-		rel, _ := filepath.Rel(h.mount, h.parent)
-		dir := h.mount
-		for _, part := range strings.Split(rel, "/") {
-			parent := dir
-			dir = filepath.Join(dir, part)
-			for _, f := range []string{"cpuset.cpus", "cpuset.mems"} {
-				cur, _ := os.ReadFile(filepath.Join(dir, f))
-				if strings.TrimSpace(string(cur)) != "" {
-					continue
-				}
-				up, err := os.ReadFile(filepath.Join(parent, f))
-				if err != nil {
-					return err
-				}
-				if err := writeFile(filepath.Join(dir, f), strings.TrimSpace(string(up))); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
+// group is the cgroup (v2) or cgroups (v1, by controller) of one sandbox.
+type group struct {
+	v2   bool
+	dirs map[string]string // v1: controller -> dir; v2: "" -> dir
 }
 
 // newGroup creates and configures the cgroups of one sandbox.
-func newGroup(name string, cfg *Config) (*group, error) {
-	s := hostCgroups()
-	if s.detectErr != nil {
-		return nil, s.detectErr
+func newGroup(s *cgroupSetup, name string, cfg *Config) (*group, error) {
+	g := &group{v2: s.v2, dirs: map[string]string{}}
+	parents := s.v1
+	if s.v2 {
+		parents = map[string]string{"": s.parent}
 	}
-	g := &group{setup: s, dirs: map[*hierarchy]string{}}
-	// Moving another uid's process into a cpuset that changes its CPUs
-	// needs CAP_SYS_NICE; without it, taskset's affinity is all there is.
-	useCpuset := len(cfg.CPUs) > 0 && s.cpuset != nil && hasCap(unix.CAP_SYS_NICE)
-	hs := []*hierarchy{s.memory}
-	if !s.v2 {
-		hs = append(hs, s.pids)
-		if s.cpuacct != nil {
-			hs = append(hs, s.cpuacct)
+	made := map[string]bool{} // a hierarchy may hold several controllers
+	for c, parent := range parents {
+		dir := filepath.Join(parent, name)
+		g.dirs[c] = dir
+		if made[dir] {
+			continue
 		}
-		if useCpuset {
-			hs = append(hs, s.cpuset)
-		}
-	}
-	for _, h := range hs {
-		if err := ensureParent(h, useCpuset && (h == s.cpuset || s.v2)); err != nil {
-			g.remove()
-			return nil, err
-		}
-		dir := filepath.Join(h.parent, name)
-		if err := os.Mkdir(dir, 0o755); err != nil {
+		made[dir] = true
+		if err := os.MkdirAll(parent, 0o755); err != nil {
 			g.remove()
 			return nil, fmt.Errorf("create cgroup: %w", err)
 		}
-		g.dirs[h] = dir
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			delete(g.dirs, c)
+			g.remove()
+			return nil, fmt.Errorf("create cgroup: %w", err)
+		}
 	}
-	mem, pids := g.dirs[s.memory], g.dirs[s.pids]
 	var err error
-	set := func(path, v string) {
-		if err == nil {
-			err = writeFile(path, v)
+	set := func(dir, file, v string, optional bool) {
+		p := filepath.Join(dir, file)
+		if _, e := os.Stat(p); err != nil || optional && e != nil {
+			return
 		}
+		err = writeFile(p, v)
 	}
-	cpus := make([]string, len(cfg.CPUs))
-	for i, c := range cfg.CPUs {
-		cpus[i] = strconv.Itoa(c)
-	}
+	mem := strconv.FormatInt(cfg.MemoryBytes, 10)
 	if s.v2 {
-		set(filepath.Join(mem, "memory.max"), strconv.FormatInt(cfg.MemoryBytes, 10))
-		if _, e := os.Stat(filepath.Join(mem, "memory.swap.max")); e == nil {
-			set(filepath.Join(mem, "memory.swap.max"), "0")
-		}
-		// Kill the whole cgroup on OOM, as a game's engine is one unit.
-		if _, e := os.Stat(filepath.Join(mem, "memory.oom.group")); e == nil {
-			set(filepath.Join(mem, "memory.oom.group"), "1")
-		}
-		set(filepath.Join(pids, "pids.max"), strconv.Itoa(cfg.Pids))
-		if useCpuset {
-			set(filepath.Join(mem, "cpuset.cpus"), strings.Join(cpus, ","))
-		}
+		dir := g.dirs[""]
+		set(dir, "memory.max", mem, false)
+		set(dir, "memory.swap.max", "0", true)
+		set(dir, "memory.oom.group", "1", true) // one engine, one unit
+		set(dir, "pids.max", strconv.Itoa(cfg.Pids), false)
 	} else {
-		set(filepath.Join(mem, "memory.limit_in_bytes"), strconv.FormatInt(cfg.MemoryBytes, 10))
-		if _, e := os.Stat(filepath.Join(mem, "memory.memsw.limit_in_bytes")); e == nil {
-			set(filepath.Join(mem, "memory.memsw.limit_in_bytes"), strconv.FormatInt(cfg.MemoryBytes, 10))
-		}
-		set(filepath.Join(pids, "pids.max"), strconv.Itoa(cfg.Pids))
-		if useCpuset {
-			dir := g.dirs[s.cpuset]
-			mems, _ := os.ReadFile(filepath.Join(s.cpuset.parent, "cpuset.mems"))
-			set(filepath.Join(dir, "cpuset.mems"), strings.TrimSpace(string(mems)))
-			set(filepath.Join(dir, "cpuset.cpus"), strings.Join(cpus, ","))
-		}
+		set(g.dirs["memory"], "memory.limit_in_bytes", mem, false)
+		set(g.dirs["memory"], "memory.memsw.limit_in_bytes", mem, true)
+		// Socket buffers are outside memory.limit_in_bytes on v1.
+		set(g.dirs["memory"], "memory.kmem.tcp.limit_in_bytes", mem, true)
+		set(g.dirs["pids"], "pids.max", strconv.Itoa(cfg.Pids), false)
 	}
 	if err != nil {
 		g.remove()
@@ -369,22 +281,13 @@ func newGroup(name string, cfg *Config) (*group, error) {
 	return g, nil
 }
 
-// hasCap tells whether the server has an effective capability.
-func hasCap(c int) bool {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return false
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "CapEff:"); ok {
-			n, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
-			return err == nil && n&(1<<c) != 0
-		}
-	}
-	return false
+// fd opens the v2 cgroup's directory for clone3's CLONE_INTO_CGROUP: the
+// sandbox's bwrap is born in it.
+func (g *group) fd() (*os.File, error) {
+	return os.Open(g.dirs[""])
 }
 
-// add moves a process (with all its threads) into every cgroup of the group.
+// add moves a process into every v1 cgroup of the group.
 func (g *group) add(pid int) error {
 	for _, dir := range g.dirs {
 		if err := writeFile(filepath.Join(dir, "cgroup.procs"), strconv.Itoa(pid)); err != nil {
@@ -394,142 +297,14 @@ func (g *group) add(pid int) error {
 	return nil
 }
 
-// selfMove moves the thread that starts bwrap into a group's cgroups, so
-// that bwrap is born in them, and back (v1). Moving another process, as add
-// does, takes the kernel's global lock of cgroup moves, whose writer waits
-// for an RCU grace period: a fifth of a millisecond here at the median, 12
-// ms at the 90th percentile beside other sandboxes' starts and ends. A
-// thread that moves itself ("0" in tasks) does not take it.
-type selfMove struct{ in, back []*os.File }
-
-// errThreadStuck: a locked thread could not take back the server's cgroups
-// or ids; it must not run anything else (see onLockedThread, inNetnsLocked).
-var errThreadStuck = errors.New("a thread of the server could not be brought back")
-
-// selfMove opens the tasks files for a selfMove, or returns nil where a
-// thread has no cgroups of its own (v2) or the server's were not found, and for
-// a group with a cpuset (an engine pinned to CPUs, started cold): a thread
-// moved back into a cpuset gets all of its CPUs, which would widen a
-// server's own narrower affinity (taskset).
-func (g *group) selfMove() *selfMove {
-	if _, pinned := g.dirs[g.setup.cpuset]; g.setup.v2 || pinned {
-		return nil
-	}
-	m := &selfMove{}
-	for h, dir := range g.dirs {
-		if h.self == "" {
-			m.close()
-			return nil
-		}
-		in, err := os.OpenFile(filepath.Join(dir, "tasks"), os.O_WRONLY, 0)
-		if err != nil {
-			m.close()
-			return nil
-		}
-		m.in = append(m.in, in)
-		back, err := os.OpenFile(filepath.Join(h.self, "tasks"), os.O_WRONLY, 0)
-		if err != nil {
-			m.close()
-			return nil
-		}
-		m.back = append(m.back, back)
-	}
-	return m
-}
-
-// start runs start (a fork of the calling thread, which must be locked) in
-// the group's cgroups. If the thread cannot enter them, start runs where it
-// is (the caller then adds the child); if it cannot leave them, the error
-// wraps errThreadStuck.
-func (m *selfMove) start(start func() error) error {
-	if m == nil {
-		return start()
-	}
-	leave := func(n int) error {
-		for _, f := range m.back[:n] {
-			if _, err := f.WriteString("0"); err != nil {
-				return fmt.Errorf("%w: %v", errThreadStuck, err)
-			}
-		}
-		return nil
-	}
-	for i, f := range m.in {
-		if _, err := f.WriteString("0"); err != nil {
-			if err := leave(i); err != nil {
-				return err
-			}
-			return start()
-		}
-	}
-	err := start()
-	return errors.Join(err, leave(len(m.in)))
-}
-
-// onLockedThread runs f on a goroutine locked to its thread, a thread that
-// ends with it if f's error wraps errThreadStuck.
-func onLockedThread(f func() error) error {
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		err := f()
-		if !errors.Is(err, errThreadStuck) {
-			runtime.UnlockOSThread()
-		}
-		errc <- err
-	}()
-	return <-errc
-}
-
-func (m *selfMove) close() {
-	if m == nil {
-		return
-	}
-	for _, f := range append(m.in, m.back...) {
-		f.Close()
-	}
-}
-
-// holds tells whether pid is in every cgroup of the group, as
-// /proc/<pid>/cgroup says (one line per hierarchy, ending in the cgroup's
-// path, whose last element is the group's unique name).
-func (g *group) holds(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
-	if err != nil {
-		return false
-	}
-	names := map[string]bool{}
-	for _, dir := range g.dirs {
-		names[filepath.Base(dir)] = true
-	}
-	if len(names) != 1 {
-		return false
-	}
-	var name string
-	for n := range names {
-		name = n
-	}
-	in := 0
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasSuffix(line, "/"+name) {
-			in++
-		}
-	}
-	return in == len(g.dirs)
-}
-
-// procs lists the processes left in the group, in any of its hierarchies
-// (a server killed while adding the init may have put it in some only).
+// procs lists the processes left in the group.
 func (g *group) procs() []int {
 	var pids []int
 	seen := map[int]bool{}
 	for _, dir := range g.dirs {
-		b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
-		if err != nil {
-			continue
-		}
+		b, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
 		for _, f := range strings.Fields(string(b)) {
-			// The server's own pid is never the group's (see selfMove).
-			if n, err := strconv.Atoi(f); err == nil && !seen[n] && n != os.Getpid() {
+			if n, err := strconv.Atoi(f); err == nil && !seen[n] {
 				seen[n] = true
 				pids = append(pids, n)
 			}
@@ -538,147 +313,128 @@ func (g *group) procs() []int {
 	return pids
 }
 
-// kill kills every process of the group (cgroup.kill on v2; on v1 each
-// listed process, again until none is left: the processes of a sandbox are
-// in its pid namespace, which dies with its init, so none can fork for long),
-// and waits until the group is empty or the deadline passes.
+// kill kills every process of the group (cgroup.kill on v2) until it is
+// empty or the deadline passes; a process it may not kill is an error at
+// once, never a loop.
 func (g *group) kill(deadline time.Time) error {
-	s := g.setup
 	for {
-		if len(g.procs()) == 0 {
+		procs := g.procs()
+		if len(procs) == 0 {
 			return nil
 		}
-		switch {
-		case s.v2 && writeFile(filepath.Join(g.dirs[s.unified], "cgroup.kill"), "1") == nil:
-		default:
-			for _, p := range g.procs() {
-				_ = syscall.Kill(p, syscall.SIGKILL)
+		if !g.v2 || writeFile(filepath.Join(g.dirs[""], "cgroup.kill"), "1") != nil {
+			for _, p := range procs {
+				if err := syscall.Kill(p, syscall.SIGKILL); errors.Is(err, syscall.EPERM) {
+					return fmt.Errorf("process %d of cgroup %v: %w", p, g.dirs, err)
+				}
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("processes %v still in the sandbox's cgroup", g.procs())
+			return fmt.Errorf("processes %v still in the sandbox's cgroup", procs)
 		}
 		time.Sleep(time.Millisecond)
 	}
 }
 
-// usage reads peak memory, CPU time and OOM kills.
+// overMemory tells whether the kernel has killed a process of the group for
+// memory, or (v1) refused it socket buffers over the limit.
+func (g *group) overMemory() bool {
+	if g.v2 {
+		n, _ := keyed(filepath.Join(g.dirs[""], "memory.events"), "oom_kill")
+		return n > 0
+	}
+	n, _ := keyed(filepath.Join(g.dirs["memory"], "memory.oom_control"), "oom_kill")
+	tcp, _ := readInt(filepath.Join(g.dirs["memory"], "memory.kmem.tcp.failcnt"))
+	return n > 0 || tcp > 0
+}
+
+// usage reads peak memory, CPU time and OOM kills, once, at the end.
 func (g *group) usage(u *Usage) {
-	s := g.setup
-	mem := g.dirs[s.memory]
-	if s.v2 {
-		if n, err := readInt(filepath.Join(mem, "memory.peak")); err == nil {
-			u.PeakMemory = n
-		}
-		if n, ok := keyed(filepath.Join(mem, "memory.events"), "oom_kill"); ok && n > 0 {
-			u.OOMKilled = true
-		}
-		u.CPUTime = g.cpuTime()
+	u.OOMKilled = g.overMemory()
+	if g.v2 {
+		dir := g.dirs[""]
+		u.PeakMemory, _ = readInt(filepath.Join(dir, "memory.peak"))
+		n, _ := keyed(filepath.Join(dir, "cpu.stat"), "usage_usec")
+		u.CPUTime = time.Duration(n) * time.Microsecond
 		return
 	}
-	if n, err := readInt(filepath.Join(mem, "memory.max_usage_in_bytes")); err == nil {
-		u.PeakMemory = n
+	u.PeakMemory, _ = readInt(filepath.Join(g.dirs["memory"], "memory.max_usage_in_bytes"))
+	if dir, ok := g.dirs["cpuacct"]; ok {
+		n, _ := readInt(filepath.Join(dir, "cpuacct.usage"))
+		u.CPUTime = time.Duration(n)
 	}
-	if n, ok := keyed(filepath.Join(mem, "memory.oom_control"), "oom_kill"); ok && n > 0 {
-		u.OOMKilled = true
-	}
-	u.CPUTime = g.cpuTime()
-}
-
-// cpuTime is the group's CPU time so far (0 if the host does not count it).
-func (g *group) cpuTime() time.Duration {
-	s := g.setup
-	if s.v2 {
-		n, _ := keyed(filepath.Join(g.dirs[s.memory], "cpu.stat"), "usage_usec")
-		return time.Duration(n) * time.Microsecond
-	}
-	if s.cpuacct == nil {
-		return 0
-	}
-	n, _ := readInt(filepath.Join(g.dirs[s.cpuacct], "cpuacct.usage"))
-	return time.Duration(n)
-}
-
-// oomFile is the file whose oom_kill counter counts the group's OOM kills.
-func (g *group) oomFile() string {
-	mem := g.dirs[g.setup.memory]
-	if mem == "" {
-		return ""
-	}
-	if g.setup.v2 {
-		return filepath.Join(mem, "memory.events")
-	}
-	return filepath.Join(mem, "memory.oom_control")
 }
 
 // remove deletes the group's (empty) cgroups.
 func (g *group) remove() error {
 	var errs []error
-	for h, dir := range g.dirs {
+	for c, dir := range g.dirs {
 		if err := unix.Rmdir(dir); err != nil && !errors.Is(err, syscall.ENOENT) {
 			errs = append(errs, fmt.Errorf("remove cgroup %s: %w", dir, err))
 			continue
 		}
-		delete(g.dirs, h)
+		delete(g.dirs, c)
 	}
 	return errors.Join(errs...)
 }
 
-// Sweep removes the cgroups that sandboxes of a server that died left
-// behind. A server calls it once at start. Their processes died with it,
-// except in one case: a server killed in the instant between bwrap's clone
-// of the sandbox's init and the init's PR_SET_PDEATHSIG leaves that init
-// orphaned, and bwrap then runs the engine once its --block-fd reads end of
-// file. Such processes are killed here before the cgroup is removed, and
-// so are bwraps orphaned in their own setup, which may be outside them.
+// removeWithin retries remove: a cgroup whose last process is exiting may
+// refuse rmdir for a moment.
+func (g *group) removeWithin(d time.Duration) error {
+	deadline := time.Now().Add(d)
+	err := g.remove()
+	for err != nil && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+		err = g.remove()
+	}
+	return err
+}
+
+// serverAlive tells whether the process pid (a server, by its sandboxes'
+// names) lives: kill(pid, 0) fails with EPERM for a live process of
+// another user.
+func serverAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// Sweep removes what sandboxes of a server that died left behind: its
+// sandboxes' cgroups (named by its pid) and their processes, and bwraps
+// orphaned in their setup. A server calls it once at start. It leaves live
+// servers' sandboxes alone, makes one pass, and gives up on what it may not
+// kill or remove.
 func Sweep() error {
-	s := hostCgroups()
-	if s.detectErr != nil {
-		return s.detectErr
-	}
-	hs := []*hierarchy{s.memory, s.pids, s.cpuacct, s.cpuset}
-	stale := map[string]bool{}
-	for _, h := range hs {
-		if h == nil {
-			continue
-		}
-		ents, err := os.ReadDir(h.parent)
-		if err != nil {
-			continue
-		}
-		for _, e := range ents {
-			if !e.IsDir() {
-				continue
-			}
-			pid, _, _ := strings.Cut(e.Name(), "-")
-			if n, err := strconv.Atoi(pid); err == nil && (n == os.Getpid() || syscall.Kill(n, 0) == nil) {
-				continue // ours, or another live server's
-			}
-			stale[e.Name()] = true
-		}
-	}
 	killOrphans()
-	var errs []error
-	for name := range stale {
-		g := &group{setup: s, dirs: map[*hierarchy]string{}}
-		for _, h := range hs {
-			if h == nil {
+	s := hostCgroups()
+	if s.none != "" {
+		return nil
+	}
+	parents := s.v1
+	if s.v2 {
+		parents = map[string]string{"": s.parent}
+	}
+	stale := map[string]*group{}
+	for c, parent := range parents {
+		ents, _ := os.ReadDir(parent)
+		for _, e := range ents {
+			pid, _, _ := strings.Cut(e.Name(), "-")
+			n, err := strconv.Atoi(pid)
+			if !e.IsDir() || err != nil || n == os.Getpid() || serverAlive(n) {
 				continue
 			}
-			if dir := filepath.Join(h.parent, name); dirExists(dir) {
-				g.dirs[h] = dir
+			if stale[e.Name()] == nil {
+				stale[e.Name()] = &group{v2: s.v2, dirs: map[string]string{}}
 			}
+			stale[e.Name()].dirs[c] = filepath.Join(parent, e.Name())
 		}
-		if err := g.kill(time.Now().Add(2 * time.Second)); err != nil {
+	}
+	var errs []error
+	for _, g := range stale {
+		if err := g.kill(time.Now().Add(time.Second)); err != nil {
 			errs = append(errs, err)
+			continue
 		}
-		deadline := time.Now().Add(time.Second)
-		err := g.remove()
-		for err != nil && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-			err = g.remove()
-		}
-		if err != nil {
+		if err := g.removeWithin(time.Second); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -690,8 +446,8 @@ func Sweep() error {
 var bwrapMark = "\x00" + strings.Join(bwrapFlags, "\x00") + "\x00"
 
 // killOrphans kills the sandboxes' bwrap processes whose server has died
-// (their parent is init): one killed in its setup may be outside the
-// cgroups that Sweep empties.
+// (their parent is init): a server killed during a sandbox's setup may leave
+// one waiting on its --block-fd.
 func killOrphans() {
 	if os.Getpid() == 1 {
 		return // a container's server: orphans are its own children
@@ -710,9 +466,4 @@ func killOrphans() {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
-}
-
-func dirExists(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.IsDir()
 }

@@ -3,78 +3,155 @@
 package sandbox
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
-// The hierarchies found on this machine's kind of host (v1 with a unified
-// mount, as here), in a container that mounts only its own subtree, and on a
-// pure cgroup v2 host.
-func TestParseCgroups(t *testing.T) {
-	noFile := func(string) ([]byte, error) { return nil, os.ErrNotExist }
-	v2Files := func(p string) ([]byte, error) {
-		if p == "/sys/fs/cgroup/cgroup.controllers" {
-			return []byte("cpuset cpu io memory hugetlb pids rdma misc\n"), nil
-		}
-		return nil, errors.New("unexpected " + p)
+// fakeFS is a cgroup tree of canned files: what detection reads, may
+// write, and did.
+type fakeFS struct {
+	files    map[string]string
+	writable map[string]bool
+	did      []string
+}
+
+func (f *fakeFS) ReadFile(p string) ([]byte, error) {
+	if s, ok := f.files[p]; ok {
+		return []byte(s), nil
 	}
+	return nil, os.ErrNotExist
+}
+func (f *fakeFS) Writable(p string) bool { return f.writable[p] }
+func (f *fakeFS) Mkdir(p string) error {
+	f.did = append(f.did, "mkdir "+p)
+	return nil
+}
+func (f *fakeFS) WriteFile(p, v string) error {
+	if !f.writable[p] && !f.writable[filepath.Dir(p)] {
+		return fmt.Errorf("write %s: %w", p, os.ErrPermission)
+	}
+	f.did = append(f.did, p+" < "+v)
+	return nil
+}
+
+// The hierarchies found on this machine's kind of host (v1 with a unified
+// mount), in a v1 container that mounts only its own subtree, and on cgroup
+// v2 hosts: a subtree delegated to the server (systemd-run --user --scope
+// -p Delegate=yes), one not delegated, one shared with other processes, and
+// a container's own cgroup namespace.
+func TestParseCgroups(t *testing.T) {
 	hybrid := `32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu
 33 31 0:30 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct
-34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset
 35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory
-37 31 0:34 / /sys/fs/cgroup/freezer rw,relatime - cgroup cgroup rw,freezer
 39 31 0:36 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids
 41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw
 `
-	self := "8:pids:/\n6:freezer:/\n4:memory:/process_api/abc\n3:cpuset:/\n2:cpuacct:/\n0::/\n"
-	s := parseCgroups(hybrid, self, noFile)
-	if s.detectErr != nil || s.v2 {
-		t.Fatalf("hybrid: %+v", s)
+	self := "8:pids:/\n4:memory:/process_api/abc\n2:cpuacct:/\n1:cpu:/\n0::/\n"
+	root := &fakeFS{writable: map[string]bool{"/sys/fs/cgroup/memory/process_api/abc": true, "/sys/fs/cgroup/pids": true}}
+	s := parseCgroups(hybrid, self, 42, root)
+	want := map[string]string{
+		"memory":  "/sys/fs/cgroup/memory/process_api/abc/taikai",
+		"pids":    "/sys/fs/cgroup/pids/taikai",
+		"cpuacct": "/sys/fs/cgroup/cpuacct/taikai",
+		"cpu":     "/sys/fs/cgroup/cpu/taikai",
 	}
-	for h, want := range map[*hierarchy]string{
-		s.memory:  "/sys/fs/cgroup/memory/process_api/abc/taikai",
-		s.pids:    "/sys/fs/cgroup/pids/taikai",
-		s.cpuacct: "/sys/fs/cgroup/cpuacct/taikai",
-		s.cpuset:  "/sys/fs/cgroup/cpuset/taikai",
-	} {
-		if h == nil || h.parent != want || h.self != filepath.Dir(want) {
-			t.Errorf("hybrid: %+v, want %s under the server's own cgroup", h, want)
-		}
+	if s.none != "" || s.v2 || fmt.Sprint(s.v1) != fmt.Sprint(want) {
+		t.Errorf("v1 as root: %+v, want %v", s, want)
+	}
+	if s := parseCgroups(hybrid, self, 42, &fakeFS{}); s.none == "" {
+		t.Errorf("v1 not writable (an ordinary user): %+v, want none", s)
 	}
 
 	// Docker on v1: the container sees its own subtree at the mount point.
 	docker := `35 31 0:32 /docker/0de8 /sys/fs/cgroup/memory ro,relatime - cgroup cgroup rw,memory
 39 31 0:36 /docker/0de8 /sys/fs/cgroup/pids ro,relatime - cgroup cgroup rw,pids
 `
-	s = parseCgroups(docker, "8:pids:/docker/0de8\n4:memory:/docker/0de8\n", noFile)
-	if s.detectErr != nil || s.memory.parent != "/sys/fs/cgroup/memory/taikai" || s.pids.parent != "/sys/fs/cgroup/pids/taikai" || s.cpuacct != nil ||
-		s.memory.self != "/sys/fs/cgroup/memory" || s.pids.self != "/sys/fs/cgroup/pids" {
-		t.Errorf("docker v1: %+v %+v %+v", s, s.memory, s.pids)
+	fs := &fakeFS{writable: map[string]bool{"/sys/fs/cgroup/memory": true, "/sys/fs/cgroup/pids": true}}
+	s = parseCgroups(docker, "8:pids:/docker/0de8\n4:memory:/docker/0de8\n", 42, fs)
+	if s.none != "" || s.v1["memory"] != "/sys/fs/cgroup/memory/taikai" || s.v1["pids"] != "/sys/fs/cgroup/pids/taikai" {
+		t.Errorf("docker v1: %+v", s)
 	}
 
 	v2 := "30 23 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime - cgroup2 cgroup2 rw,nsdelegate\n"
-	s = parseCgroups(v2, "0::/system.slice/taikai.service/server\n", v2Files)
-	if s.detectErr != nil || !s.v2 || s.memory != s.pids || s.cpuset == nil || s.memory.parent != "/sys/fs/cgroup/system.slice/taikai.service/taikai" {
-		t.Errorf("v2: %+v %+v", s, s.memory)
+	scope := "/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/app.slice/run-r1.scope"
+	delegated := func(procs string) *fakeFS {
+		return &fakeFS{
+			files: map[string]string{scope + "/cgroup.controllers": "cpu memory pids\n", scope + "/cgroup.procs": procs},
+			writable: map[string]bool{scope: true, scope + "/cgroup.procs": true, scope + "/cgroup.subtree_control": true,
+				scope + "/" + serverLeaf: true},
+		}
 	}
-	// A container with its own cgroup namespace, the server at its root.
-	if s = parseCgroups(v2, "0::/\n", v2Files); s.memory.parent != "/sys/fs/cgroup/taikai" {
-		t.Errorf("v2 at the root: %+v", s.memory)
+	ownV2 := "0::" + strings.TrimPrefix(scope, "/sys/fs/cgroup") + "\n"
+	fs = delegated("42\n")
+	s = parseCgroups(v2, ownV2, 42, fs)
+	wantDid := []string{
+		"mkdir " + scope + "/" + serverLeaf,
+		scope + "/" + serverLeaf + "/cgroup.procs < 42",
+		scope + "/cgroup.subtree_control < +memory",
+		scope + "/cgroup.subtree_control < +pids",
+		scope + "/cgroup.subtree_control < +cpu",
 	}
-	s = parseCgroups(v2, "0::/\n", noFile)
-	if s.detectErr == nil {
-		t.Error("v2 without controllers accepted")
+	if s.none != "" || !s.v2 || s.parent != scope || !slices.Equal(fs.did, wantDid) {
+		t.Errorf("v2 delegated: %+v after %q, want parent %s after %q", s, fs.did, scope, wantDid)
 	}
-	s = parseCgroups("", "", noFile)
-	if s.detectErr == nil {
+	if s := parseCgroups(v2, ownV2, 42, delegated("42\n77\n")); s.none == "" || !strings.Contains(s.none, "other processes") {
+		t.Errorf("v2 shared with another process: %+v, want none", s)
+	}
+	fs = delegated("42\n")
+	fs.writable[scope+"/cgroup.subtree_control"] = false
+	if s := parseCgroups(v2, ownV2, 42, fs); s.none == "" || !strings.Contains(s.none, "not delegated") {
+		t.Errorf("v2 not delegated: %+v, want none", s)
+	}
+	fs = delegated("42\n")
+	fs.files[scope+"/cgroup.controllers"] = "cpu\n"
+	if s := parseCgroups(v2, ownV2, 42, fs); s.none == "" || !strings.Contains(s.none, "memory and pids") {
+		t.Errorf("v2 without memory and pids: %+v, want none", s)
+	}
+	// A container's own cgroup namespace, the server at its root: the root
+	// may hold processes and enable controllers; nothing moves.
+	fs = &fakeFS{files: map[string]string{"/sys/fs/cgroup/cgroup.controllers": "memory pids\n", "/sys/fs/cgroup/cgroup.procs": "1\n42\n"},
+		writable: map[string]bool{"/sys/fs/cgroup": true, "/sys/fs/cgroup/cgroup.procs": true, "/sys/fs/cgroup/cgroup.subtree_control": true}}
+	s = parseCgroups(v2, "0::/\n", 42, fs)
+	if s.none != "" || s.parent != "/sys/fs/cgroup" || slices.ContainsFunc(fs.did, func(d string) bool { return strings.HasPrefix(d, "mkdir") }) {
+		t.Errorf("v2 at the root: %+v after %q", s, fs.did)
+	}
+	if s := parseCgroups("", "", 42, &fakeFS{}); s.none == "" {
 		t.Error("no cgroups accepted")
+	}
+}
+
+// The TCP queues of a network namespace, as /proc/PID/net/tcp lists them
+// (the last line was seen during a port scan).
+func TestSocketQueues(t *testing.T) {
+	table := `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 0100007F:B3B0 00000000:0000 0A 00000000:00000000 00:00000000 00000000 65534        0 1 1 ffff 100 0 0 10 0
+   1: 0100007F:B3B0 0100007F:D2F4 01 00000000:00A00000 00:00000000 00000000 65534        0 2 1 ffff 20 4 30 10 -1
+   2: 0100007F:D2F4 0100007F:B3B0 01 00001000:00000000 00:00000000 00000000 65534        0 3 1 ffff 20 4 30 10 -1
+   3: 0100007F:B1EE 0100007F:5E0E 02 1F405522:00000000 00:00000000 00000000     0        0 1355628 1 0000000075c40d39 100 0 0 10 -1
+`
+	// The listener (0A) and the connecting socket (02) do not count.
+	if got, want := socketQueues(table, true), int64(0xA00000+0x1000); got != want {
+		t.Errorf("socketQueues = %d, want %d", got, want)
+	}
+}
+
+// A live server's sandboxes are never swept, whoever owns the server:
+// kill(pid, 0) answers EPERM for another user's live process.
+func TestServerAlive(t *testing.T) {
+	if !serverAlive(os.Getpid()) || !serverAlive(1) {
+		t.Error("a live process counted dead")
+	}
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if serverAlive(cmd.Process.Pid) {
+		t.Errorf("the dead process %d counted alive", cmd.Process.Pid)
 	}
 }
 
@@ -116,75 +193,6 @@ func TestExposed(t *testing.T) {
 		}
 		if got := exposed(p, st, c.uid, c.gid); got != c.exposedTo {
 			t.Errorf("mode %v (dir %v) to %d:%d: exposed %v, want %v", c.mode, c.dir, c.uid, c.gid, got, c.exposedTo)
-		}
-	}
-}
-
-// The thread that starts bwrap moves itself into the sandbox's cgroups and
-// back (v1): the child is born in them, the thread ends where it was, and
-// none of the server's threads is left in them.
-func TestSelfMove(t *testing.T) {
-	requireSandbox(t)
-	if hostCgroups().v2 {
-		t.Skip("cgroup v2: a thread has no cgroups of its own; bwrap is moved (add)")
-	}
-	cfg := Config{}
-	if err := cfg.defaults(); err != nil {
-		t.Fatal(err)
-	}
-	g, err := newGroup(fmt.Sprintf("%d-selfmove", os.Getpid()), &cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := g.kill(time.Now().Add(5 * time.Second)); err != nil {
-			t.Error(err)
-		}
-		if err := g.remove(); err != nil {
-			t.Error(err)
-		}
-	}()
-	mv := g.selfMove()
-	if mv == nil {
-		t.Fatal("no self move on cgroup v1")
-	}
-	defer mv.close()
-	var child *exec.Cmd
-	var before, during, after []byte
-	err = onLockedThread(func() error {
-		before, _ = os.ReadFile("/proc/thread-self/cgroup")
-		err := mv.start(func() error {
-			during, _ = os.ReadFile("/proc/thread-self/cgroup")
-			child = exec.Command("sleep", "30")
-			return child.Start()
-		})
-		after, _ = os.ReadFile("/proc/thread-self/cgroup")
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer child.Wait()
-	defer child.Process.Kill()
-	if !g.holds(child.Process.Pid) {
-		t.Error("the child was not born in the sandbox's cgroups")
-	}
-	name := filepath.Base(g.dirs[hostCgroups().memory])
-	if strings.Count(string(during), "/"+name+"\n") != len(g.dirs) {
-		t.Errorf("the thread was not in the sandbox's cgroups while it started the child:\n%s", during)
-	}
-	if len(before) == 0 || !bytes.Equal(before, after) {
-		t.Errorf("the thread did not go back: before\n%s\nafter\n%s", before, after)
-	}
-	for _, dir := range g.dirs {
-		b, err := os.ReadFile(filepath.Join(dir, "tasks"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tid := range strings.Fields(string(b)) {
-			if _, err := os.Stat("/proc/self/task/" + tid); err == nil {
-				t.Errorf("the server's thread %s is still in %s", tid, dir)
-			}
 		}
 	}
 }

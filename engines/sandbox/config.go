@@ -11,18 +11,22 @@
 //     Nothing else of the host: not the server's data, database, logs, other
 //     engines, nor the server's processes or environment.
 //   - Network: its own network namespace with only a loopback. If Config.Port
-//     is set, the server owns a TCP listener on 127.0.0.1:Port inside that
+//     is set, the server gets a TCP listener on 127.0.0.1:Port inside that
 //     namespace (Sandbox.Listener): the engine dials 127.0.0.1:Port as usual
 //     and its connection is accepted directly by the server. Many engines can
-//     use the same fixed port at once, each in its own namespace. The server
-//     opens that listener by entering the namespace (needs CAP_SYS_ADMIN and
-//     CAP_SYS_PTRACE), or, with Config.Helper, the taikai binary does it
-//     inside the sandbox and passes it over (no capability needed).
+//     use the same fixed port at once, each in its own namespace. The helper
+//     (Config.Helper, the taikai binary at HelperPath) opens it inside the
+//     sandbox, as the engine, and hands it over; then it limits open files
+//     and processes and execs the engine.
 //   - Processes: its own pid, ipc, uts, user and cgroup namespaces, a new
-//     session (no TIOCSTI), all capabilities dropped, and on a root server an
-//     unprivileged uid (65534) on the host.
-//   - Resources: memory (default 1 GiB, tmpfs scratch included), processes
-//     and threads (default 256), open files (default 1024), optionally CPUs.
+//     session (no TIOCSTI), all capabilities dropped, no nested user
+//     namespace, and on a root server an unprivileged uid (65534) on the host.
+//   - Resources: memory (default 1 GiB, tmpfs scratch and socket buffers
+//     included), processes and threads (default 256), open files (default
+//     1024), optionally CPUs. Memory and processes are bounded by a cgroup
+//     where the server has one (v1 as root, a delegated v2 subtree), else
+//     memory is polled and processes bounded by RLIMIT_NPROC of the
+//     sandbox's user namespace (HostGuarantees).
 //
 // Life cycle:
 //
@@ -39,8 +43,8 @@
 // every process of the sandbox is killed: the sandbox's pid namespace dies
 // with its init, which dies with bwrap, which dies with the server.
 //
-// The server must run as root (or with the capabilities listed in
-// docs/SANDBOX.md); Available says precisely what is missing.
+// No privilege is needed (bubblewrap uses unprivileged user namespaces);
+// Available says precisely what is missing.
 package sandbox
 
 import "time"
@@ -63,7 +67,8 @@ const (
 // Config describes one sandboxed engine. Zero values take the defaults.
 type Config struct {
 	// EngineDir is the host directory of the engine, mounted read-only at
-	// /engine. It and its parents must be readable/searchable by UID.
+	// /engine. It must be readable by UID (and, on a root server whose
+	// engines run as another uid, its parents searchable by it).
 	EngineDir string
 	// Dir is the working directory inside the sandbox; default /engine.
 	Dir string
@@ -89,11 +94,9 @@ type Config struct {
 	// Port, if not 0, is the TCP port of 127.0.0.1 inside the sandbox's
 	// network namespace on which Sandbox.Listener accepts the engine.
 	Port int
-	// Helper, if set, is the host path of a binary whose main calls
-	// MaybeHelper first (the taikai binary: os.Executable()). With a Port, it
-	// runs inside the sandbox before the engine, opens the listener there and
-	// hands it to the server, which then needs no CAP_SYS_ADMIN. If empty, the
-	// server opens the listener by entering the sandbox's network namespace.
+	// Helper is the host path of a binary whose main calls MaybeHelper
+	// first (the taikai binary); default os.Executable(). It is mounted at
+	// HelperPath and runs first in every sandbox (see MaybeHelper).
 	Helper string
 	// UID and GID the engine runs as on the host. Default: 65534 when the
 	// server is root, else the server's own.

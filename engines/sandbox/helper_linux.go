@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -16,65 +17,99 @@ import (
 )
 
 // HelperArg is the first argument of a binary started as the sandbox's
-// listener helper (see Config.Helper and MaybeHelper).
+// helper (see Config.Helper and MaybeHelper).
 const HelperArg = "__taikai-sandbox-listen"
 
-// helperMount is where Config.Helper appears inside the sandbox.
-const helperMount = "/.taikai/listen"
+// HelperPath is where Config.Helper (the taikai binary) appears inside every
+// sandbox: built-in engines run it from there.
+const HelperPath = "/.taikai/taikai"
 
 // helperFd is the helper's end of the socket pair to the server.
 const helperFd = 6
 
-// helperWaitArg, after the port, makes the helper exec the waiter of a
-// prepared sandbox (see Prepare), whose command line follows, with the
-// socket to the server left open; otherwise "--" and the engine's command
-// follow the port.
-const helperWaitArg = "--wait"
-
 // MaybeHelper must be called first thing in the main function of the binary
-// named by Config.Helper (cmd/taikai). In a process started as the sandbox's
-// helper it never returns: inside the sandbox, it opens the listener on
+// named by Config.Helper (cmd/taikai, and test binaries that make
+// sandboxes). In a process started as the sandbox's helper it never returns:
+// inside the sandbox, as the engine, it opens the seat's listener on
 // 127.0.0.1:PORT (unless PORT is 0) and hands it to the server over an
-// inherited socket, then execs the engine after "--", which keeps its pid,
-// or, with --wait, the waiter of a prepared sandbox, which keeps the socket
-// to read the engine's command from. Otherwise it does nothing.
+// inherited socket, limits its open files and processes, pins itself to
+// CPUS (unless "-"), then execs the engine, which keeps its pid and all of
+// that. Otherwise it does nothing.
 func MaybeHelper() {
-	if len(os.Args) < 4 || os.Args[1] != HelperArg {
+	if len(os.Args) < 2 || os.Args[1] != HelperArg {
 		return
 	}
-	err := helper(os.Args[2], os.Args[3], os.Args[4:])
+	err := helper(os.Args[2:])
 	fmt.Fprintf(os.Stderr, "taikai sandbox: %v\n", err)
 	os.Exit(127)
 }
 
-// helper's arguments: PORT -- ENGINE ARGV..., or PORT --wait WAITER ARGV...
-func helper(port, mode string, argv []string) error {
-	conn := os.NewFile(helperFd, "taikai-seat")
-	if port != "0" {
-		if err := handListener(conn, port); err != nil {
+// helperArgs is the command line bwrap runs: the helper, then the engine.
+func helperArgs(cfg *Config, argv []string) []string {
+	cpus := "-"
+	if len(cfg.CPUs) > 0 {
+		s := make([]string, len(cfg.CPUs))
+		for i, c := range cfg.CPUs {
+			s[i] = strconv.Itoa(c)
+		}
+		cpus = strings.Join(s, ",")
+	}
+	return append([]string{HelperPath, HelperArg, strconv.Itoa(cfg.Port), strconv.Itoa(cfg.NoFile), strconv.Itoa(cfg.Pids), cpus, "--"}, argv...)
+}
+
+// helper's arguments: PORT NOFILE NPROC CPUS -- ENGINE ARGV...
+func helper(args []string) error {
+	if len(args) < 6 || args[4] != "--" {
+		return fmt.Errorf("usage: %s PORT NOFILE NPROC CPUS -- COMMAND...", HelperArg)
+	}
+	var n [3]uint64
+	for i := range n {
+		v, err := strconv.ParseUint(args[i], 10, 32)
+		if err != nil {
+			return fmt.Errorf("bad argument %q", args[i])
+		}
+		n[i] = v
+	}
+	port, nofile, nproc := n[0], n[1], n[2]
+	if port != 0 {
+		if err := handListener(os.NewFile(helperFd, "taikai-seat"), strconv.FormatUint(port, 10)); err != nil {
 			return err
 		}
 	}
-	// Nothing but stdin, stdout and stderr goes on to the engine; the
-	// waiter also gets the socket, and closes it before the engine runs.
+	// Nothing but stdin, stdout and stderr goes on to the engine.
 	_ = unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
-	switch {
-	case mode == helperWaitArg && len(argv) > 0:
-		if _, err := unix.FcntlInt(helperFd, unix.F_SETFD, 0); err != nil {
-			return err
-		}
-	case mode == "--" && len(argv) > 0:
-	default:
-		return fmt.Errorf("usage: %s PORT -- COMMAND... | PORT %s WAITER...", HelperArg, helperWaitArg)
+	// syscall.Setrlimit, so that Go does not restore its own open-files
+	// limit in the exec.
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: nofile, Max: nofile}); err != nil {
+		return fmt.Errorf("limit open files: %w", err)
 	}
+	// Processes and threads of the engine's uid in the sandbox's own user
+	// namespace (counted per namespace since Linux 5.14): the process
+	// limit that needs no cgroup.
+	if err := syscall.Setrlimit(unix.RLIMIT_NPROC, &syscall.Rlimit{Cur: nproc, Max: nproc}); err != nil {
+		return fmt.Errorf("limit processes: %w", err)
+	}
+	runtime.LockOSThread() // the affinity and the exec are this thread's
+	if args[3] != "-" {
+		var set unix.CPUSet
+		for _, c := range strings.Split(args[3], ",") {
+			i, err := strconv.Atoi(c)
+			if err != nil {
+				return fmt.Errorf("bad CPU %q", c)
+			}
+			set.Set(i)
+		}
+		if err := unix.SchedSetaffinity(0, &set); err != nil {
+			return fmt.Errorf("pin to CPUs %s: %w", args[3], err)
+		}
+	}
+	argv := args[5:]
 	// Looked up in the engine's PATH, as bwrap's execvp would.
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return err
 	}
-	err = syscall.Exec(path, argv, os.Environ())
-	runtime.KeepAlive(conn) // its finalizer would close fd 6, which the waiter reads
-	return err
+	return syscall.Exec(path, argv, os.Environ())
 }
 
 // handListener opens the seat's listener and hands it to the server.
@@ -93,11 +128,6 @@ func handListener(conn *os.File, port string) error {
 		return fmt.Errorf("hand the listener to the server: %w", err)
 	}
 	return nil
-}
-
-// helperArgs is the command line bwrap runs when a helper opens the listener.
-func helperArgs(port int, argv []string) []string {
-	return append([]string{helperMount, HelperArg, strconv.Itoa(port), "--"}, argv...)
 }
 
 // receiveListener waits for the helper's listener.

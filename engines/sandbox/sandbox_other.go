@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"os"
 	"os/exec"
 	"time"
 )
@@ -35,21 +34,24 @@ func Command(ctx context.Context, cfg Config, argv ...string) (*Sandbox, error) 
 	return nil, errUnsupported
 }
 
-// Prepare fails on this system.
-func Prepare(cfg Config, stdio bool) (*Sandbox, error) { return nil, errUnsupported }
+// Guarantees says which of the sandbox's guarantees hold on this host.
+type Guarantees struct {
+	Isolation string `json:"isolation"`
+	Memory    string `json:"memory"`
+	Processes string `json:"processes"`
+	Cgroup    string `json:"cgroup,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	Stronger  string `json:"stronger,omitempty"`
+}
 
-// Streams are a prepared engine's standard streams.
-type Streams struct{ Stdin, Stdout, Log *os.File }
+// HostGuarantees reports none on this system.
+func HostGuarantees() Guarantees { return Guarantees{Reason: errUnsupported.Error()} }
 
-// Execable fails on this system.
-func Execable(argv, env []string) error { return errUnsupported }
-
-func (s *Sandbox) Exec(argv, env []string) (Streams, error) { return Streams{}, errUnsupported }
-func (s *Sandbox) Start() error                             { return errUnsupported }
-func (s *Sandbox) Wait() error                              { return errUnsupported }
-func (s *Sandbox) Stop(grace time.Duration)                 {}
-func (s *Sandbox) Usage() Usage                             { return Usage{} }
-func (s *Sandbox) OverMemory() bool                         { return false }
-func (s *Sandbox) Listener() net.Listener                   { return nil }
-func (s *Sandbox) Pid() int                                 { return 0 }
-func (s *Sandbox) Done() <-chan struct{}                    { return nil }
+func (s *Sandbox) Start() error             { return errUnsupported }
+func (s *Sandbox) Wait() error              { return errUnsupported }
+func (s *Sandbox) Stop(grace time.Duration) {}
+func (s *Sandbox) Usage() Usage             { return Usage{} }
+func (s *Sandbox) OverMemory() bool         { return false }
+func (s *Sandbox) Listener() net.Listener   { return nil }
+func (s *Sandbox) Pid() int                 { return 0 }
+func (s *Sandbox) Done() <-chan struct{}    { return nil }

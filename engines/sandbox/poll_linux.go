@@ -1,0 +1,170 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// pollEvery is how often a sandbox without a cgroup has its memory measured.
+const pollEvery = 100 * time.Millisecond
+
+// measure is the memory a sandbox without a cgroup holds, as the
+// Piskvork and GomocupJudge referees measure it, plus what a cgroup would
+// count and a process list misses: the resident anonymous and shared memory
+// of every process of its pid namespace (found from its init through
+// /proc/PID/task/TID/children: an orphan is reparented to the init), the
+// files of its tmpfs mounts (/tmp, /dev/shm), and the bytes queued in the
+// TCP sockets of its network namespace. init is the host pid of the
+// sandbox's init. A page shared by two processes counts twice. It also
+// counts the CPU time of the processes and of the children they reaped.
+func measure(init int) usage {
+	var u usage
+	var ticks uint64
+	seen := map[int]bool{}
+	queue := []int{init}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		if seen[pid] {
+			continue
+		}
+		seen[pid] = true
+		u.procs += rss(pid)
+		ticks += cpuTicks(pid)
+		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		for _, t := range tasks {
+			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
+			for _, f := range strings.Fields(string(b)) {
+				if n, err := strconv.Atoi(f); err == nil {
+					queue = append(queue, n)
+				}
+			}
+		}
+	}
+	for _, m := range []string{ScratchMount, "/dev/shm"} {
+		var st unix.Statfs_t
+		if unix.Statfs(fmt.Sprintf("/proc/%d/root%s", init, m), &st) == nil && st.Type == unix.TMPFS_MAGIC {
+			u.files += int64(st.Blocks-st.Bfree) * st.Bsize
+		}
+	}
+	for _, f := range []string{"tcp", "tcp6", "udp", "udp6"} {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", init, f))
+		u.sockets += socketQueues(string(b), strings.HasPrefix(f, "tcp"))
+	}
+	u.cpu = time.Duration(ticks) * time.Second / clockTicks
+	return u
+}
+
+// usage is what measure found.
+type usage struct {
+	procs, files, sockets int64 // bytes
+	cpu                   time.Duration
+}
+
+func (u usage) total() int64 { return u.procs + u.files + u.sockets }
+
+// clockTicks is the unit of /proc/PID/stat's times (USER_HZ, 100 on Linux).
+const clockTicks = 100
+
+// cpuTicks is utime+stime+cutime+cstime of /proc/PID/stat: a process's own
+// CPU time and that of the children it reaped (each dead process of the
+// sandbox counts once, in its reaper's).
+func cpuTicks(pid int) uint64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	f := strings.Fields(rest) // from field 3, state
+	if len(f) < 15 {
+		return 0
+	}
+	var n uint64
+	for _, v := range f[11:15] { // fields 14-17
+		t, _ := strconv.ParseUint(v, 10, 64)
+		n += t
+	}
+	return n
+}
+
+// rss is a process's resident anonymous and shared memory in bytes, from
+// /proc/PID/status (0 if it is gone).
+func rss(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	var kib int64
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if ok && (k == "RssAnon" || k == "RssShmem") {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			kib += n
+		}
+	}
+	return kib << 10
+}
+
+// socketQueues sums the tx_queue and rx_queue columns ("tx:rx" in hex) of
+// the text of /proc/PID/net/tcp (or tcp6, udp, udp6). For TCP, only of
+// connected sockets: a listener's columns count connections, and a
+// connecting one's tx_queue is a difference of sequence numbers (seen: 500
+// MiB for a SYN_SENT socket of a port scan).
+func socketQueues(table string, tcp bool) int64 {
+	var total int64
+	for i, line := range strings.Split(table, "\n") {
+		f := strings.Fields(line)
+		if i == 0 || len(f) < 5 {
+			continue
+		}
+		// SYN_SENT, SYN_RECV, TIME_WAIT, CLOSE, LISTEN.
+		if st := f[3]; tcp && (st == "02" || st == "03" || st == "06" || st == "07" || st == "0A") {
+			continue
+		}
+		tx, rx, ok := strings.Cut(f[4], ":")
+		if !ok {
+			continue
+		}
+		a, _ := strconv.ParseInt(tx, 16, 64)
+		b, _ := strconv.ParseInt(rx, 16, 64)
+		total += a + b
+	}
+	return total
+}
+
+// poll measures the sandbox every pollEvery until it has exited, keeps the
+// peak memory and the CPU time (as of the last measure: up to pollEvery of
+// it may be missed), and kills it over its memory limit (reported as an OOM
+// kill).
+func (s *Sandbox) poll(init int) {
+	t := time.NewTicker(pollEvery)
+	defer t.Stop()
+	for {
+		u := measure(init)
+		s.mu.Lock()
+		s.peak = max(s.peak, u.total())
+		s.cpu = max(s.cpu, u.cpu)
+		s.mu.Unlock()
+		if u.total() > s.cfg.MemoryBytes {
+			s.overMem.Store(true)
+			s.killInit()
+			if w := s.Cmd.Stderr; w != nil {
+				fmt.Fprintf(w, "taikai sandbox: over the memory limit of %d MiB: processes %d MiB, files in memory %d MiB, socket queues %d MiB\n",
+					s.cfg.MemoryBytes>>20, u.procs>>20, u.files>>20, u.sockets>>20)
+			}
+			return
+		}
+		select {
+		case <-s.exited:
+			return
+		case <-t.C:
+		}
+	}
+}
