@@ -243,6 +243,8 @@ type serverProcess struct {
 	done chan struct{}
 	mu   sync.Mutex
 	log  bytes.Buffer
+	// startedIn is the time from the process's start to its serving.
+	startedIn time.Duration
 }
 
 // startServer runs the real binary and waits until it serves.
@@ -267,12 +269,13 @@ func startServerAs(tb testing.TB, u *osUser, env []string, bin, db, data string,
 		// directories under data must be reachable (t.TempDir's are 0700).
 		searchable(tb, filepath.Dir(data))
 	} else {
-		u.own(cmd)
+		u.own(tb, cmd)
 	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		tb.Fatal(err)
 	}
+	t0 := time.Now()
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
@@ -298,6 +301,7 @@ func startServerAs(tb testing.TB, u *osUser, env []string, bin, db, data string,
 	tb.Cleanup(func() { s.stop(tb, syscall.SIGKILL) })
 	select {
 	case s.url = <-addr:
+		s.startedIn = time.Since(t0)
 	case <-s.done:
 		tb.Fatalf("server exited at start:\n%s", s.logs())
 	case <-time.After(30 * time.Second):

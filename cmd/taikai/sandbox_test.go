@@ -172,6 +172,9 @@ func hostileEngines(t *testing.T, u *osUser) {
 		t.Fatalf("/healthz sandbox %q, limits %+v, want on with its limits\n%s", health.Sandbox, health.SandboxLimits, s.logs())
 	}
 	t.Logf("sandbox limits: %+v", *health.SandboxLimits)
+	if u != nil && os.Getenv(delegateEnv) != "" && (health.SandboxLimits.Memory != "cgroup" || health.SandboxLimits.Cgroup != "v2") {
+		t.Fatalf("in a delegated cgroup v2 subtree, limits %+v, want cgroup v2", *health.SandboxLimits)
+	}
 	hostile, err := os.ReadFile("testdata/hostile.py")
 	if err != nil {
 		t.Fatal(err)
@@ -1013,13 +1016,58 @@ func ordinaryUser(tb testing.TB) *osUser {
 	return &osUser{uid: uid, gid: gid, home: usr.HomeDir}
 }
 
-// own makes cmd run as u, from its home.
-func (u *osUser) own(cmd *exec.Cmd) {
+// delegateEnv names a cgroup v2 directory whose cgroup.subtree_control
+// enables memory and pids (set by the user-mode Linux harness): each
+// ordinary user's server then starts in a cgroup of its own under it,
+// delegated to the user as systemd delegates one (the directory and its
+// cgroup.procs, cgroup.subtree_control and cgroup.threads chowned), and must
+// hold its limits by that cgroup.
+const delegateEnv = "TAIKAI_TEST_DELEGATE"
+
+var delegated atomic.Int64
+
+// own makes cmd run as u, from its home (and in a delegated cgroup with
+// delegateEnv).
+func (u *osUser) own(tb testing.TB, cmd *exec.Cmd) {
+	tb.Helper()
 	cmd.Dir = u.home
 	cmd.Env = append(cmd.Env, "HOME="+u.home)
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	if u.uid != os.Geteuid() {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(u.uid), Gid: uint32(u.gid)}}
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(u.uid), Gid: uint32(u.gid)}
 	}
+	parent := os.Getenv(delegateEnv)
+	if parent == "" {
+		return
+	}
+	dir := filepath.Join(parent, fmt.Sprintf("%s-%d-%d", testUser, os.Getpid(), delegated.Add(1)))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		// Once the server is gone, its sandboxes' (and its leaf's) cgroups
+		// empty as the kernel reaps their processes.
+		waitFor(5*time.Second, func() bool {
+			subs, _ := os.ReadDir(dir)
+			for _, e := range subs {
+				if e.IsDir() {
+					syscall.Rmdir(filepath.Join(dir, e.Name()))
+				}
+			}
+			return syscall.Rmdir(dir) == nil
+		})
+	})
+	for _, f := range []string{"", "cgroup.procs", "cgroup.subtree_control", "cgroup.threads"} {
+		if err := os.Chown(filepath.Join(dir, f), u.uid, u.gid); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { f.Close() })
+	cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(f.Fd())
 }
 
 // dir makes a fresh directory of u's under its home, removed at the end,
@@ -1049,4 +1097,90 @@ func (u *osUser) dir(tb testing.TB) (dir, bin string) {
 		tb.Fatal(err)
 	}
 	return dir, bin
+}
+
+// Servers side by side (issue 35, item 7): while a root server and an
+// ordinary user's server each have a game under way, another root server
+// and `taikai match --sandbox` start and play. Each server serves within
+// 2 s of its start (Sweep leaves live servers' sandboxes alone, EPERM from
+// kill(pid, 0) meaning alive, and never loops), and no game under way
+// loses its engine.
+func TestSandboxServersSideBySide(t *testing.T) {
+	requireSandbox(t)
+	ciRequires(t, "python3")
+	t.Parallel()
+	hostile, err := os.ReadFile("testdata/hostile.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := taikaiBinary(t)
+	u := ordinaryUser(t)
+	udir, ubin := u.dir(t)
+	rdir := t.TempDir()
+	type server struct {
+		name   string
+		s      *serverProcess
+		daemon string
+		tid    int64
+	}
+	start := func(name string, u *osUser, bin, dir string) *server {
+		s := startServerAs(t, u, nil, bin, filepath.Join(dir, name+".db"), filepath.Join(dir, name+"-data"), "--sandbox=on")
+		if s.startedIn > 2*time.Second {
+			t.Errorf("%s served %v after its start, want within 2s\n%s", name, s.startedIn, s.logs())
+		}
+		t.Logf("%s served in %v", name, s.startedIn)
+		return &server{name: name, s: s}
+	}
+	// A game that stays under way: the engine hangs on its first move,
+	// with a daemon of its sandbox to watch, until its 60 s move clock.
+	play := func(v *server) {
+		v.daemon = fmt.Sprintf("taikai-side-%s-%d", v.name, time.Now().UnixNano())
+		id := upload(t, v.s, fmt.Sprintf(`{"name":"hang","game":"othello","command":["python3","hostile.py","{host}","{port}","setsid",%q,"hang"]}`, v.daemon),
+			map[string][]byte{"hostile.py": hostile})
+		waitChecked(t, v.s, id)
+		random := v.s.postJSON(t, "/api/engines", `{"name":"random","game":"othello","builtin":"othello-random"}`)
+		v.tid = v.s.postJSON(t, "/api/tournaments", fmt.Sprintf(
+			`{"name":"side","game":"othello","engines":[%d,%d],"games_per_pair":1,"move_time_ms":60000,"start":true}`, id, random))
+		if !waitFor(60*time.Second, func() bool { return len(procsWith("daemon:"+v.daemon)) > 0 }) {
+			t.Fatalf("%s: the game's engine never ran\n%s", v.name, v.s.logs())
+		}
+	}
+	root := start("root", nil, bin, rdir)
+	play(root)
+	user := start("user", u, ubin, udir)
+	play(user)
+	second := start("root2", nil, bin, rdir)
+	out, err := exec.Command(bin, "match", "--sandbox", "--games", "2", "--move-time", "200ms", "--json", "othello-random", "othello-greedy").Output()
+	if err != nil {
+		t.Fatalf("match --sandbox beside the servers: %v\n%s", err, out)
+	}
+	var res struct {
+		Games []struct{ Reason, Sandbox string }
+	}
+	if err := json.Unmarshal(out, &res); err != nil || len(res.Games) != 2 {
+		t.Fatalf("match --sandbox: %v %s", err, out)
+	}
+	for _, g := range res.Games {
+		if g.Reason != "normal" || g.Sandbox != "on" {
+			t.Errorf("match --sandbox beside the servers: game %+v", g)
+		}
+	}
+	// The games under way still have their engines.
+	for _, v := range []*server{root, user} {
+		if len(procsWith("daemon:"+v.daemon)) == 0 {
+			t.Errorf("%s's game lost its engine's sandbox to another server\n%s", v.name, v.s.logs())
+		}
+		var tr tournamentJSON
+		v.s.call(t, "GET", fmt.Sprintf("/api/tournaments/%d", v.tid), nil, "", &tr)
+		if tr.FinishedGames != 0 {
+			t.Errorf("%s's game ended while the others started: %+v", v.name, tr)
+		}
+	}
+	for _, v := range []*server{root, user, second} {
+		select {
+		case <-v.s.done:
+			t.Errorf("%s died:\n%s", v.name, v.s.logs())
+		default:
+		}
+	}
 }

@@ -343,9 +343,21 @@ func (g *group) overMemory() bool {
 		n, _ := keyed(filepath.Join(g.dirs[""], "memory.events"), "oom_kill")
 		return n > 0
 	}
-	n, _ := keyed(filepath.Join(g.dirs["memory"], "memory.oom_control"), "oom_kill")
-	tcp, _ := readInt(filepath.Join(g.dirs["memory"], "memory.kmem.tcp.failcnt"))
-	return n > 0 || tcp > 0
+	dir := g.dirs["memory"]
+	if n, _ := keyed(filepath.Join(dir, "memory.oom_control"), "oom_kill"); n > 0 {
+		return true
+	}
+	// v1 keeps socket buffers apart: memory.kmem.tcp.limit_in_bytes only
+	// makes sends wait (no OOM, no failcnt seen), so they are added to the
+	// group's own memory here.
+	tcp, _ := readInt(filepath.Join(dir, "memory.kmem.tcp.usage_in_bytes"))
+	if tcp == 0 {
+		return false
+	}
+	limit, _ := readInt(filepath.Join(dir, "memory.limit_in_bytes"))
+	rss, _ := keyed(filepath.Join(dir, "memory.stat"), "rss")
+	shmem, _ := keyed(filepath.Join(dir, "memory.stat"), "shmem")
+	return limit > 0 && tcp+rss+shmem >= limit
 }
 
 // usage reads peak memory, CPU time and OOM kills, once, at the end.

@@ -48,7 +48,14 @@ func measure(init int) usage {
 			}
 		}
 	}
+	// Until bwrap's init has pivoted into the sandbox's root, its /tmp is
+	// the host's.
+	var root, host unix.Stat_t
+	inside := unix.Stat(fmt.Sprintf("/proc/%d/root/", init), &root) == nil && unix.Stat("/", &host) == nil && root.Dev != host.Dev
 	for _, m := range []string{ScratchMount, "/dev/shm"} {
+		if !inside {
+			break
+		}
 		var st unix.Statfs_t
 		if unix.Statfs(fmt.Sprintf("/proc/%d/root%s", init, m), &st) == nil && st.Type == unix.TMPFS_MAGIC {
 			u.files += int64(st.Blocks-st.Bfree) * st.Bsize

@@ -559,6 +559,7 @@ func (s *Sandbox) wait() {
 	s.killInit()
 	if s.group != nil {
 		s.group.usage(&s.usage)
+		s.usage.OOMKilled = s.usage.OOMKilled || s.overMem.Load()
 	} else {
 		s.mu.Lock()
 		s.usage.CPUTime = s.cpu
@@ -667,8 +668,8 @@ func (s *Sandbox) OverMemory() bool {
 		return s.usage.OOMKilled
 	default:
 	}
-	if s.group != nil {
-		return s.group.overMemory()
+	if s.group != nil && s.group.overMemory() {
+		s.overMem.Store(true) // v1's socket buffers are gone once it is killed
 	}
 	return s.overMem.Load()
 }
