@@ -27,6 +27,16 @@ mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=0755 tmpfs /run
 mount -t tmpfs -o mode=0755 tmpfs /mnt
 ip link set lo up || setup_failed "cannot bring up lo"
+# /etc and /home as overlays of the host's with a tmpfs on top: users made
+# inside (useradd, the tests' own) and files an ordinary user creates there
+# stay inside UML, with their owners (hostfs itself creates every file as the
+# host user that runs UML).
+insmod "/usr/lib/uml/modules/$(uname -r)/kernel/fs/overlayfs/overlay.ko" || setup_failed "cannot load overlayfs"
+for d in /etc /home; do
+	mkdir -p "/mnt/ov$d/up" "/mnt/ov$d/work"
+	mount -t overlay overlay -o "lowerdir=$d,upperdir=/mnt/ov$d/up,workdir=/mnt/ov$d/work" "$d" ||
+		setup_failed "cannot mount an overlay on $d"
+done
 hostname taikai-uml
 
 # cgroup v2 with the controllers the sandbox uses, enabled for the children
@@ -67,20 +77,15 @@ for phase in $PHASES; do
 		;;
 	user)
 		uid=4242
-		# The user exists inside only: passwd and group bind-mounted over
-		# the host's, which stay untouched.
-		cp /etc/passwd /etc/group /mnt/
-		echo "taikai:x:$uid:$uid:taikai test user:$OUT/home:/bin/sh" >>/mnt/passwd
-		echo "taikai:x:$uid:" >>/mnt/group
-		mount --bind /mnt/passwd /etc/passwd
-		mount --bind /mnt/group /etc/group
+		# The user exists inside only (/etc is an overlay).
+		echo "taikai-uml:x:$uid:$uid:taikai test user:$OUT/home:/bin/sh" >>/etc/passwd
+		echo "taikai-uml:x:$uid:" >>/etc/group
 
 		# The Go module cache at its own path (the build cache's keys
 		# include a package's directory) and the build cache as an
 		# overlay the user may add to, both set aside before a
 		# non-searchable ancestor (root's 0700 /root) is hidden by a
 		# tmpfs that leaves only them, and the sources, reachable.
-		insmod "/usr/lib/uml/modules/$(uname -r)/kernel/fs/overlayfs/overlay.ko" || setup_failed "cannot load overlayfs"
 		mkdir -p /mnt/aside/mod /mnt/aside/cache /mnt/aside/src
 		mount --bind "$GOMODCACHE" /mnt/aside/mod
 		mount --bind "$GOCACHE" /mnt/aside/cache
@@ -115,13 +120,18 @@ for phase in $PHASES; do
 		# The delegated subtree, as systemd gives one (Delegate=yes): the
 		# controllers enabled for it by its parent, the directory and
 		# its three delegation files the user's, the user's process in
-		# it; enabling controllers below it is the user's business.
-		cg=/sys/fs/cgroup/taikai-user
-		mkdir "$cg" || setup_failed "cannot create $cg"
-		chown $uid:$uid "$cg" "$cg/cgroup.procs" "$cg/cgroup.subtree_control" "$cg/cgroup.threads"
-		say "delegated $cg: $(cat "$cg/cgroup.controllers")"
+		# it; enabling controllers below it is the user's business. One
+		# per suite, as systemd gives each scope its own: once the server
+		# has enabled controllers in it, no process may join it again.
+		delegate() {
+			cg=/sys/fs/cgroup/taikai-user-$1
+			mkdir "$cg" || setup_failed "cannot create $cg"
+			chown $uid:$uid "$cg" "$cg/cgroup.procs" "$cg/cgroup.subtree_control" "$cg/cgroup.threads"
+			say "delegated $cg: $(cat "$cg/cgroup.controllers")"
+		}
 
 		for suite in sandbox e2e; do
+			delegate $suite
 			if [ $suite = sandbox ]; then
 				dir="$ROOT/engines/sandbox"
 				set -- "$home/bin/sandbox.test" -test.v -test.count=1 -test.parallel=1 -test.timeout=15m
@@ -132,7 +142,7 @@ for phase in $PHASES; do
 			# The shell moves itself into the delegated group, then
 			# becomes the user (no capability left) and runs the test.
 			run user $suite "$dir" sh -c 'echo $$ >"$0/cgroup.procs" && u=$1 && shift && exec setpriv --reuid="$u" --regid="$u" --clear-groups --inh-caps=-all "$@"' "$cg" $uid \
-				env -i PATH="$PATH" HOME="$home" USER=taikai LOGNAME=taikai TMPDIR="$home/tmp" CI=true \
+				env -i PATH="$PATH" HOME="$home" USER=taikai-uml LOGNAME=taikai-uml TMPDIR="$home/tmp" CI=true \
 				GOCACHE="$home/.cache/go-build" GOMODCACHE="$GOMODCACHE" GOFLAGS="$GOFLAGS" GOTOOLCHAIN="$GOTOOLCHAIN" \
 				GOPROXY=off CGO_ENABLED=1 GOENV=off "$@"
 		done
