@@ -76,7 +76,7 @@ for phase in $PHASES; do
 	case $phase in
 	root)
 		run root sandbox "$ROOT/engines/sandbox" "$OUT/sandbox.test" -test.v -test.count=1 -test.parallel=1 -test.timeout=15m
-		run root e2e "$ROOT/cmd/taikai" "$OUT/taikai.test" -test.v -test.count=1 -test.parallel=1 -test.timeout=20m -test.run "$E2E"
+		run root e2e "$ROOT/cmd/taikai" "$OUT/taikai.test" -test.v -test.count=1 -test.parallel=1 -test.timeout=30m -test.run "$E2E"
 		;;
 	user)
 		uid=4242
@@ -142,7 +142,7 @@ for phase in $PHASES; do
 				set -- "$home/bin/sandbox.test" -test.v -test.count=1 -test.parallel=1 -test.timeout=15m
 			else
 				dir="$ROOT/cmd/taikai"
-				set -- "$home/bin/taikai.test" -test.v -test.count=1 -test.parallel=1 -test.timeout=20m -test.run "$E2E"
+				set -- "$home/bin/taikai.test" -test.v -test.count=1 -test.parallel=1 -test.timeout=30m -test.run "$E2E"
 			fi
 			# The shell moves itself into the delegated group, then
 			# becomes the user (no capability left) and runs the test.

@@ -19,7 +19,7 @@
 # test binary passed in both phases; otherwise 1, saying which. Logs: the
 # directory it prints (TAIKAI_UML_OUT to choose it). TAIKAI_UML_PHASES
 # ("root user" by default) runs fewer phases; TAIKAI_UML_TIMEOUT (seconds,
-# default 2400) bounds the whole boot.
+# default 4800) bounds the whole boot.
 #
 # Everything inside UML runs on one CPU, a few times slower than here: its
 # times mean nothing (docs/DESIGN.md, "User-mode Linux").
@@ -72,7 +72,7 @@ e2e="$(sed -n 's/^func \(Test[A-Za-z0-9_]*\)(t \*testing\.T).*/\1/p' cmd/taikai/
 # process gets as many as it may have.
 ulimit -Hn 1048576 2>/dev/null || true
 ulimit -n "$(ulimit -Hn)"
-limit="${TAIKAI_UML_TIMEOUT:-2400}"
+limit="${TAIKAI_UML_TIMEOUT:-4800}"
 start=$(date +%s)
 # mem=4G: the memory tests allocate 2.5 GiB against smaller limits. The
 # kernel's own messages and init's progress go to console.log.
