@@ -47,13 +47,8 @@ FROM debian:bookworm-slim AS runtime
 #   sqlite3  the CLI, for consistent online backups of the WAL database
 #            (README: "Deploy with docker compose").
 #   bubblewrap  the engine sandbox (docs/SANDBOX.md): every engine runs in
-#            its own namespaces and cgroups.
-#   util-linux  prlimit and taskset, which the sandbox runs (open-files limit
-#            without CAP_SYS_RESOURCE, CPU pinning); already in the base image
-#            (essential), named because the sandbox needs it.
-#   klibc-utils  klibc's sh, the shell a prepared sandbox waits in for its
-#            engine's command: it starts in a tenth of the CPU time of the
-#            system's sh (docs/SANDBOX.md); without it that sh is used.
+#            namespaces of its own, made by the server as the user taikai
+#            (user namespaces; docker-compose.yml has the settings).
 # Java: the JDK (openjdk-17-jdk-headless), not just the JRE. The classroom
 # client runs as `java OthelloClient.java`, the single-file source launcher,
 # which needs the jdk.compiler module. In Debian that module is already inside
@@ -78,19 +73,18 @@ RUN mkdir -p /usr/share/man/man1 \
       curl \
       sqlite3 \
       bubblewrap \
-      util-linux \
-      klibc-utils \
  && rm -rf /var/lib/apt/lists/*
 
 # A fixed uid/gid so that volume ownership stays the same across rebuilds. /data
 # is created and owned here, before VOLUME, so that a new named volume starts
-# out owned by taikai (Docker copies the image's /data into it). Mode 0751:
-# sandboxed engines run as uid 65534 and must pass through /data to their own
-# directory in /data/engines (listing /data stays the owner's).
+# out owned by taikai (Docker copies the image's /data into it). The server
+# runs as taikai (USER below, and docker-compose.yml), so /data can be 0700:
+# each engine's own directory is mounted into its sandbox, no engine passes
+# through /data.
 RUN groupadd --gid 10001 taikai \
  && useradd --uid 10001 --gid 10001 --create-home --home-dir /home/taikai \
       --shell /usr/sbin/nologin taikai \
- && install -d -o taikai -g taikai -m 0751 /data
+ && install -d -o taikai -g taikai -m 0700 /data
 
 # Listen on all interfaces inside the container; only this port is published.
 # The engines' game ports (per game, and fixed ones such as 46000) are on

@@ -768,6 +768,7 @@ type inspected struct {
 		PortBindings map[string][]struct{ HostIP, HostPort string }
 		SecurityOpt  []string
 		MaskedPaths  []string
+		CgroupnsMode string
 	}
 	Mounts          []mount
 	NetworkSettings struct {
@@ -794,20 +795,58 @@ func (s *stack) inspect(id string) inspected {
 }
 
 // checkSandboxSettings: the engine sandbox's settings (docker-compose.yml says
-// why each): root in the container, Docker's seccomp profile off, no masked
-// /proc paths, the cgroup tree writable.
+// why each), none of them the host's keys: the image's ordinary user, not
+// root; Docker's seccomp profile with bubblewrap's calls added
+// (deploy/seccomp.json), not unconfined; the container's own cgroup
+// namespace and no mount of the host's cgroup tree; no masked /proc paths
+// (systempaths=unconfined, which the sandbox's own /proc needs).
 func (s *stack) checkSandboxSettings(what string, c inspected) {
 	t := s.t
 	t.Helper()
-	if c.Config.User != "0:0" {
-		t.Errorf("%s: container user %q, want 0:0 (the sandbox's)", what, c.Config.User)
+	if c.Config.User != "taikai" {
+		t.Errorf("%s: container user %q, want the image's taikai (not root)", what, c.Config.User)
 	}
-	if !slices.Contains(c.HostConfig.SecurityOpt, "seccomp=unconfined") || len(c.HostConfig.MaskedPaths) != 0 {
-		t.Errorf("%s: security options %q, masked paths %q: want seccomp=unconfined and none masked (systempaths=unconfined)", what, c.HostConfig.SecurityOpt, c.HostConfig.MaskedPaths)
+	var profile string
+	for _, o := range c.HostConfig.SecurityOpt {
+		if p, ok := strings.CutPrefix(o, "seccomp="); ok {
+			profile = p
+		}
 	}
-	if !slices.ContainsFunc(c.Mounts, func(m mount) bool { return m.Destination == "/sys/fs/cgroup" && m.RW }) {
-		t.Errorf("%s: mounts %+v, want /sys/fs/cgroup read-write", what, c.Mounts)
+	if profile == "" || profile == "unconfined" {
+		t.Errorf("%s: security options %q: want deploy/seccomp.json's profile, not unconfined or none", what, c.HostConfig.SecurityOpt)
+	} else {
+		var got, want seccompProfile
+		b, err := os.ReadFile(filepath.Join(s.root, "deploy", "seccomp.json"))
+		if err == nil {
+			err = json.Unmarshal(b, &want)
+		}
+		if err == nil {
+			err = json.Unmarshal([]byte(profile), &got)
+		}
+		if err != nil || !reflect.DeepEqual(got, want) || got.DefaultAction != "SCMP_ACT_ERRNO" {
+			t.Errorf("%s: seccomp profile (%v) is not deploy/seccomp.json's", what, err)
+		}
 	}
+	if len(c.HostConfig.MaskedPaths) != 0 {
+		t.Errorf("%s: masked paths %q: want none (systempaths=unconfined)", what, c.HostConfig.MaskedPaths)
+	}
+	if c.HostConfig.CgroupnsMode != "private" {
+		t.Errorf("%s: cgroup namespace %q, want private", what, c.HostConfig.CgroupnsMode)
+	}
+	for _, m := range c.Mounts {
+		if m.Source == "/sys/fs/cgroup" || strings.HasPrefix(m.Destination, "/sys/fs/cgroup") {
+			t.Errorf("%s: mount %+v: the host's cgroup tree must not be in the container", what, m)
+		}
+	}
+}
+
+// seccompProfile is what checkSandboxSettings compares of a seccomp profile.
+type seccompProfile struct {
+	DefaultAction string `json:"defaultAction"`
+	Syscalls      []struct {
+		Names  []string `json:"names"`
+		Action string   `json:"action"`
+	} `json:"syscalls"`
 }
 
 // checkWorkerContainers: n worker containers, each with the sandbox's
@@ -956,15 +995,26 @@ func containerOf(w workerRow, ids []string) string {
 func (s *stack) checkSandbox() {
 	s.t.Helper()
 	var h struct {
-		Status       string `json:"status"`
-		Sandbox      string `json:"sandbox"`
-		SandboxError string `json:"sandbox_error"`
+		Status        string `json:"status"`
+		Sandbox       string `json:"sandbox"`
+		SandboxError  string `json:"sandbox_error"`
+		SandboxLimits struct {
+			Isolation string `json:"isolation"`
+			Memory    string `json:"memory"`
+			Processes string `json:"processes"`
+		} `json:"sandbox_limits"`
 	}
 	s.getJSON("/healthz", &h)
 	if h.Sandbox != "on" {
 		logs, _ := s.compose(30*time.Second, "logs", "--no-color", "taikai")
 		s.t.Fatalf("/healthz: sandbox %q (%s), want on\n%s", h.Sandbox, h.SandboxError, tail(logs, 30))
 	}
+	// The container's cgroup is read-only to it (docker-compose.yml): the
+	// limits hold without cgroups, and /healthz says so.
+	if l := h.SandboxLimits; l.Isolation != "namespaces" || l.Memory != "polling" || l.Processes == "" {
+		s.t.Errorf("/healthz: sandbox_limits %+v, want namespaces, memory by polling (no writable cgroup in the container)", l)
+	}
+	s.t.Logf("/healthz: sandbox %s, limits %+v", h.Sandbox, h.SandboxLimits)
 }
 
 // waitHealthz polls GET /healthz until it answers 200, up to startUp.
@@ -1090,7 +1140,6 @@ func (s *stack) playTournament() played {
 	if len(p.list) != 4 {
 		t.Fatalf("tournament %d has %d games, want 4", tour.ID, len(p.list))
 	}
-	prepared := 0 // games whose black engine found its sandbox prepared ahead
 	for _, g := range p.list {
 		if g.ID == nil || g.Status != "finished" || g.Result == nil || g.Reason == nil || g.Plies == 0 {
 			t.Fatalf("game %+v: want an id, status finished, a result, a reason and moves", g)
@@ -1117,17 +1166,9 @@ func (s *stack) playTournament() played {
 		if code != http.StatusOK {
 			t.Errorf("game %d: black's log: %d %s", *g.ID, code, tail(string(log), 5))
 		}
-		if strings.Contains(string(log), "sandboxed, prepared ahead") {
-			prepared++
+		if !strings.Contains(string(log), "sandboxed (memory") {
+			t.Errorf("game %d: black's log does not say it started sandboxed:\n%s", *g.ID, tail(string(log), 5))
 		}
-	}
-	// The worker's first two games start cold, side by side; each start
-	// has the engine's next sandbox made in the background (a game beside),
-	// so the last two find theirs made, with its waiting shell (klibc's sh
-	// in the image; without a working one the games start cold, silently).
-	t.Logf("%d of %d games' black engine started in a sandbox prepared ahead", prepared, len(p.list))
-	if prepared == 0 {
-		t.Errorf("no game's engine started in a sandbox prepared ahead: preparing fails in the container (see the worker's log)")
 	}
 	return p
 }
