@@ -22,19 +22,22 @@ func (p *Process) Wait(d time.Duration) bool {
 	}
 }
 
-// execFailed is what bubblewrap prints when the engine's program cannot be
-// run inside the sandbox (then it exits with status 1).
-var execFailed = regexp.MustCompile(`(?m)^bwrap: execvp (.+): (No such file or directory|Not a directory|Permission denied)$`)
+// execFailed is what the sandbox prints when the engine's program, named by
+// a path, cannot be run inside it: the taikai helper that execs the engine
+// (Go's exec error), or bubblewrap itself (execvp).
+var execFailed = regexp.MustCompile(`(?m)^(?:bwrap: execvp (/.*)|taikai sandbox: exec: "(/[^"]*)": stat [^:]*): ((?i:No such file or directory|Not a directory|Permission denied))$`)
 
-// NotFoundInSandbox reads the start of an engine's log for bubblewrap's word
+// NotFoundInSandbox reads the start of an engine's log for the sandbox's word
 // that the engine's program could not be run in the sandbox and says so, with
 // what the sandbox sees; "" if the log does not say that. It is keyed on
-// bubblewrap's message, not on how the sandbox is made.
+// the messages of the sandbox's helper and of bubblewrap.
 func NotFoundInSandbox(log string) string {
 	m := execFailed.FindStringSubmatch(log)
 	if m == nil {
 		return ""
 	}
+	m[1] += m[2]
+	m[2] = m[3]
 	return fmt.Sprintf("the program %s could not be run in the sandbox (%s): the sandbox shows an engine only its own directory, at %s (its working directory), "+
 		"the system's /usr, /bin, /lib and /etc read-only, and a private /tmp; no other path of the host. "+
 		"Give the program relative to the engine's directory (./brain), or one installed under /usr", m[1], m[2], sandbox.EngineMount)
