@@ -33,3 +33,13 @@ func OneLine(s string) string {
 	}
 	return b.String()
 }
+
+// OneLineNotes is OneLine of each of a move's notes, which come one a line
+// (an engine may send several before its move): each note stays one line.
+func OneLineNotes(notes string) string {
+	lines := strings.Split(notes, "\n")
+	for i, l := range lines {
+		lines[i] = OneLine(l)
+	}
+	return strings.Join(lines, "\n")
+}

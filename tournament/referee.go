@@ -324,7 +324,7 @@ func (r *Referee) event(ctx context.Context, from games.Color, ev engines.Event,
 		elapsed := max(ev.At.Sub(turnStart), 0)
 		r.timeouts[fi] = 0
 		r.refused[fi] = nil
-		r.apply(from, ev.Move, false, elapsed, engines.OneLine(ev.Note))
+		r.apply(from, ev.Move, false, elapsed, engines.OneLineNotes(ev.Note))
 		return r.advance(ctx)
 	case engines.Violation:
 		r.violations[fi][ev.What]++
