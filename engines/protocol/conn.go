@@ -199,16 +199,25 @@ func NewBase(c engines.Stream) *Base {
 func (b *Base) Greet(ctx context.Context, hello []byte) error {
 	left := make(chan struct{})
 	var once sync.Once
-	b.Listen(func(ev engines.Event) {
+	mine := new(func(engines.Event))
+	*mine = func(ev engines.Event) {
 		if ev.Kind == engines.Left {
 			once.Do(func() {
 				b.life.Lock()
-				b.early = &ev // for the referee's Listen
+				if cur := b.sink.Load(); cur != mine {
+					// The referee listens already (it did between the
+					// hello and this end): tell it, as Listen would.
+					h := *cur
+					b.wg.Go(func() { h(ev) })
+				} else {
+					b.early = &ev // for the referee's Listen
+				}
 				b.life.Unlock()
 				close(left)
 			})
 		}
-	})
+	}
+	b.listen(mine)
 	if err := b.Send(ctx, hello); err != nil {
 		return fmt.Errorf("%w (%v)", engines.ErrGone, err)
 	}
@@ -237,15 +246,21 @@ func (b *Base) Reader(loop func()) { b.loop = loop }
 // order, on the seat's reader goroutine; nothing more is read until handle
 // returns. A later call (the next game on the same connection) only changes
 // where events go.
-func (b *Base) Listen(handle func(engines.Event)) {
-	b.sink.Store(&handle)
+func (b *Base) Listen(handle func(engines.Event)) { b.listen(&handle) }
+
+// listen is Listen of a handler Greet can tell apart; the handler changes
+// under life, so that an end seen by Greet's handler is never lost between
+// it and the referee's.
+func (b *Base) listen(handle *func(engines.Event)) {
 	b.life.Lock()
 	defer b.life.Unlock()
+	b.sink.Store(handle)
 	if ev := b.early; ev != nil && !b.isClosed() {
 		// The reader has stopped; tell the new handler on a goroutine of
 		// its own, as Listen's caller may hold what the handler takes.
 		b.early = nil
-		b.wg.Go(func() { handle(*ev) })
+		h := *handle
+		b.wg.Go(func() { h(*ev) })
 		return
 	}
 	if b.started || b.isClosed() {
