@@ -36,24 +36,6 @@ func prerequisites() error {
 	return nil
 }
 
-// Guarantees says which of the sandbox's guarantees hold on this host.
-type Guarantees struct {
-	// Isolation is always "namespaces": own pid, network, ipc, uts, user
-	// and mount namespaces, only the engine's own directories.
-	Isolation string `json:"isolation"`
-	// Memory is how the memory limit holds: "cgroup" (the kernel's, exact)
-	// or "polling" (measured every 100 ms, the sandbox killed over it).
-	Memory string `json:"memory"`
-	// Processes is how the process limit holds: "cgroup" (pids.max and
-	// RLIMIT_NPROC) or "rlimit" (RLIMIT_NPROC of its user namespace).
-	Processes string `json:"processes"`
-	// Cgroup is "v1", "v2" or "" (none).
-	Cgroup string `json:"cgroup,omitempty"`
-	// Why no cgroup, and the command that gives one ("" with a cgroup).
-	Reason   string `json:"reason,omitempty"`
-	Stronger string `json:"stronger,omitempty"`
-}
-
 // HostGuarantees says which guarantees sandboxes get on this host.
 func HostGuarantees() Guarantees {
 	g := Guarantees{Isolation: "namespaces", Memory: "cgroup", Processes: "cgroup"}

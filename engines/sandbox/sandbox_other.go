@@ -34,16 +34,6 @@ func Command(ctx context.Context, cfg Config, argv ...string) (*Sandbox, error) 
 	return nil, errUnsupported
 }
 
-// Guarantees says which of the sandbox's guarantees hold on this host.
-type Guarantees struct {
-	Isolation string `json:"isolation"`
-	Memory    string `json:"memory"`
-	Processes string `json:"processes"`
-	Cgroup    string `json:"cgroup,omitempty"`
-	Reason    string `json:"reason,omitempty"`
-	Stronger  string `json:"stronger,omitempty"`
-}
-
 // HostGuarantees reports none on this system.
 func HostGuarantees() Guarantees { return Guarantees{Reason: errUnsupported.Error()} }
 
