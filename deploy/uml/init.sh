@@ -23,9 +23,26 @@ mount -t cgroup2 cgroup2 /sys/fs/cgroup || setup_failed "cannot mount cgroup2"
 mkdir -p /dev/pts /dev/shm
 mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+# What the tests need from under /tmp, /run or /mnt (a checkout or a cache
+# there: CI may clone anywhere) is set aside before their tmpfs hides it, and
+# bound back at its own path.
+i=0
+for p in "$ROOT" "$OUT" "$GOROOT" "$GOCACHE" "$GOMODCACHE"; do
+	case "$p" in /tmp/* | /run/* | /mnt/*)
+		i=$((i + 1))
+		mkdir -p "/dev/.aside/$i"
+		mount --bind "$p" "/dev/.aside/$i" || setup_failed "cannot set $p aside"
+		echo "$i $p" >>/dev/.aside/list ;;
+	esac
+done
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=0755 tmpfs /run
 mount -t tmpfs -o mode=0755 tmpfs /mnt
+if [ -f /dev/.aside/list ]; then
+	while read -r i p; do
+		mkdir -p "$p" && mount --bind "/dev/.aside/$i" "$p" || setup_failed "cannot bind $p back"
+	done </dev/.aside/list
+fi
 ip link set lo up || setup_failed "cannot bring up lo"
 # /etc and /home as overlays of the host's with a tmpfs on top: users made
 # inside (useradd, the tests' own) and files an ordinary user creates there
