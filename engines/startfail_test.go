@@ -28,27 +28,7 @@ func TestNotFoundInSandbox(t *testing.T) {
 	if err := os.WriteFile(brain, []byte("#!/bin/sh\necho started >&2\nexec cat >/dev/null\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// The taikai binary (the sandbox's helper) where the sandbox's uid can read it.
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	helper := filepath.Join(t.TempDir(), "taikai")
-	if err := os.WriteFile(helper, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(filepath.Dir(helper), 0o755)
-	if err := sandbox.Check(sandbox.Config{Helper: helper, Port: engines.SandboxPort}); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the engine sandbox is required when CI=true: %v", err)
-		}
-		t.Skipf("engine sandbox unavailable: %v", err)
-	}
-	l := &engines.Launcher{Self: helper, Sandbox: true, ConnectTimeout: 10 * time.Second}
+	l, _ := sandboxed(t) // the helper where the sandbox's uid can read it
 	run := func(cmd string) string {
 		t.Helper()
 		e := engines.Engine{Name: "b", Game: "gomoku", Protocol: "pbrain", Dir: dir, Command: []string{cmd}}
