@@ -81,6 +81,9 @@ type Server struct {
 	// Workers is the workers' queue when games are played by taikai worker
 	// processes (serve --nats), nil when the server plays them.
 	Workers *cluster.Server
+	// WorkerCredentials are the workers' own NATS users, nil unless the
+	// server runs its NATS server (serve --nats-embedded).
+	WorkerCredentials *cluster.Credentials
 	// ParticipantLimits are the most a participant may set their own
 	// engine's limits to (the admin sets any); zero fields are the defaults
 	// of DefaultParticipantLimits.
@@ -276,6 +279,9 @@ func (s *Server) Handler() (http.Handler, error) {
 		r.Get("/tournaments/{id}/bracket", s.getBracket)
 		r.Get("/tournaments/{id}/{file}", s.getTournamentFile)
 		r.Get("/workers", s.listWorkers)
+		r.With(s.admin).Get("/workers/credentials", s.listWorkerCredentials)
+		r.With(s.admin).Post("/workers/credentials", s.issueWorkerCredentials)
+		r.With(s.admin).Delete("/workers/credentials/{name}", s.revokeWorkerCredentials)
 		r.Get("/games", s.listRunningGames)
 		r.Get("/games/{id}", s.getGame)
 		r.Get("/games/{id}/log/{color}", s.getGameLog)

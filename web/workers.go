@@ -4,8 +4,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/tournament/cluster"
 )
 
@@ -84,4 +86,66 @@ func (m *Metrics) WatchWorkers(c *cluster.Server) {
 				return float64(n)
 			}),
 	)
+}
+
+// Worker credentials (issue 36): each worker's own NATS user, issued and
+// revoked by the admin. POST /api/workers/credentials {"name"} answers
+// {"name", "secret"} (the secret shown this once: the worker's
+// TAIKAI_WORKER_SECRET, with --name the same name); GET lists the names;
+// DELETE /api/workers/credentials/{name} revokes one (its connections are
+// closed). 409 when the server's NATS is not its own (serve --nats).
+func (s *Server) workerCredentials(w http.ResponseWriter, r *http.Request) bool {
+	if s.WorkerCredentials == nil {
+		s.writeError(w, r, &games.Error{Code: games.EConflict, Message: cluster.ErrNoCredentials.Error()})
+		return false
+	}
+	return true
+}
+
+func (s *Server) listWorkerCredentials(w http.ResponseWriter, r *http.Request) {
+	if s.workerCredentials(w, r) {
+		writeJSON(w, http.StatusOK, map[string][]string{"names": s.WorkerCredentials.Names()})
+	}
+}
+
+func (s *Server) issueWorkerCredentials(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Name string `json:"name"`
+	}
+	if err := decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if !s.workerCredentials(w, r) {
+		return
+	}
+	if !cluster.WorkerNames.MatchString(req.Name) {
+		s.writeError(w, r, errInvalid("name", "name: want 1 to 64 letters, digits, - or _ (the worker's --name)"))
+		return
+	}
+	secret, err := s.WorkerCredentials.Issue(req.Name)
+	if err != nil {
+		s.writeError(w, r, errInvalid("name", err.Error()))
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]string{"name": req.Name, "secret": secret})
+}
+
+func (s *Server) revokeWorkerCredentials(w http.ResponseWriter, r *http.Request) {
+	if !s.workerCredentials(w, r) {
+		return
+	}
+	name := chi.URLParam(r, "name")
+	ok, err := s.WorkerCredentials.Revoke(name)
+	switch {
+	case err != nil:
+		s.writeError(w, r, err)
+	case !ok:
+		s.writeError(w, r, &games.Error{Code: games.ENotFound, Message: "no credentials for worker " + name})
+	default:
+		if s.Workers != nil {
+			s.Workers.Forget(name)
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}
 }

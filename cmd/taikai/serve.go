@@ -228,14 +228,16 @@ type server struct {
 	log        *slog.Logger
 	enginesDir string // absolute: uploaded engines' directories
 
-	db      *storage.DB
-	dbLock  *os.File // the database's lock file, held while the server runs
-	live    *web.Live
-	web     *web.Server       // stopped first: its checks play games
-	nats    *cluster.Embedded // the embedded NATS server, nil if none
-	nc      *nats.Conn
-	cluster *cluster.Server // the workers' queue, nil when the server plays
-	service *tournament.Service
+	db     *storage.DB
+	dbLock *os.File // the database's lock file, held while the server runs
+	live   *web.Live
+	web    *web.Server       // stopped first: its checks play games
+	nats   *cluster.Embedded // the embedded NATS server, nil if none
+	// workerCreds are the workers' own NATS users (embedded NATS only).
+	workerCreds *cluster.Credentials
+	nc          *nats.Conn
+	cluster     *cluster.Server // the workers' queue, nil when the server plays
+	service     *tournament.Service
 	// launcher starts the engines; Close waits for their sandboxes' teardown.
 	launcher *engines.Launcher
 	ln       net.Listener
@@ -308,7 +310,7 @@ func (a *server) Open(ctx context.Context) error {
 		return err
 	}
 	srv := &web.Server{DB: a.db, Service: a.service, Live: a.live, TokenHash: token, DataDir: data, Log: a.log, Metrics: metrics,
-		Allow: launcher.Allowed, Sandbox: launcher.SandboxState(), Workers: a.cluster, ParticipantLimits: a.cfg.limits,
+		Allow: launcher.Allowed, Sandbox: launcher.SandboxState(), Workers: a.cluster, WorkerCredentials: a.workerCreds, ParticipantLimits: a.cfg.limits,
 		PublicURL: a.cfg.publicURL}
 	if launcher.SandboxState() == "on" {
 		g := sandbox.HostGuarantees()
@@ -398,12 +400,31 @@ func (a *server) openCluster(ctx context.Context, data string) error {
 	if url == "" {
 		return nil
 	}
-	var err error
-	if a.nc, err = cluster.Connect(url, "taikai-serve", a.log); err != nil {
+	var (
+		err  error
+		auth []nats.Option
+	)
+	if a.nats != nil {
+		auth = append(auth, a.nats.ServerAuth())
+	}
+	if a.nc, err = cluster.Connect(url, "taikai-serve", a.log, auth...); err != nil {
 		return err
 	}
 	if a.cluster, err = cluster.NewServer(ctx, a.nc, a.cfg.workerTimeout, data, a.log); err != nil {
 		return err
+	}
+	if a.nats != nil {
+		// The workers' own credentials (issue 36): issued and revoked by
+		// the admin (POST/DELETE /api/workers/credentials).
+		creds, err := cluster.OpenCredentials(filepath.Join(data, "nats-workers.json"), a.nats)
+		if err != nil {
+			return err
+		}
+		a.cluster.UseCredentials(creds)
+		a.workerCreds = creds
+		if n := len(creds.Names()); n > 0 {
+			a.log.Info("workers play with their own nats credentials; the shared token is refused", "workers", n)
+		}
 	}
 	a.service.Dispatch = a.cluster
 	a.log.Info("games are played by workers", "nats", url, "worker_timeout", a.cfg.workerTimeout)

@@ -9,10 +9,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/tournament"
@@ -31,7 +32,11 @@ a worker that dies or is cut off loses them after the server's
 
 Environment:
   TAIKAI_NATS               same as --nats
-  TAIKAI_NATS_TOKEN         the NATS token, if the server requires one
+  TAIKAI_WORKER_SECRET      this worker's own secret, issued by the server's
+                            admin for its --name (POST /api/workers/credentials);
+                            needed once the server gives workers their own
+  TAIKAI_NATS_TOKEN         the shared NATS token, if the server requires one
+                            and this worker has no secret of its own
   TAIKAI_WORKER_NAME        same as --name
   TAIKAI_WORKER_CONCURRENCY same as --concurrency
   TAIKAI_DATA               same as --data
@@ -40,9 +45,6 @@ Environment:
 
 Flags:
 `
-
-// workerNames are valid worker names: one NATS subject token.
-var workerNames = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 type workerConfig struct {
 	nats        string
@@ -84,7 +86,7 @@ func parseWorker(args []string, stderr io.Writer) (*workerConfig, error) {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case c.nats == "":
 		return nil, errors.New("--nats (or TAIKAI_NATS): the server's NATS URL is required")
-	case !workerNames.MatchString(c.name):
+	case !cluster.WorkerNames.MatchString(c.name):
 		return nil, fmt.Errorf("--name %q: want 1 to 64 letters, digits, - or _", c.name)
 	case c.concurrency < 1 || c.concurrency > 256:
 		return nil, fmt.Errorf("--concurrency %d: want 1 to 256", c.concurrency)
@@ -150,7 +152,11 @@ func work(ctx context.Context, cfg *workerConfig, log *slog.Logger) error {
 	launcher := &engines.Launcher{Self: self, Log: log, FoldersDir: filepath.Join(data, "folders")}
 	engineSandbox(cfg.sandbox, launcher, cacheDir, log)
 	defer launcher.Close()
-	nc, err := cluster.Connect(cfg.nats, "taikai-worker-"+cfg.name, log)
+	var auth []nats.Option
+	if secret := os.Getenv(cluster.SecretEnv); secret != "" {
+		auth = cluster.WorkerAuth(cfg.name, secret)
+	}
+	nc, err := cluster.Connect(cfg.nats, "taikai-worker-"+cfg.name, log, auth...)
 	if err != nil {
 		return err
 	}

@@ -12,11 +12,15 @@
 // Subjects:
 //
 //	taikai.games                 the work queue (stream TAIKAI_GAMES), one Job per message
-//	taikai.game.<id>.claim       worker → server request: claim an attempt; answer go, stale or gone
-//	taikai.game.<id>.tick        worker → server: one move of the game, in order
-//	taikai.game.<id>.result      worker → server request: the played game; answered once stored
+//	taikai.game.<id>.claim.<w>   worker w → server request: claim an attempt; answer go, stale or gone
+//	taikai.game.<id>.tick.<w>    worker w → server: one move of the game, in order
+//	taikai.game.<id>.result.<w>  worker w → server request: the played game; answered once stored
 //	taikai.cancel.<id>           server → workers: stop the game's attempts before Before (0: all)
 //	taikai.worker.<name>         worker → server: a Heartbeat every HeartbeatEvery
+//
+// A worker with its own credentials (Credentials) may publish only on
+// subjects that end in its name; the server takes that name, not the one in
+// a message, as the sender's.
 //
 // Engine directories travel through the object store bucket taikai-engines,
 // named by the SHA-256 of their archive; engine logs come back through
@@ -25,6 +29,8 @@ package cluster
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -32,6 +38,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -125,7 +132,7 @@ const TokenEnv = "TAIKAI_NATS_TOKEN"
 // token from TAIKAI_NATS_TOKEN if set, and reconnects forever after a loss.
 // The first dial is retried in the background: a worker may start before
 // NATS does.
-func Connect(url, name string, log *slog.Logger) (*nats.Conn, error) {
+func Connect(url, name string, log *slog.Logger, extra ...nats.Option) (*nats.Conn, error) {
 	opts := []nats.Option{
 		nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(500 * time.Millisecond),
 		nats.RetryOnFailedConnect(true), nats.ReconnectBufSize(32 << 20),
@@ -141,19 +148,26 @@ func Connect(url, name string, log *slog.Logger) (*nats.Conn, error) {
 		}),
 		nats.ReconnectHandler(func(c *nats.Conn) { log.Info("nats: reconnected", "server", c.ConnectedUrlRedacted()) }),
 	}
-	if t := os.Getenv(TokenEnv); t != "" {
+	if t := os.Getenv(TokenEnv); t != "" && len(extra) == 0 {
 		opts = append(opts, nats.Token(t))
 	}
-	nc, err := nats.Connect(url, opts...)
+	nc, err := nats.Connect(url, append(opts, extra...)...)
 	if err != nil {
 		return nil, fmt.Errorf("nats %s: %w", url, err)
 	}
 	return nc, nil
 }
 
-// Embedded is a NATS server with JetStream inside the taikai binary.
+// Embedded is a NATS server with JetStream inside the taikai binary. The
+// taikai server connects to it as its own user (ServerAuth); workers with
+// the shared token, or anonymous ones when there is no token, are let in as
+// before until the first worker credential is issued (Credentials).
 type Embedded struct {
-	ns *server.Server
+	ns       *server.Server
+	mu       sync.Mutex
+	opts     *server.Options
+	password string // of serverUser
+	token    string
 }
 
 // StartEmbedded starts a NATS server with JetStream listening on addr
@@ -178,11 +192,15 @@ func StartEmbedded(addr, dir string) (*Embedded, error) {
 	} else {
 		port = server.RANDOM_PORT // nats takes 0 for its default, 4222
 	}
-	opts := &server.Options{
+	pw := make([]byte, 32)
+	rand.Read(pw)
+	e := &Embedded{password: hex.EncodeToString(pw), token: os.Getenv(TokenEnv)}
+	e.opts = &server.Options{
 		ServerName: "taikai", Host: host, Port: port, JetStream: true, StoreDir: dir,
-		NoSigs: true, MaxPayload: 8 << 20, Authorization: os.Getenv(TokenEnv),
+		NoSigs: true, MaxPayload: 8 << 20,
 	}
-	ns, err := server.NewServer(opts)
+	e.auth(nil)
+	ns, err := server.NewServer(e.opts)
 	if err != nil {
 		return nil, fmt.Errorf("embedded nats: %w", err)
 	}
@@ -191,8 +209,46 @@ func StartEmbedded(addr, dir string) (*Embedded, error) {
 		ns.Shutdown()
 		return nil, fmt.Errorf("embedded nats on %s did not start within 30 s", addr)
 	}
-	return &Embedded{ns: ns}, nil
+	e.ns = ns
+	return e, nil
 }
+
+// auth sets the server's users: its own, the workers' (name → bcrypt hash),
+// and, while no worker has credentials, the shared token or, without one,
+// anonymous clients as the server's user. The caller holds e.mu or owns e.
+func (e *Embedded) auth(workers map[string]string) {
+	e.opts.Users = []*server.User{{Username: serverUser, Password: e.password}}
+	for name, hash := range workers {
+		e.opts.Users = append(e.opts.Users, &server.User{Username: name, Password: hash, Permissions: workerPermissions(name)})
+	}
+	e.opts.Authorization, e.opts.NoAuthUser = "", ""
+	if len(workers) == 0 {
+		if e.token != "" {
+			e.opts.Authorization = e.token
+		} else {
+			e.opts.NoAuthUser = serverUser
+		}
+	}
+}
+
+// setWorkers gives the server the workers' users; connections of users
+// removed (and of the token, at the first credential) are closed.
+func (e *Embedded) setWorkers(workers map[string]string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	opts := e.opts.Clone()
+	old := e.opts
+	e.opts = opts
+	e.auth(workers)
+	if err := e.ns.ReloadOptions(opts); err != nil {
+		e.opts = old
+		return fmt.Errorf("embedded nats: %w", err)
+	}
+	return nil
+}
+
+// ServerAuth is how the taikai server connects to its embedded NATS server.
+func (e *Embedded) ServerAuth() nats.Option { return nats.UserInfo(serverUser, e.password) }
 
 // URL is the address clients dial.
 func (e *Embedded) URL() string { return e.ns.ClientURL() }
@@ -228,23 +284,26 @@ func setup(ctx context.Context, js jetstream.JetStream, ackWait time.Duration) e
 	return nil
 }
 
-// gameSubject is taikai.game.<id>.<kind>.
-func gameSubject(id int64, kind string) string {
-	return gamePrefix + strconv.FormatInt(id, 10) + "." + kind
+// gameSubject is taikai.game.<id>.<kind>.<worker>: a worker's own subject of
+// a game (its user may publish only on its own).
+func gameSubject(id int64, kind, worker string) string {
+	return gamePrefix + strconv.FormatInt(id, 10) + "." + kind + "." + worker
 }
 
-// parseGameSubject splits taikai.game.<id>.<kind>.
-func parseGameSubject(subj string) (int64, string, error) {
+// parseGameSubject splits taikai.game.<id>.<kind>[.<worker>] (a worker of an
+// older release leaves out its name).
+func parseGameSubject(subj string) (id int64, kind, worker string, err error) {
 	rest, ok := strings.CutPrefix(subj, gamePrefix)
 	if !ok {
-		return 0, "", errors.New("not a game subject")
+		return 0, "", "", errors.New("not a game subject")
 	}
-	idText, kind, ok := strings.Cut(rest, ".")
+	idText, rest, ok := strings.Cut(rest, ".")
 	if !ok {
-		return 0, "", errors.New("no kind")
+		return 0, "", "", errors.New("no kind")
 	}
-	id, err := strconv.ParseInt(idText, 10, 64)
-	return id, kind, err
+	kind, worker, _ = strings.Cut(rest, ".")
+	id, err = strconv.ParseInt(idText, 10, 64)
+	return id, kind, worker, err
 }
 
 // colors are the sides in the order of two-element arrays.

@@ -186,7 +186,7 @@ func TestLateResultDiscarded(t *testing.T) {
 		t.Helper()
 		data, _ := json.Marshal(v)
 		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
-			m, err := nc.Request(gameSubject(42, kind), data, 10*time.Second)
+			m, err := nc.Request(oldSubject(42, kind), data, 10*time.Second)
 			if err == nil {
 				return string(m.Data)
 			}
@@ -197,7 +197,7 @@ func TestLateResultDiscarded(t *testing.T) {
 	}
 	tick := func(attempt, ply int) {
 		data, _ := json.Marshal(tickMsg{Attempt: attempt, Tick: tournament.Tick{Ply: ply}})
-		nc.Publish(gameSubject(42, "tick"), data)
+		nc.Publish(oldSubject(42, "tick"), data)
 		nc.Flush()
 	}
 	// Wait until the game is on the queue (claims before are answered gone).
@@ -231,7 +231,7 @@ func TestLateResultDiscarded(t *testing.T) {
 	data, _ := json.Marshal(resultMsg{Attempt: 2, Worker: "b", Played: newer})
 	reply := make(chan string, 1)
 	go func() {
-		m, err := nc.Request(gameSubject(42, "result"), data, 30*time.Second)
+		m, err := nc.Request(oldSubject(42, "result"), data, 30*time.Second)
 		if err != nil {
 			reply <- err.Error()
 			return

@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"log/slog"
 	"math/rand/v2"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/taikai-dev/taikai/games"
 	_ "github.com/taikai-dev/taikai/games/all"
@@ -74,7 +78,7 @@ func TestRogueResultsAndTicks(t *testing.T) {
 	ask := func(kind string, v any) string {
 		t.Helper()
 		data, _ := json.Marshal(v)
-		m, err := nc.Request(gameSubject(7, kind), data, 10*time.Second)
+		m, err := nc.Request(oldSubject(7, kind), data, 10*time.Second)
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -89,10 +93,10 @@ func TestRogueResultsAndTicks(t *testing.T) {
 	// 3,000 ticks, and one of 5 KB.
 	for i := range 3000 {
 		data, _ := json.Marshal(tickMsg{Attempt: 1, Tick: tournament.Tick{Ply: i + 1}})
-		nc.Publish(gameSubject(7, "tick"), data)
+		nc.Publish(oldSubject(7, "tick"), data)
 	}
 	big, _ := json.Marshal(tickMsg{Attempt: 1, Tick: tournament.Tick{Ply: 1, Move: games.Ply{Note: strings.Repeat("x", 5000)}}})
-	nc.Publish(gameSubject(7, "tick"), big)
+	nc.Publish(oldSubject(7, "tick"), big)
 	if err := nc.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -125,4 +129,205 @@ func TestRogueResultsAndTicks(t *testing.T) {
 	if st := srv.Stats(); st.Rejected != 2 {
 		t.Errorf("stats %+v, want 2 rejected", st)
 	}
+}
+
+// oldSubject is a game subject as workers of the release before per-worker
+// credentials sent it: no worker name.
+func oldSubject(id int64, kind string) string {
+	return gamePrefix + strconv.FormatInt(id, 10) + "." + kind
+}
+
+// Per-worker credentials (issue 36, item 4) against rogue NATS clients.
+// Before them, every worker held the one token: a client with it claimed and
+// answered for any worker, queued games and made workers with heartbeats.
+// Now, once the admin issued credentials: without any, or with the old
+// shared token, a client cannot connect; with bob's, it cannot publish on
+// alice's subjects, read her inbox, queue a game or name a worker in a
+// heartbeat, and what it sends on its own subjects is bob's (a result for
+// alice's claim from bob is refused); revoked, bob is cut off and cannot come
+// back; alice's own result is stored.
+func TestWorkerCredentials(t *testing.T) {
+	t.Setenv(TokenEnv, "shared-token")
+	e, err := StartEmbedded("127.0.0.1:0", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	log := slog.New(slog.DiscardHandler)
+	nc, err := Connect(e.URL(), "server", log, e.ServerAuth())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx := context.Background()
+	srv, err := NewServer(ctx, nc, 5*time.Second, t.TempDir(), log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	creds, err := OpenCredentials(filepath.Join(t.TempDir(), "workers.json"), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.UseCredentials(creds)
+
+	// Before the first credential, the shared token still lets a worker in.
+	legacy, err := nats.Connect(e.URL(), nats.Token("shared-token"), nats.Timeout(10*time.Second), nats.NoReconnect())
+	if err != nil {
+		t.Fatalf("the shared token before any credential: %v", err)
+	}
+	aliceSecret, err := creds.Issue("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bobSecret, err := creds.Issue("bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first credential closes the shared token's connections.
+	for deadline := time.Now().Add(10 * time.Second); !legacy.IsClosed(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Error("the shared token's connection stays open after the first credential")
+			legacy.Close()
+		}
+	}
+	refused := func(what string, opts ...nats.Option) {
+		t.Helper()
+		c, err := nats.Connect(e.URL(), append(opts, nats.Timeout(10*time.Second), nats.NoReconnect())...)
+		if err == nil {
+			c.Close()
+			t.Errorf("%s: connected, want refused", what)
+		}
+	}
+	refused("no credentials")
+	refused("the shared token", nats.Token("shared-token"))
+	refused("alice's name, bob's secret", nats.UserInfo("alice", bobSecret))
+	refused("a name without credentials", nats.UserInfo("mallory", bobSecret))
+	refused("the server's name", nats.UserInfo(serverUser, bobSecret))
+
+	dial := func(name, secret string) (*nats.Conn, chan error) {
+		t.Helper()
+		errs := make(chan error, 100)
+		c, err := nats.Connect(e.URL(), append(WorkerAuth(name, secret), nats.Timeout(10*time.Second), nats.NoReconnect(),
+			nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+				select {
+				case errs <- err:
+				default:
+				}
+			}))...)
+		if err != nil {
+			t.Fatalf("%s with its credentials: %v", name, err)
+		}
+		t.Cleanup(c.Close)
+		return c, errs
+	}
+	alice, _ := dial("alice", aliceSecret)
+	bob, bobErrs := dial("bob", bobSecret)
+	violation := func(what string) {
+		t.Helper()
+		select {
+		case err := <-bobErrs:
+			if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
+				t.Errorf("%s: %v, want a permissions violation", what, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("%s: no permissions violation", what)
+		}
+	}
+
+	spec := tournament.GameSpec{ID: 7, Settings: tournament.Settings{Game: "othello", Size: 8}}
+	got := make(chan *tournament.Played, 1)
+	go func() {
+		p, stored := srv.Play(ctx, spec)
+		stored(true)
+		got <- p
+	}()
+	ask := func(c *nats.Conn, subject string, v any) (string, error) {
+		data, _ := json.Marshal(v)
+		m, err := c.Request(subject, data, 5*time.Second)
+		if err != nil {
+			return "", err
+		}
+		return string(m.Data), nil
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if a, _ := ask(alice, gameSubject(7, "claim", "alice"), claimMsg{Attempt: 1, Worker: "alice"}); a == answerGo {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("alice never claimed the game")
+		}
+	}
+	stolen := legalGame(t, 3)
+	// On alice's subject: refused by NATS, never reaches the server.
+	if a, err := ask(bob, gameSubject(7, "result", "alice"), resultMsg{Attempt: 1, Worker: "alice", Played: &tournament.Played{Record: stolen}}); err == nil {
+		t.Errorf("bob's result on alice's subject answered %q", a)
+	}
+	violation("bob publishes on alice's subject")
+	// On the old subject (no name), or his own naming alice: refused by the server.
+	if a, err := ask(bob, oldSubject(7, "result"), resultMsg{Attempt: 1, Worker: "alice", Played: &tournament.Played{Record: stolen}}); err == nil {
+		t.Errorf("bob's result on the old subject answered %q", a)
+	} else {
+		violation("bob publishes on the old subject")
+	}
+	if a, err := ask(bob, gameSubject(7, "result", "bob"), resultMsg{Attempt: 1, Worker: "alice", Played: &tournament.Played{Record: stolen}}); a != answerStale {
+		t.Errorf("bob's result for alice's claim: %q %v, want stale", a, err)
+	}
+	if a, _ := ask(bob, gameSubject(7, "claim", "bob"), claimMsg{Attempt: 1, Worker: "alice"}); a != answerStale {
+		t.Errorf("bob claims alice's attempt: %q, want stale", a)
+	}
+	select {
+	case p := <-got:
+		t.Fatalf("bob's result was taken: %+v", p.Outcome)
+	default:
+	}
+	// Reading alice's replies, queueing a game, a heartbeat as alice or as
+	// a worker that is not bob.
+	if _, err := bob.Subscribe(inboxPrefix("alice")+".>", func(*nats.Msg) {}); err == nil {
+		bob.Flush()
+		violation("bob subscribes to alice's inbox")
+	}
+	bob.Publish(GamesSubject, []byte(`{"game":99}`))
+	violation("bob queues a game")
+	hb, _ := json.Marshal(Heartbeat{Name: "alice", Concurrency: 64})
+	bob.Publish(workerPrefix+"alice", hb)
+	violation("bob's heartbeat as alice")
+	hb, _ = json.Marshal(Heartbeat{Name: "carol", Concurrency: 64})
+	bob.Publish(workerPrefix+"bob", hb)
+	hb, _ = json.Marshal(Heartbeat{Name: "bob", Concurrency: 2})
+	bob.Publish(workerPrefix+"bob", hb)
+	bob.Flush()
+	for deadline := time.Now().Add(10 * time.Second); len(srv.Workers()) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("bob's own heartbeat never arrived")
+		}
+	}
+	if ws := srv.Workers(); len(ws) != 1 || ws[0].Name != "bob" {
+		t.Errorf("workers %+v, want bob alone", ws)
+	}
+
+	// Revoked, bob is cut off and cannot connect again.
+	if ok, err := creds.Revoke("bob"); !ok || err != nil {
+		t.Fatalf("revoke bob: %v %v", ok, err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !bob.IsClosed(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("bob's connection stays open after his credentials were revoked")
+		}
+	}
+	refused("bob revoked", nats.UserInfo("bob", bobSecret))
+
+	// Alice's own result is stored.
+	if a, err := ask(alice, gameSubject(7, "result", "alice"), resultMsg{Attempt: 1, Worker: "alice", Played: &tournament.Played{Record: stolen}}); a != answerStored {
+		t.Errorf("alice's result: %q %v, want stored", a, err)
+	}
+	select {
+	case p := <-got:
+		if p.Worker != "alice" || p.Outcome.Reason == games.ReasonAborted {
+			t.Errorf("stored %+v by %q, want alice's game", p.Outcome, p.Worker)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Play did not return")
+	}
+	t.Logf("stats %+v", srv.Stats())
 }

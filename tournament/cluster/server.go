@@ -39,6 +39,7 @@ type Server struct {
 	redelivered atomic.Int64
 	discarded   atomic.Int64
 	rejected    atomic.Int64 // results refused: not the claim's worker, or not a legal game
+	credentials *Credentials // nil: workers share the token
 	// run tells this server's queue messages from another run's: game ids
 	// come from the database, which may be new while NATS keeps its window
 	// of message ids.
@@ -101,6 +102,20 @@ func NewServer(ctx context.Context, nc *nats.Conn, ackWait time.Duration, dataDi
 		return nil, fmt.Errorf("nats: %w", err)
 	}
 	return s, nil
+}
+
+// UseCredentials makes the server take claims, moves, results and
+// heartbeats only from workers with credentials, once one has them.
+func (s *Server) UseCredentials(c *Credentials) {
+	s.mu.Lock()
+	s.credentials = c
+	s.mu.Unlock()
+}
+
+func (s *Server) creds() *Credentials {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.credentials
 }
 
 // Close stops listening (the connection stays the caller's).
@@ -309,8 +324,17 @@ const (
 
 // onGame handles a worker's claim, move or result; it never blocks.
 func (s *Server) onGame(m *nats.Msg) {
-	id, kind, err := parseGameSubject(m.Subject)
+	id, kind, from, err := parseGameSubject(m.Subject)
 	if err != nil {
+		return
+	}
+	if enforced, ok := s.creds().allows(from); enforced && !ok {
+		// Only a worker with credentials (whose user may publish only on
+		// its own subjects) plays once credentials are in use.
+		s.rejected.Add(1)
+		if m.Reply != "" {
+			m.Respond([]byte(answerGone))
+		}
 		return
 	}
 	switch kind {
@@ -320,6 +344,9 @@ func (s *Server) onGame(m *nats.Msg) {
 			m.Respond([]byte(answerGone))
 			return
 		}
+		if from != "" {
+			c.Worker = from
+		}
 		m.Respond([]byte(s.claim(id, c)))
 	case "tick":
 		var t tickMsg
@@ -328,7 +355,7 @@ func (s *Server) onGame(m *nats.Msg) {
 		}
 		s.mu.Lock()
 		p := s.pending[id]
-		live := p != nil && p.attempt == t.Attempt && !p.got && p.ticks < maxTicks
+		live := p != nil && p.attempt == t.Attempt && !p.got && p.ticks < maxTicks && (from == "" || from == p.worker)
 		if live {
 			p.ticks++
 		}
@@ -342,6 +369,9 @@ func (s *Server) onGame(m *nats.Msg) {
 			s.log.Error("a worker's result does not read", "game", id, "err", err)
 			m.Respond([]byte(answerFailed))
 			return
+		}
+		if from != "" {
+			r.Worker = from
 		}
 		s.mu.Lock()
 		p := s.pending[id]
@@ -394,6 +424,9 @@ func (s *Server) claim(id int64, c claimMsg) string {
 		return answerStale
 	case c.Attempt == p.attempt:
 		s.mu.Unlock()
+		if c.Worker != p.worker {
+			return answerStale // another worker's attempt
+		}
 		return answerGo // the same worker asking again
 	}
 	again := p.attempt > 0
@@ -413,8 +446,12 @@ func (s *Server) claim(id int64, c claimMsg) string {
 
 func (s *Server) onHeartbeat(m *nats.Msg) {
 	var h Heartbeat
-	if json.Unmarshal(m.Data, &h) != nil || h.Name == "" {
+	name := m.Subject[len(workerPrefix):]
+	if json.Unmarshal(m.Data, &h) != nil || h.Name != name {
 		return
+	}
+	if enforced, ok := s.creds().allows(name); enforced && !ok {
+		return // not a worker with credentials: no worker is made of it
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -423,6 +460,13 @@ func (s *Server) onHeartbeat(m *nats.Msg) {
 		return
 	}
 	s.workers[h.Name] = &WorkerState{Heartbeat: h, LastSeen: time.Now()}
+}
+
+// Forget drops a worker from the list (its credentials were revoked).
+func (s *Server) Forget(name string) {
+	s.mu.Lock()
+	delete(s.workers, name)
+	s.mu.Unlock()
 }
 
 // Workers lists the workers heard from in the last ten minutes, by name.

@@ -176,7 +176,7 @@ func (w *Worker) play(ctx context.Context, m jetstream.Msg) {
 			return
 		}
 	}
-	answer, err := w.request(ctx, gameSubject(job.Game, "claim"), claimMsg{Attempt: n, Worker: w.Name}, 5*time.Second)
+	answer, err := w.request(ctx, gameSubject(job.Game, "claim", w.Name), claimMsg{Attempt: n, Worker: w.Name}, 5*time.Second)
 	if err != nil {
 		m.Nak()
 		return
@@ -246,7 +246,7 @@ func (w *Worker) play(ctx context.Context, m jetstream.Msg) {
 		}
 		r.Logs[i] = name
 	}
-	answer, err = w.request(ctx, gameSubject(job.Game, "result"), r, 10*time.Second)
+	answer, err = w.request(ctx, gameSubject(job.Game, "result", w.Name), r, 10*time.Second)
 	if err != nil {
 		log.Info("game handed back to the queue: this worker stops before the server answered")
 		m.Nak()
@@ -304,7 +304,7 @@ func (w *Worker) spec(ctx context.Context, job *Job, n int) (tournament.GameSpec
 		spec.LogDir = dir
 		releases = append(releases, func() { os.RemoveAll(dir) })
 	}
-	subject := gameSubject(job.Game, "tick")
+	subject := gameSubject(job.Game, "tick", w.Name)
 	spec.OnMove = func(t tournament.Tick) {
 		data, err := json.Marshal(tickMsg{Attempt: n, Tick: t})
 		if err == nil {

@@ -1,0 +1,202 @@
+package cluster
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sync"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// Credentials are the workers' own NATS users (issue 36, item 4), issued
+// and revoked by the server's admin. A worker's user may publish only on its
+// own subjects (taikai.game.<id>.<kind>.<name>, taikai.worker.<name>), read
+// only its own inbox, take games from the queue and put logs; it cannot
+// queue games, answer for another worker or manage the streams. Once one
+// credential exists, the shared token (TAIKAI_NATS_TOKEN) and anonymous
+// clients are refused: it is the server's alone. The secrets are kept as
+// bcrypt hashes in a file of the server's data directory.
+type Credentials struct {
+	path  string
+	mu    sync.Mutex
+	users map[string]string // name → bcrypt hash of the secret
+	apply func(map[string]string) error
+}
+
+// SecretEnv holds a worker's own secret (never a flag: it would show in ps);
+// the worker's --name is its user.
+const SecretEnv = "TAIKAI_WORKER_SECRET"
+
+// ErrNoCredentials: the NATS server is not the server's own, so it cannot
+// take users.
+var ErrNoCredentials = errors.New("per-worker credentials need the server's embedded NATS server (--nats-embedded); an external NATS server keeps its own users")
+
+// WorkerNames are valid worker names: one NATS subject token.
+var WorkerNames = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// serverUser is the taikai server's own NATS user on the embedded server.
+const serverUser = "taikai"
+
+// OpenCredentials reads the credentials kept at path (none if it does not
+// exist) and gives them to the embedded server e.
+func OpenCredentials(path string, e *Embedded) (*Credentials, error) {
+	c := &Credentials{path: path, users: map[string]string{}, apply: e.setWorkers}
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return nil, err
+	default:
+		if err := json.Unmarshal(data, &c.users); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if err := c.apply(c.copy()); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Credentials) copy() map[string]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := make(map[string]string, len(c.users))
+	for k, v := range c.users {
+		m[k] = v
+	}
+	return m
+}
+
+// save writes the file and gives the users to the NATS server; the caller
+// holds c.mu.
+func (c *Credentials) save() error {
+	data, err := json.MarshalIndent(c.users, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := c.path + ".tmp"
+	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
+		return err
+	}
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, c.path); err != nil {
+		return err
+	}
+	m := make(map[string]string, len(c.users))
+	for k, v := range c.users {
+		m[k] = v
+	}
+	return c.apply(m)
+}
+
+// Issue makes a new secret for the worker name (replacing its old one, whose
+// connections are closed) and returns it; it is shown this once.
+func (c *Credentials) Issue(name string) (string, error) {
+	if !WorkerNames.MatchString(name) || name == serverUser {
+		return "", fmt.Errorf("worker name %q: want 1 to 64 letters, digits, - or _ (not %q)", name, serverUser)
+	}
+	b := make([]byte, 32)
+	rand.Read(b)
+	secret := hex.EncodeToString(b)
+	// A random 256-bit secret needs no slow hash; bcrypt is the one hash
+	// nats-server checks passwords against.
+	hash, err := bcrypt.GenerateFromPassword([]byte(secret), bcrypt.MinCost)
+	if err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, had := c.users[name]
+	c.users[name] = string(hash)
+	if err := c.save(); err != nil {
+		if had {
+			c.users[name] = old
+		} else {
+			delete(c.users, name)
+		}
+		return "", err
+	}
+	return secret, nil
+}
+
+// Revoke deletes a worker's credentials: its connections are closed and it
+// cannot connect again; false if it had none.
+func (c *Credentials) Revoke(name string) (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, ok := c.users[name]
+	if !ok {
+		return false, nil
+	}
+	delete(c.users, name)
+	if err := c.save(); err != nil {
+		c.users[name] = old
+		return false, err
+	}
+	return true, nil
+}
+
+// Names lists the workers with credentials.
+func (c *Credentials) Names() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	names := make([]string, 0, len(c.users))
+	for n := range c.users {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// enforced says whether only workers with credentials may play, and whether
+// name is one of them.
+func (c *Credentials) allows(name string) (enforced, ok bool) {
+	if c == nil {
+		return false, true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok = c.users[name]
+	return len(c.users) > 0, ok
+}
+
+// inboxPrefix is where a worker's replies come: its own.
+func inboxPrefix(name string) string { return "_INBOX_" + name }
+
+// workerPermissions are what a worker's user may publish and subscribe to.
+func workerPermissions(name string) *server.Permissions {
+	eng, logs := "OBJ_"+EngineBucket, "OBJ_"+LogBucket
+	return &server.Permissions{
+		Publish: &server.SubjectPermission{Allow: []string{
+			gamePrefix + "*.*." + name, workerPrefix + name,
+			"$JS.API.INFO",
+			"$JS.API.CONSUMER.INFO." + Stream + "." + Consumer,
+			"$JS.API.CONSUMER.MSG.NEXT." + Stream + "." + Consumer,
+			"$JS.ACK." + Stream + "." + Consumer + ".>",
+			"$JS.API.STREAM.INFO." + eng, "$JS.API.STREAM.INFO." + logs,
+			"$JS.API.DIRECT.GET." + eng + ".>", "$JS.API.STREAM.MSG.GET." + eng,
+			"$JS.API.DIRECT.GET." + logs + ".>", "$JS.API.STREAM.MSG.GET." + logs,
+			"$JS.API.CONSUMER.CREATE." + eng, "$JS.API.CONSUMER.CREATE." + eng + ".>",
+			"$JS.API.CONSUMER.DELETE." + eng + ".>",
+			"$JS.FC." + eng + ".>",
+			"$O." + LogBucket + ".>", "$JS.API.STREAM.PURGE." + logs,
+		}},
+		Subscribe: &server.SubjectPermission{Allow: []string{inboxPrefix(name) + ".>", cancelPrefix + "*"}},
+	}
+}
+
+// WorkerAuth are the connection options of a worker with its own secret.
+func WorkerAuth(name, secret string) []nats.Option {
+	return []nats.Option{nats.UserInfo(name, secret), nats.CustomInboxPrefix(inboxPrefix(name))}
+}
