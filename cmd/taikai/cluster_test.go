@@ -25,13 +25,17 @@ type workerProcess struct {
 	log  bytes.Buffer
 }
 
-func startWorker(tb testing.TB, bin, natsURL, name, data string, extra ...string) *workerProcess {
+// startWorker starts a worker with env added to the test's environment.
+func startWorker(tb testing.TB, env []string, bin, natsURL, name, data string, extra ...string) *workerProcess {
 	tb.Helper()
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		tb.Fatal(err)
 	}
 	searchable(tb, data)
 	cmd := exec.Command(bin, append([]string{"worker", "--nats", natsURL, "--name", name, "--concurrency", "1", "--data", data}, extra...)...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		tb.Fatal(err)
@@ -157,9 +161,15 @@ func TestClusterEndToEnd(t *testing.T) {
 	serveFlags := append([]string{"--nats-embedded", strings.TrimPrefix(natsURL, "nats://"), "--worker-timeout", "3s"}, flags...)
 	db, data := filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data")
 	s := startServer(t, bin, db, data, serveFlags...)
+	// Each worker plays with its own credentials (issue 36), issued by the
+	// admin; they outlive the server's restart below.
+	secrets := map[string][]string{}
 	workers := map[string]*workerProcess{}
 	for _, name := range []string{"w1", "w2", "w3"} {
-		workers[name] = startWorker(t, bin, natsURL, name, filepath.Join(dir, "worker-"+name), flags...)
+		var c struct{ Name, Secret string }
+		s.call(t, "POST", "/api/workers/credentials", strings.NewReader(`{"name":"`+name+`"}`), "application/json", &c)
+		secrets[name] = []string{"TAIKAI_WORKER_SECRET=" + c.Secret}
+		workers[name] = startWorker(t, secrets[name], bin, natsURL, name, filepath.Join(dir, "worker-"+name), flags...)
 	}
 
 	// Engines: the classroom Java client uploaded as a file (its directory
@@ -179,7 +189,7 @@ func TestClusterEndToEnd(t *testing.T) {
 	var lost []int64
 	for range 2 {
 		lost = append(lost, killMidGame(t, s, workers["w1"]))
-		workers["w1"] = startWorker(t, bin, natsURL, "w1", filepath.Join(dir, "worker-w1"), flags...)
+		workers["w1"] = startWorker(t, secrets["w1"], bin, natsURL, "w1", filepath.Join(dir, "worker-w1"), flags...)
 	}
 	// Both lost games are played again from the start and finish before
 	// the server is killed.
