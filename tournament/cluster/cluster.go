@@ -215,19 +215,21 @@ func StartEmbedded(addr, dir string) (*Embedded, error) {
 
 // auth sets the server's users: its own, the workers' (name → bcrypt hash),
 // and, while no worker has credentials, the shared token or, without one,
-// anonymous clients as the server's user. The caller holds e.mu or owns e.
+// no authentication at all. The caller holds e.mu or owns e.
 func (e *Embedded) auth(workers map[string]string) {
+	e.opts.Users, e.opts.Authorization = nil, ""
+	if len(workers) == 0 && e.token == "" {
+		// Open, as before credentials (a server on loopback only). The
+		// server's own connection presents its user all the same, so that
+		// it stays in when the first credential closes the server.
+		return
+	}
 	e.opts.Users = []*server.User{{Username: serverUser, Password: e.password}}
 	for name, hash := range workers {
 		e.opts.Users = append(e.opts.Users, &server.User{Username: name, Password: hash, Permissions: workerPermissions(name)})
 	}
-	e.opts.Authorization, e.opts.NoAuthUser = "", ""
 	if len(workers) == 0 {
-		if e.token != "" {
-			e.opts.Authorization = e.token
-		} else {
-			e.opts.NoAuthUser = serverUser
-		}
+		e.opts.Authorization = e.token
 	}
 }
 

@@ -147,7 +147,13 @@ func oldSubject(id int64, kind string) string {
 // alice's claim from bob is refused); revoked, bob is cut off and cannot come
 // back; alice's own result is stored.
 func TestWorkerCredentials(t *testing.T) {
-	t.Setenv(TokenEnv, "shared-token")
+	for _, token := range []string{"shared-token", ""} {
+		t.Run("token="+token, func(t *testing.T) { workerCredentials(t, token) })
+	}
+}
+
+func workerCredentials(t *testing.T, token string) {
+	t.Setenv(TokenEnv, token)
 	e, err := StartEmbedded("127.0.0.1:0", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -171,10 +177,11 @@ func TestWorkerCredentials(t *testing.T) {
 	}
 	srv.UseCredentials(creds)
 
-	// Before the first credential, the shared token still lets a worker in.
-	legacy, err := nats.Connect(e.URL(), nats.Token("shared-token"), nats.Timeout(10*time.Second), nats.NoReconnect())
+	// Before the first credential, the shared token (or, without one,
+	// nothing) still lets a worker in.
+	legacy, err := nats.Connect(e.URL(), nats.Token(token), nats.Timeout(10*time.Second), nats.NoReconnect())
 	if err != nil {
-		t.Fatalf("the shared token before any credential: %v", err)
+		t.Fatalf("the shared token %q before any credential: %v", token, err)
 	}
 	aliceSecret, err := creds.Issue("alice")
 	if err != nil {
