@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/taikai-dev/taikai/engines/sandbox"
@@ -70,6 +71,9 @@ type Launcher struct {
 	// are also checked while the engine runs (watchFolder).
 	FolderLimit   int64
 	FolderEntries int
+	// WrapConn, if set, stands between the referee and each engine's
+	// accepted connection (tests: a server whose own socket fails).
+	WrapConn func(net.Conn) net.Conn
 
 	ending pending // sandboxes whose teardown may not be done
 	mu     sync.Mutex
@@ -309,6 +313,9 @@ func (l *Launcher) Start(ctx context.Context, la Launch) (started *Process, _ St
 		return nil, nil, fmt.Errorf("engine %s (%s): %w", la.Engine.Name, la.Color, err)
 	}
 	l.logger().Debug("engine connected", "engine", la.Engine.Name, "color", la.Color, "game", la.GameID, "pid", proc.Pid())
+	if l.WrapConn != nil {
+		conn = l.WrapConn(conn)
+	}
 	return proc, conn, nil
 }
 
@@ -668,3 +675,16 @@ func (w *cappedWriter) Close() error {
 }
 
 var _ io.Writer = (*cappedWriter)(nil)
+
+// ServerFault reports whether err is the server's own failure, not an
+// engine's: it ran out of descriptors or memory (or the kernel of buffers or
+// processes) creating a seat's listener, pipes, log or process, accepting
+// the engine's connection, or reading or writing it mid-game (issue 36).
+func ServerFault(err error) bool {
+	for _, e := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOMEM, syscall.ENOBUFS, syscall.EAGAIN} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}

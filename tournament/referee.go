@@ -172,7 +172,7 @@ func (r *Referee) begin(ctx context.Context) {
 			Opening: r.moves,
 		})
 		if err != nil {
-			r.end(r.lost(c, games.ReasonDisconnect, ""))
+			r.end(r.failed(c, err))
 			return
 		}
 	}
@@ -293,14 +293,14 @@ func (r *Referee) event(ctx context.Context, from games.Color, ev engines.Event,
 				return time.Time{}, out, true
 			}
 			if err := seat.Refuse(ctx, ev.Move, games.NotYourTurn); err != nil {
-				return time.Time{}, r.lost(from, games.ReasonDisconnect, ""), true
+				return time.Time{}, r.failed(from, err), true
 			}
 			return next, games.Outcome{}, false
 		}
 		if from != mover {
 			r.violations[fi][games.NotYourTurn.String()]++
 			if err := seat.Refuse(ctx, ev.Move, games.NotYourTurn); err != nil {
-				return time.Time{}, r.lost(from, games.ReasonDisconnect, ""), true
+				return time.Time{}, r.failed(from, err), true
 			}
 			if r.tooMany(fi) {
 				return time.Time{}, r.lost(from, games.ReasonIllegal, games.CauseMaxErrors), true
@@ -314,7 +314,7 @@ func (r *Referee) event(ctx context.Context, from games.Color, ev engines.Event,
 				return time.Time{}, r.lost(from, games.ReasonIllegal, games.CauseInvalidMove), true
 			}
 			if err := seat.Refuse(ctx, ev.Move, why); err != nil {
-				return time.Time{}, r.lost(from, games.ReasonDisconnect, ""), true
+				return time.Time{}, r.failed(from, err), true
 			}
 			if r.tooMany(fi) {
 				return time.Time{}, r.lost(from, games.ReasonIllegal, games.CauseMaxErrors), true
@@ -342,6 +342,9 @@ func (r *Referee) event(ctx context.Context, from games.Color, ev engines.Event,
 			}
 		}
 	case engines.Left:
+		if ev.Reason == games.ReasonAborted {
+			return time.Time{}, games.Outcome{Reason: games.ReasonAborted, Cause: ev.Cause}, true
+		}
 		return time.Time{}, r.lost(from, ev.Reason, ev.Cause), true
 	}
 	return time.Time{}, games.Outcome{}, false
@@ -454,7 +457,7 @@ func (r *Referee) advance(ctx context.Context) (time.Time, games.Outcome, bool) 
 		err := r.Seats[i].Update(ctx, engines.Update{Moves: r.pending, Board: r.rules, Turn: turn, Remaining: r.remaining[i]})
 		if err != nil && !over {
 			r.pending = r.pending[:0]
-			return time.Time{}, r.lost(c, games.ReasonDisconnect, ""), true
+			return time.Time{}, r.failed(c, err), true
 		}
 	}
 	r.pending = r.pending[:0]
@@ -486,6 +489,16 @@ func (r *Referee) normalEnd() games.Outcome {
 }
 
 // lost ends the game against side c.
+// failed is the end of a game whose write to c failed: c left, unless the
+// server's own socket failed (issue 36): then it is aborted, to be played
+// again.
+func (r *Referee) failed(c games.Color, err error) games.Outcome {
+	if engines.ServerFault(err) {
+		return games.Outcome{Reason: games.ReasonAborted, Cause: games.CauseServer}
+	}
+	return r.lost(c, games.ReasonDisconnect, "")
+}
+
 func (r *Referee) lost(c games.Color, reason, cause string) games.Outcome {
 	return games.Outcome{Winner: c.Opponent(), Reason: reason, Cause: cause, Loser: c}
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
@@ -407,18 +406,9 @@ func launchOutcome(ctx context.Context, errs [2]error) games.Outcome {
 }
 
 // ServerFault reports whether err is the server's own failure, not an
-// engine's: it ran out of descriptors or memory (or the kernel of buffers or
-// processes) creating a seat's listener, pipes, log or process, or accepting
-// the engine's connection. A game that fails so is played again, never
-// scored.
-func ServerFault(err error) bool {
-	for _, e := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOMEM, syscall.ENOBUFS, syscall.EAGAIN} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
-}
+// engine's (engines.ServerFault). A game that fails so is played again,
+// never scored.
+func ServerFault(err error) bool { return engines.ServerFault(err) }
 
 // memoryOutcome charges a game to an engine that went over its memory limit:
 // if the side the game ended against (it disconnected, crashed, timed out

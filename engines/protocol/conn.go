@@ -422,6 +422,12 @@ func (b *Base) ReadError(err error) {
 		b.Conn.Close()
 		return
 	}
+	if engines.ServerFault(err) {
+		// The server's own socket failed (no memory, no buffers): not the
+		// client's doing; the game is aborted and played again.
+		b.Leave(games.ReasonAborted, games.CauseServer)
+		return
+	}
 	b.Leave(games.ReasonDisconnect, "")
 }
 
