@@ -28,10 +28,16 @@ func shows(t *testing.T, b *browser, what, sel string, facts ...string) string {
 	return got
 }
 
-// screenshots takes the open page at 1366x768 and on a phone.
+// screenshots takes the open page at 1366x768 and on a phone; at 1366 px
+// every badge (a game's, a status's, the admin's) is on one line: in
+// Japanese they wrapped as 「オセ/ロ」 and 「管理/者」 (issue 37, item 14).
 func screenshots(t *testing.T, b *browser, name string) {
 	t.Helper()
 	b.run(t, "1366x768", 30*time.Second, chromedp.EmulateViewport(1366, 768))
+	broken := evalJS[[]string](t, b, `[...document.querySelectorAll('.badge, .game-tag, .status, .chip')].filter((e) => e.offsetParent !== null && (e.getClientRects().length > 1 || e.getBoundingClientRect().height > 2.2 * parseFloat(getComputedStyle(e).fontSize))).map((e) => e.textContent)`)
+	if len(broken) > 0 {
+		t.Errorf("%s at 1366 px: badges on more than one line: %q", name, broken)
+	}
 	b.screenshot(t, name+"-1366")
 	b.run(t, "phone", 30*time.Second, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
 	b.screenshot(t, name+"-phone")
