@@ -57,7 +57,7 @@ func (e *Engine) Validate() error {
 		return games.Invalid("name", "must not be empty")
 	}
 	if len(e.Name) > 64 {
-		return games.Invalid("name", "must be at most 64 bytes")
+		return games.Invalid("name", "must be at most 64 bytes").With("too_long", map[string]any{"max": 64})
 	}
 	for _, r := range e.Name {
 		if !unicode.IsPrint(r) || unicode.IsSpace(r) && r != ' ' {
@@ -81,16 +81,16 @@ func (e *Engine) Validate() error {
 		return games.Invalid("protocol", "unknown protocol %q, want one of %s", e.Protocol, strings.Join(ps, ", "))
 	}
 	if e.Port != 0 && (e.Port < 1024 || e.Port > 65535) {
-		return games.Invalid("port", "fixed port %d out of range 1024-65535", e.Port)
+		return games.OutOfRange("port", int64(e.Port), 1024, 65535, "")
 	}
 	if e.MemoryMB != 0 && (e.MemoryMB < MinMemoryMB || e.MemoryMB > MaxMemoryMB) {
-		return games.Invalid("memory_mb", "%d MiB out of range %d-%d (0: the default, 1024)", e.MemoryMB, MinMemoryMB, MaxMemoryMB)
+		return games.OutOfRange("memory_mb", int64(e.MemoryMB), MinMemoryMB, MaxMemoryMB, " (0: the default, 1024)")
 	}
 	if e.MaxProcs != 0 && (e.MaxProcs < MinProcs || e.MaxProcs > MaxProcs) {
-		return games.Invalid("max_procs", "%d out of range %d-%d (0: the default, 256)", e.MaxProcs, MinProcs, MaxProcs)
+		return games.OutOfRange("max_procs", int64(e.MaxProcs), MinProcs, MaxProcs, " (0: the default, 256)")
 	}
 	if e.ConnectTimeoutMS < 0 || e.ConnectTimeoutMS > MaxConnectTimeoutMS {
-		return games.Invalid("connect_timeout_ms", "%d out of range 0-%d (0: the tournament's, else the protocol's)", e.ConnectTimeoutMS, MaxConnectTimeoutMS)
+		return games.OutOfRange("connect_timeout_ms", e.ConnectTimeoutMS, 0, MaxConnectTimeoutMS, " (0: the tournament's, else the protocol's)")
 	}
 	if e.Builtin != "" {
 		if len(e.Command) > 0 {

@@ -36,6 +36,23 @@ type Error struct {
 	// Err is the cause, for the server's log: it may name server paths that
 	// the message, which callers see, must not.
 	Err error
+	// Key and Params are the message as facts, for a client that says it in
+	// its own language: Key names the sentence ("out_of_range"), Params its
+	// values ({"value": 0, "min": 1, "max": 1000}). Key is "" for a message
+	// that has no such form.
+	Key    string
+	Params map[string]any
+}
+
+// With sets the error's Key and Params and returns it.
+func (e *Error) With(key string, params map[string]any) *Error {
+	e.Key, e.Params = key, params
+	return e
+}
+
+// OutOfRange is an input field's value outside min-max, with its facts.
+func OutOfRange(field string, value, min, max int64, note string) *Error {
+	return Invalid(field, "%d out of range %d-%d%s", value, min, max, note).With("out_of_range", map[string]any{"value": value, "min": min, "max": max})
 }
 
 // Error returns the message.

@@ -235,12 +235,28 @@ func (db *DB) AcceptInvitationWith(ctx context.Context, codeHash string, tokenFo
 type Submission struct {
 	Owner int64 // the participant who owns the engine; 0: the admin
 	By    int64 // who uploaded this version; 0: the admin
+	// MaxOwned is the most engines (not withdrawn) Owner may have; 0: no
+	// limit. RegisterEngine counts them in its transaction, so that two
+	// uploads at once cannot both pass.
+	MaxOwned int
 	Upload
 }
 
-// RegisterEngine stores a new engine with its owner and its version 1.
+// RegisterEngine stores a new engine with its owner and its version 1; a
+// conflict when the owner already has sub.MaxOwned engines.
 func (db *DB) RegisterEngine(ctx context.Context, e *engines.Engine, sub Submission) error {
 	return db.write(ctx, func(tx *sql.Tx) error {
+		if sub.Owner > 0 && sub.MaxOwned > 0 {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM engines WHERE owner_id = ? AND deleted_at IS NULL`, sub.Owner).Scan(&n); err != nil {
+				return err
+			}
+			if n >= sub.MaxOwned {
+				return &games.Error{Code: games.EConflict, Field: "engines", Message: fmt.Sprintf(
+					"you have %d engines, the most a participant may register (the admin sets it: serve --max-engines-per-participant %d): replace one with a new version, or withdraw one", n, sub.MaxOwned),
+					Key: "engines_per_participant", Params: map[string]any{"count": n, "max": sub.MaxOwned, "flag": "--max-engines-per-participant"}}
+			}
+		}
 		if err := createEngine(ctx, tx, e, true); err != nil {
 			return err
 		}

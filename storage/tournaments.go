@@ -82,7 +82,7 @@ func createTournament(ctx context.Context, tx *sql.Tx, t *tournament.Tournament,
 		err := check.QueryRowContext(ctx, id).Scan(&game, &proto, &deleted, &listed)
 		switch {
 		case errors.Is(err, sql.ErrNoRows), err == nil && deleted, err == nil && registered && !listed:
-			return games.Invalid("engines", "no engine with id %d", id)
+			return games.Invalid("engines", "no engine with id %d", id).With("no_engine", map[string]any{"id": id})
 		case err != nil:
 			return err
 		case game != t.Settings.Game:

@@ -57,7 +57,7 @@ func NewPlan(format string, n, games_, rounds, extra int) (Plan, error) {
 	switch format {
 	case KindSwiss:
 		if rounds < 1 || rounds > n-1 {
-			errs = errs.Add(games.Invalid("rounds", "a swiss of %d engines plays 1 to %d rounds, not %d", n, n-1, rounds))
+			errs = errs.Add(games.Invalid("rounds", "a swiss of %d engines plays 1 to %d rounds, not %d", n, n-1, rounds).With("out_of_range", map[string]any{"value": rounds, "min": 1, "max": n - 1}))
 		}
 		if extra != 0 {
 			errs = errs.Add(games.Invalid("max_extra", "only a knockout has extra game pairs"))
@@ -71,13 +71,13 @@ func NewPlan(format string, n, games_, rounds, extra int) (Plan, error) {
 			errs = errs.Add(games.Invalid("rounds", "a knockout has as many rounds as its bracket: leave rounds out"))
 		}
 		if n > MaxKnockout {
-			errs = errs.Add(games.Invalid("engines", "a knockout takes at most %d engines, got %d", MaxKnockout, n))
+			errs = errs.Add(games.Invalid("engines", "a knockout takes at most %d engines, got %d", MaxKnockout, n).With("too_many_engines", map[string]any{"max": MaxKnockout, "got": n}))
 		}
 		if games_%2 == 1 {
-			errs = errs.Add(games.Invalid("games_per_pair", "%d: a knockout match is played in game pairs, want an even number", games_))
+			errs = errs.Add(games.Invalid("games_per_pair", "%d: a knockout match is played in game pairs, want an even number", games_).With("even", map[string]any{"value": games_}))
 		}
 		if extra < 0 || extra > MaxExtra {
-			errs = errs.Add(games.Invalid("max_extra", "%d out of range 0-%d", extra, MaxExtra))
+			errs = errs.Add(games.OutOfRange("max_extra", int64(extra), 0, MaxExtra, ""))
 		}
 		if err := errs.Err(); err != nil {
 			return nil, err

@@ -85,7 +85,7 @@ func TestNBoardFaults(t *testing.T) {
 	}{
 		{"silent", games.ReasonTimeout},
 		{"slow", games.ReasonTimeout},
-		{"crash", games.ReasonDisconnect},
+		{"crash", games.ReasonCrash},
 		{"illegal", games.ReasonIllegal},
 		{"garbage", games.ReasonNormal},
 	} {

@@ -71,7 +71,8 @@ func TestPbrainFaults(t *testing.T) {
 	}{
 		{"silent", games.ReasonTimeout},
 		{"slow", games.ReasonTimeout},
-		{"crash", games.ReasonDisconnect},
+		{"crash", games.ReasonCrash},
+		{"raise", games.ReasonCrash},
 		{"illegal", games.ReasonIllegal},
 		{"garbage", games.ReasonNormal},
 	} {
@@ -85,6 +86,14 @@ func TestPbrainFaults(t *testing.T) {
 			log, _ := os.ReadFile(p.Logs[0])
 			if p.Outcome.Reason != tc.reason || (tc.reason != games.ReasonNormal && p.Outcome.Winner != games.White) {
 				t.Fatalf("fault %s: outcome %+v, want black loses by %s\n%s", tc.fault, p.Outcome, tc.reason, tail(string(log), 2000))
+			}
+			// A brain on pipes that died is scored crash (issue 37, item
+			// 15), with its exit status and, for an exception, its traceback.
+			if tc.fault == "crash" && p.Exits[0] != "exit status 3" {
+				t.Errorf("crash: exit %q, want exit status 3", p.Exits[0])
+			}
+			if tc.fault == "raise" && (p.Exits[0] != "exit status 1" || !strings.Contains(string(log), "RuntimeError")) {
+				t.Errorf("raise: exit %q, want exit status 1 and the traceback in the log:\n%s", p.Exits[0], tail(string(log), 1500))
 			}
 			if tc.fault == "garbage" && p.Violations[0]["unknown_command"] == 0 {
 				t.Errorf("garbage: violations %v, want unknown_command counted", p.Violations[0])

@@ -56,13 +56,19 @@ type Owner struct {
 }
 
 // WriteGamesCSV writes one row per game (RFC 4180, a header row first);
-// owners gives each engine's owner by engine id (nil: none known).
-func WriteGamesCSV(w io.Writer, gs []*Game, owners map[int64]Owner) error {
+// owners gives each engine's owner by engine id (nil: none known). A game's
+// round is its slot (swiss, knockout), else its round in sched (from 1), or
+// with no schedule its place in the list of games.
+func WriteGamesCSV(w io.Writer, gs []*Game, sched Schedule, owners map[int64]Owner) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write(GamesCSVHeader)
 	for _, g := range gs {
 		round := g.Slot
-		if round == "" {
+		switch {
+		case round != "":
+		case sched != nil && g.Index >= 0 && g.Index < sched.Total():
+			round = strconv.FormatInt(sched.Game(g.Index).Round+1, 10)
+		default:
 			round = strconv.FormatInt(g.Index+1, 10)
 		}
 		opening := ""

@@ -251,6 +251,7 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 		p.WireNames[i] = wireName(players[i].Name, players[1-i].Protocol)
 	}
 	p.Outcome = ref.Run(ctx)
+	p.Outcome = pipeExit(p.Outcome, players, procs, r.exitGrace())
 	for i, pr := range procs {
 		overAtEnd[i] = pr != nil && pr.OverMemory()
 	}
@@ -344,13 +345,37 @@ func explainStart(p *Played, heads [2]string) string {
 	return strings.Join(why, "; ")
 }
 
+// exitGrace is the time an engine gets to exit by itself.
+func (r *Runner) exitGrace() time.Duration {
+	if r.Launcher.ExitGrace > 0 {
+		return r.Launcher.ExitGrace
+	}
+	return engines.DefaultExitGrace
+}
+
+// pipeExit scores an engine on pipes whose output ended as what that end
+// is: its exit (a brain dead of an uncaught exception). It waits up to
+// grace for the process and, if it has exited, the disconnect becomes a
+// crash, as GomocupJudge scores it; one still running closed its output
+// and stays a disconnect. An engine on TCP may close its connection and
+// live on, so its disconnect stays.
+func pipeExit(out games.Outcome, players [2]engines.Engine, procs [2]*engines.Process, grace time.Duration) games.Outcome {
+	if out.Reason != games.ReasonDisconnect || out.Cause != "" || out.Loser == games.None {
+		return out
+	}
+	i := out.Loser.Index()
+	proto, ok := engines.LookupProtocol(players[i].Protocol)
+	if !ok || proto.Transport != engines.Stdio || procs[i] == nil || !procs[i].Wait(grace) {
+		return out
+	}
+	out.Reason = games.ReasonCrash
+	return out
+}
+
 // stop ends both engine processes at once, so that a game waits for one grace
 // period, not two.
 func (r *Runner) stop(procs [2]*engines.Process) {
-	grace := r.Launcher.ExitGrace
-	if grace <= 0 {
-		grace = engines.DefaultExitGrace
-	}
+	grace := r.exitGrace()
 	var wg sync.WaitGroup
 	for _, p := range procs {
 		if p != nil {

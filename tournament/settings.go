@@ -162,7 +162,7 @@ func (s *Settings) Validate() error {
 		{"pace_ms", s.PaceMS, 60 * 1000},
 	} {
 		if f.v < 0 || f.v > f.max {
-			errs = errs.Add(games.Invalid(f.name, "%d out of range 0-%d", f.v, f.max))
+			errs = errs.Add(games.OutOfRange(f.name, int64(f.v), 0, int64(f.max), ""))
 		}
 	}
 	if o := s.Openings; o != nil {

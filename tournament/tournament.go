@@ -101,23 +101,23 @@ func (t *Tournament) Validate() error {
 	case t.Name == "":
 		errs = errs.Add(games.Invalid("name", "must not be empty"))
 	case len(t.Name) > 200:
-		errs = errs.Add(games.Invalid("name", "must be at most 200 bytes"))
+		errs = errs.Add(games.Invalid("name", "must be at most 200 bytes").With("too_long", map[string]any{"max": 200}))
 	}
 	errs = errs.Add(t.Settings.Validate())
 	seen := make(map[int64]bool, len(t.Engines))
 	for _, id := range t.Engines {
 		if seen[id] {
-			errs = errs.Add(games.Invalid("engines", "engine %d is listed twice", id))
+			errs = errs.Add(games.Invalid("engines", "engine %d is listed twice", id).With("listed_twice", map[string]any{"id": id}))
 		}
 		seen[id] = true
 	}
 	switch {
 	case len(t.Engines) < 2:
-		errs = errs.Add(games.Invalid("engines", "need at least 2 engines, got %d", len(t.Engines)))
+		errs = errs.Add(games.Invalid("engines", "need at least 2 engines, got %d", len(t.Engines)).With("too_few_engines", map[string]any{"min": 2, "got": len(t.Engines)}))
 	case t.Settings.SPRT != nil && len(t.Engines) != 2:
 		errs = errs.Add(games.Invalid("sprt", "an SPRT decides between two engines, this tournament has %d", len(t.Engines)))
 	case len(t.Engines) > MaxEntrants:
-		errs = errs.Add(games.Invalid("engines", "at most %d engines", MaxEntrants))
+		errs = errs.Add(games.Invalid("engines", "at most %d engines", MaxEntrants).With("too_many_engines", map[string]any{"max": MaxEntrants, "got": len(t.Engines)}))
 	}
 	if t.GamesPerPair == 0 {
 		t.GamesPerPair = 2
@@ -127,16 +127,16 @@ func (t *Tournament) Validate() error {
 		maxGames = MaxMatchGames // `taikai match --sprt` plays up to 20000 by default
 	}
 	if t.GamesPerPair < 1 || t.GamesPerPair > maxGames {
-		errs = errs.Add(games.Invalid("games_per_pair", "%d out of range 1-%d", t.GamesPerPair, maxGames))
+		errs = errs.Add(games.OutOfRange("games_per_pair", int64(t.GamesPerPair), 1, int64(maxGames), ""))
 	}
 	if t.Settings.Paired() && t.GamesPerPair%2 == 1 {
-		errs = errs.Add(games.Invalid("games_per_pair", "%d: games come in pairs (openings), so want an even number", t.GamesPerPair))
+		errs = errs.Add(games.Invalid("games_per_pair", "%d: games come in pairs (openings), so want an even number", t.GamesPerPair).With("even", map[string]any{"value": t.GamesPerPair}))
 	}
 	if t.Concurrency == 0 {
 		t.Concurrency = 1
 	}
 	if t.Concurrency < 1 || t.Concurrency > MaxConcurrency {
-		errs = errs.Add(games.Invalid("concurrency", "%d out of range 1-%d", t.Concurrency, MaxConcurrency))
+		errs = errs.Add(games.OutOfRange("concurrency", int64(t.Concurrency), 1, MaxConcurrency, ""))
 	}
 	if t.Kind == "" {
 		t.Kind = KindRoundRobin

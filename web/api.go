@@ -214,7 +214,7 @@ func (s *Server) createEngine(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.receiveEngine(w, r, c.ID, 0, nil, func(e *engines.Engine, up storage.Upload) (int, error) {
-		if err := s.DB.RegisterEngine(r.Context(), e, storage.Submission{Owner: c.ID, By: c.ID, Upload: up}); err != nil {
+		if err := s.DB.RegisterEngine(r.Context(), e, storage.Submission{Owner: c.ID, By: c.ID, MaxOwned: s.participantLimits().Engines, Upload: up}); err != nil {
 			return 0, err
 		}
 		if e.Builtin == "" {

@@ -128,7 +128,9 @@ func (s *Server) authenticate(ctx context.Context, addr, token string) (caller, 
 		return caller{Admin: true, Name: "admin"}, nil
 	}
 	s.signIns.failed(addr, now)
-	return caller{}, &games.Error{Code: games.EForbidden, Message: "wrong admin token", Field: "Authorization"}
+	// Not "wrong admin token": a student who mistyped theirs would think it
+	// was taken for the admin's.
+	return caller{}, &games.Error{Code: games.EForbidden, Message: "this token is neither a valid participant token (those start with " + participantTokenPrefix + ") nor the admin token", Field: "Authorization"}
 }
 
 // limitedError is a sign-in refused because its address or account is over

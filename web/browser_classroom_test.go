@@ -28,10 +28,16 @@ func shows(t *testing.T, b *browser, what, sel string, facts ...string) string {
 	return got
 }
 
-// screenshots takes the open page at 1366x768 and on a phone.
+// screenshots takes the open page at 1366x768 and on a phone; at 1366 px
+// every badge (a game's, a status's, the admin's) is on one line: in
+// Japanese they wrapped as 「オセ/ロ」 and 「管理/者」 (issue 37, item 14).
 func screenshots(t *testing.T, b *browser, name string) {
 	t.Helper()
 	b.run(t, "1366x768", 30*time.Second, chromedp.EmulateViewport(1366, 768))
+	broken := evalJS[[]string](t, b, `[...document.querySelectorAll('.badge, .game-tag, .status, .chip')].filter((e) => e.offsetParent !== null && (e.getClientRects().length > 1 || e.getBoundingClientRect().height > 2.2 * parseFloat(getComputedStyle(e).fontSize))).map((e) => e.textContent)`)
+	if len(broken) > 0 {
+		t.Errorf("%s at 1366 px: badges on more than one line: %q", name, broken)
+	}
 	b.screenshot(t, name+"-1366")
 	b.run(t, "phone", 30*time.Second, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
 	b.screenshot(t, name+"-phone")
@@ -142,6 +148,19 @@ func TestBrowserJapaneseClassroom(t *testing.T) {
 	b.run(t, "山田's invitation", 45*time.Second, chromedp.Navigate(links["山田 太郎"]))
 	b.run(t, "accept", 30*time.Second, chromedp.WaitVisible(chromedp.CSS("#invite-accept")), chromedp.Click(chromedp.CSS("#invite-accept")))
 	b.waitJS(t, "山田's token", `document.querySelector('#invite-token').textContent.startsWith('tkp_')`, 15*time.Second)
+	// The token has a copy button, and on a phone it stays on its card.
+	b.run(t, "phone", 30*time.Second, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
+	if !evalJS[bool](t, b, `!!document.querySelector('#invite-copy')`) {
+		t.Error("the invitation token has no copy button")
+	} else {
+		evalJS[chromedp.Void](t, b, `document.querySelector('#invite-copy').click()`)
+		b.waitJS(t, "the copy's answer", `document.querySelector('#invite-copied').textContent !== ''`, 15*time.Second)
+	}
+	if off := evalJS[map[string]float64](t, b, `(() => { const k = document.querySelector('#invite-token'); const c = k.closest('.card').getBoundingClientRect(); const r = k.getBoundingClientRect(); return {over: k.scrollWidth - k.clientWidth, right: r.right - c.right, page: document.documentElement.scrollWidth - innerWidth}; })()`); off["over"] > 0 || off["right"] > 0 || off["page"] > 0 {
+		t.Errorf("the invitation token on a phone: %.0f px hidden in its box, %.0f px past its card, the page %.0f px wider than the screen", off["over"], off["right"], off["page"])
+	}
+	b.screenshot(t, "classroom-invitation-phone")
+	b.run(t, "back to 1366x768", 30*time.Second, chromedp.EmulateViewport(1366, 768))
 	b.open(t, "/engines")
 	b.waitJS(t, "the form", `document.querySelector('#engine-form').offsetParent !== null && document.querySelector('#e-protocol').options.length > 0`, 15*time.Second)
 	setSelect(t, b, "#e-game", "othello")
@@ -225,6 +244,15 @@ func TestBrowserJapaneseClassroom(t *testing.T) {
 	evalJS[chromedp.Void](t, b, `document.querySelector('#t-passed').click()`)
 	if got := evalJS[[]string](t, b, `[...document.querySelectorAll('#t-engines input:checked')].map((i) => i.value)`); strings.Join(got, ",") != strings.Join(passed, ",") {
 		t.Errorf("all that passed picked %v, want %v", got, passed)
+	}
+	// A field's error says its facts in Japanese (issue 37, item 1): the
+	// form sent with one engine names the 2 needed and the 1 chosen in the
+	// page's own sentence, not only in the server's English beside it.
+	evalJS[chromedp.Void](t, b, `(() => { document.querySelector('#t-none').click(); document.querySelector('#t-engines input').click(); document.querySelector('#t-name').value = 'クラス対抗戦'; document.querySelector('#tournament-form button[type=submit]').click(); })()`)
+	b.waitJS(t, "the engines' error", `document.querySelector('#tournament-form .field-error[data-field=engines]').textContent !== ''`, 30*time.Second)
+	own := evalJS[string](t, b, `(() => { const e = document.querySelector('#tournament-form .field-error[data-field=engines]').cloneNode(true); e.querySelectorAll('.server-says').forEach((x) => x.remove()); return e.textContent; })()`)
+	if !strings.Contains(own, "2 個以上") || !strings.Contains(own, "1 個") {
+		t.Errorf("one engine chosen: the Japanese error %q does not say the 2 engines needed and the 1 chosen", own)
 	}
 	var op struct {
 		Builtin []struct{ Game, Rule string } `json:"builtin"`

@@ -449,7 +449,7 @@ func TestBrowserJapanese(t *testing.T) {
 		checkPage(t, b, "sign-in dialog", names, true)
 		b.run(t, "a wrong token", 30*time.Second, chromedp.SendKeys(chromedp.CSS("#token-input"), "not-the-token"),
 			chromedp.Click(chromedp.CSS(`#token-form button[type=submit]`)))
-		b.waitJS(t, "the wrong-token message", `document.querySelector('.field-error[data-field=token]').textContent === 'トークンが違います。'`, 15*time.Second)
+		b.waitJS(t, "the wrong-token message", `document.querySelector('.field-error[data-field=token]').textContent === 'このトークンは、有効な参加者のトークン（tkp_ で始まるもの）でも管理者のトークンでもありません。'`, 15*time.Second)
 		evalJS[chromedp.Void](t, b, `document.querySelector('#token-input').value = ''`)
 		b.run(t, "sign in", 30*time.Second, chromedp.SendKeys(chromedp.CSS("#token-input"), browserToken),
 			chromedp.Click(chromedp.CSS(`#token-form button[type=submit]`)))

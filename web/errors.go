@@ -36,6 +36,18 @@ type errorJSON struct {
 	// Fields has every field in error when there are several (a form shows
 	// them all at once); Field and Message are the first's, and all of them.
 	Fields map[string]string `json:"fields,omitempty"`
+	// MessageKey and MessageParams are the message as facts (games.Error's
+	// Key and Params), for a dashboard that says it in its own language;
+	// FieldFacts the same for each of Fields that has them.
+	MessageKey    string                  `json:"message_key,omitempty"`
+	MessageParams map[string]any          `json:"message_params,omitempty"`
+	FieldFacts    map[string]messageFacts `json:"field_facts,omitempty"`
+}
+
+// messageFacts is one field's message as facts.
+type messageFacts struct {
+	Key    string         `json:"message_key"`
+	Params map[string]any `json:"message_params,omitempty"`
 }
 
 func errInvalid(field, msg string) *games.Error {
@@ -58,12 +70,19 @@ func apiError(err error) errorJSON {
 	var e *games.Error
 	if errors.As(err, &e) {
 		out.Field, out.Line = e.Field, e.Line
+		out.MessageKey, out.MessageParams = e.Key, e.Params
 	}
 	var list games.Errors
 	if errors.As(err, &list) {
 		out.Fields = make(map[string]string, len(list))
 		for _, x := range list {
 			out.Fields[x.Field] = x.Message
+			if x.Key != "" {
+				if out.FieldFacts == nil {
+					out.FieldFacts = map[string]messageFacts{}
+				}
+				out.FieldFacts[x.Field] = messageFacts{Key: x.Key, Params: x.Params}
+			}
 		}
 	}
 	if out.Code == games.EInternal {

@@ -133,7 +133,11 @@ func (s *Server) getTournamentFile(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return err
 			}
-			return tournament.WriteGamesCSV(buf, list, owners)
+			var sched tournament.Schedule
+			if t.Kind == tournament.KindRoundRobin || t.Kind == tournament.KindGauntlet {
+				sched = t.Schedule()
+			}
+			return tournament.WriteGamesCSV(buf, list, sched, owners)
 		})
 	default:
 		f, err := recordFormat(t.Settings.Game, ext)

@@ -141,12 +141,16 @@ type ParticipantLimits struct {
 	MemoryMB         int
 	MaxProcs         int
 	ConnectTimeoutMS int64
+	// Engines is the most engines a participant may have registered at
+	// once (withdrawn ones not counted).
+	Engines int
 }
 
 // DefaultParticipantLimits are the sandbox's defaults (1 GiB, 256
 // processes), and twice the slowest protocol's connect time (a JVM compiling
-// its source): a participant may ask for less, not for more.
-var DefaultParticipantLimits = ParticipantLimits{MemoryMB: 1024, MaxProcs: 256, ConnectTimeoutMS: 60_000}
+// its source): a participant may ask for less, not for more. Three engines
+// each: a student's tries, not a flood of them in a class tournament.
+var DefaultParticipantLimits = ParticipantLimits{MemoryMB: 1024, MaxProcs: 256, ConnectTimeoutMS: 60_000, Engines: 3}
 
 func (s *Server) participantLimits() ParticipantLimits {
 	l, d := s.ParticipantLimits, DefaultParticipantLimits
@@ -159,19 +163,25 @@ func (s *Server) participantLimits() ParticipantLimits {
 	if l.ConnectTimeoutMS == 0 {
 		l.ConnectTimeoutMS = d.ConnectTimeoutMS
 	}
+	if l.Engines == 0 {
+		l.Engines = d.Engines
+	}
 	return l
 }
 
 // check names the first of e's limits over l.
 func (l ParticipantLimits) check(e engines.Engine) error {
 	const why = "a participant's engine may ask for at most %d (the admin sets more: serve --participant-max-%s)"
+	facts := func(value, limit int64, flag string) map[string]any {
+		return map[string]any{"value": value, "limit": limit, "flag": "--participant-max-" + flag}
+	}
 	switch {
 	case e.MemoryMB > l.MemoryMB:
-		return games.Invalid("memory_mb", "%d MiB: "+why, e.MemoryMB, l.MemoryMB, "memory-mb")
+		return games.Invalid("memory_mb", "%d MiB: "+why, e.MemoryMB, l.MemoryMB, "memory-mb").With("participant_limit", facts(int64(e.MemoryMB), int64(l.MemoryMB), "memory-mb"))
 	case e.MaxProcs > l.MaxProcs:
-		return games.Invalid("max_procs", "%d: "+why, e.MaxProcs, l.MaxProcs, "procs")
+		return games.Invalid("max_procs", "%d: "+why, e.MaxProcs, l.MaxProcs, "procs").With("participant_limit", facts(int64(e.MaxProcs), int64(l.MaxProcs), "procs"))
 	case e.ConnectTimeoutMS > l.ConnectTimeoutMS:
-		return games.Invalid("connect_timeout_ms", "%d ms: "+why, e.ConnectTimeoutMS, l.ConnectTimeoutMS, "connect")
+		return games.Invalid("connect_timeout_ms", "%d ms: "+why, e.ConnectTimeoutMS, l.ConnectTimeoutMS, "connect").With("participant_limit", facts(e.ConnectTimeoutMS, l.ConnectTimeoutMS, "connect"))
 	}
 	return nil
 }

@@ -332,7 +332,7 @@ func readUpload(r *http.Request, u *unpacking) (*engineRequest, error) {
 func uploadError(err error) error {
 	var big *http.MaxBytesError
 	if errors.As(err, &big) {
-		return &games.Error{Code: games.ETooLarge, Message: fmt.Sprintf("file: the upload is over %d MiB", MaxUpload>>20), Field: "file"}
+		return &games.Error{Code: games.ETooLarge, Message: fmt.Sprintf("file: the upload is over %d MiB", MaxUpload>>20), Field: "file", Key: "upload_too_large", Params: map[string]any{"max_mib": MaxUpload >> 20}}
 	}
 	var e *games.Error
 	if errors.As(err, &e) {

@@ -177,6 +177,26 @@ func TestServePublicURL(t *testing.T) {
 	}
 }
 
+// TestServeMaxEnginesPerParticipant (issue 37, item 10): three engines a
+// participant by default, --max-engines-per-participant and its variable
+// set it, and less than one is refused naming the flag.
+func TestServeMaxEnginesPerParticipant(t *testing.T) {
+	var stderr bytes.Buffer
+	if c, err := parseServe(nil, &stderr); err != nil || c.limits.Engines != 3 {
+		t.Errorf("the default: %v %d, want 3", err, c.limits.Engines)
+	}
+	if c, err := parseServe([]string{"--max-engines-per-participant", "5"}, &stderr); err != nil || c.limits.Engines != 5 {
+		t.Errorf("--max-engines-per-participant 5: %v %+v", err, c)
+	}
+	t.Setenv("TAIKAI_MAX_ENGINES_PER_PARTICIPANT", "7")
+	if c, err := parseServe(nil, &stderr); err != nil || c.limits.Engines != 7 {
+		t.Errorf("TAIKAI_MAX_ENGINES_PER_PARTICIPANT=7: %v %+v", err, c)
+	}
+	if _, err := parseServe([]string{"--max-engines-per-participant", "0"}, &stderr); err == nil || !strings.Contains(err.Error(), "--max-engines-per-participant") {
+		t.Errorf("--max-engines-per-participant 0: %v", err)
+	}
+}
+
 // TestSecondServerOnOneDatabase (issue 37, item 17): a second server on a
 // database a live server holds is refused, naming the first's pid; once the
 // first is gone the database is free again.

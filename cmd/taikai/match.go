@@ -855,7 +855,7 @@ func (m *match) writeOut(file string) error {
 			g.ID, g.Index = int64(numbers[i]), int64(numbers[i]-1)
 			list[i] = g
 		}
-		if err := tournament.WriteGamesCSV(&buf, list, nil); err != nil {
+		if err := tournament.WriteGamesCSV(&buf, list, nil, nil); err != nil {
 			return err
 		}
 	} else {

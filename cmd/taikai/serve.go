@@ -143,6 +143,7 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.IntVar(&c.maxConnsPerAddr, "max-conns-per-addr", envInt("TAIKAI_MAX_CONNS_PER_ADDR", 0), "HTTP connections kept open from one client address (0: a quarter of --max-conns, at least 8)")
 	d := web.DefaultParticipantLimits
 	fs.IntVar(&c.limits.MemoryMB, "participant-max-memory-mb", envInt("TAIKAI_PARTICIPANT_MAX_MEMORY_MB", d.MemoryMB), "the most memory (`MiB`) a participant may give their own engine (memory_mb)")
+	fs.IntVar(&c.limits.Engines, "max-engines-per-participant", envInt("TAIKAI_MAX_ENGINES_PER_PARTICIPANT", d.Engines), "the most engines (`n`) a participant may have registered at once; a new version of one does not count")
 	fs.IntVar(&c.limits.MaxProcs, "participant-max-procs", envInt("TAIKAI_PARTICIPANT_MAX_PROCS", d.MaxProcs), "the most processes and threads (`n`) a participant may give their own engine (max_procs)")
 	defConnect, cerr := time.ParseDuration(envOr("TAIKAI_PARTICIPANT_MAX_CONNECT", (time.Duration(d.ConnectTimeoutMS) * time.Millisecond).String()))
 	if cerr != nil && err == nil {
@@ -167,6 +168,9 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	}
 	if c.limits.ConnectTimeoutMS < 1000 || c.limits.ConnectTimeoutMS > engines.MaxConnectTimeoutMS {
 		return nil, fmt.Errorf("--participant-max-connect %v: want 1s-%v", *maxConnect, time.Duration(engines.MaxConnectTimeoutMS)*time.Millisecond)
+	}
+	if c.limits.Engines < 1 {
+		return nil, fmt.Errorf("--max-engines-per-participant %d: want at least 1", c.limits.Engines)
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))

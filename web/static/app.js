@@ -97,6 +97,11 @@ export class APIError extends Error {
     this.field = (e && e.field) || '';
     this.line = (e && e.line) || 0; // the line of an uploaded file it is on
     this.fields = (e && e.fields) || null; // every field in error, when there are several
+    // The message as facts (a sentence's key and its values), per field
+    // when there are several, for a page that says it in its own language.
+    this.key = (e && e.message_key) || '';
+    this.params = (e && e.message_params) || {};
+    this.fieldFacts = (e && e.field_facts) || {};
   }
 }
 
@@ -357,12 +362,27 @@ export function resultText(result) {
 export function errorText(err, message = err.message, field = err.field) {
   if (err.code === 'network') return t('apierror.network');
   if (lang === 'en') return message;
+  const facts = factsText(err, field);
+  if (facts) return facts;
   // A code's message for the field it names, if there is one (the deadline
   // of submissions, an invitation's code), else the code's.
   for (const key of [`apierror.${err.code}.${field}`, `apierror.${err.code}`]) {
     if (has(key)) return err.line ? t('apierror.at_line', {line: err.line, message: t(key)}) : t(key);
   }
   return message;
+}
+
+/**
+ * factsText is an API error's message for field said from its facts
+ * (apierror.key.<message_key> with its message_params: the value, the
+ * limit, the setting), at its line if it has one; '' when the catalog
+ * cannot say it so.
+ */
+function factsText(err, field) {
+  const f = field === err.field && err.key ? {message_key: err.key, message_params: err.params} : err.fieldFacts[field];
+  if (!f || !has(`apierror.key.${f.message_key}`)) return '';
+  const text = t(`apierror.key.${f.message_key}`, f.message_params || {});
+  return err.line ? t('apierror.at_line', {line: err.line, message: text}) : text;
 }
 
 /**
@@ -373,7 +393,7 @@ export function errorText(err, message = err.message, field = err.field) {
  */
 export function errorNodes(err, message = err.message, field = err.field) {
   const text = errorText(err, message, field);
-  if (lang === 'en' || err.code === 'network' || !message || text === message) return [text];
+  if (lang === 'en' || err.code === 'network' || !message || text === message || factsText(err, field)) return [text];
   return [text, ' ', h('span', {class: 'server-says'}, tNodes('apierror.server_says', {message: h('q', {lang: 'en', text: message})}))];
 }
 

@@ -83,16 +83,7 @@ export function drawBoard(svg, {view, board, last = null, path = null, flipped =
   }
   svg.append(grid);
 
-  if (coords && squares) {
-    const g = s('g', {class: 'b-coords b-squares'});
-    let k = 0;
-    for (let y = 0; y < n; y++) {
-      for (let x = 0; x < n; x++) {
-        if ((x + y) % 2 === 1) g.append(text(lead + x * CELL + 16, lead + y * CELL + 16, String(++k), 'b-sq'));
-      }
-    }
-    svg.append(g);
-  } else if (coords) {
+  if (coords && !squares) {
     const g = s('g', {class: 'b-coords'});
     for (let i = 0; i < n; i++) {
       const [col, row] = coordLabels(view, n, i, i);
@@ -118,6 +109,18 @@ export function drawBoard(svg, {view, board, last = null, path = null, flipped =
     }
   }
   svg.append(stones);
+  // Checkers' square numbers go over the pieces, in the square's corner:
+  // under them, a piece hid its square's number.
+  if (coords && squares) {
+    const g = s('g', {class: 'b-coords b-squares'});
+    let k = 0;
+    for (let y = 0; y < n; y++) {
+      for (let x = 0; x < n; x++) {
+        if ((x + y) % 2 === 1) g.append(text(lead + x * CELL + 14, lead + y * CELL + 14, String(++k), 'b-sq'));
+      }
+    }
+    svg.append(g);
+  }
 
   const marks = s('g', {class: 'b-marks'});
   for (const [x, y] of flipped || []) {

@@ -15,8 +15,22 @@ $('#invite-accept').addEventListener('click', async () => {
     $('#invite-token').textContent = r.token;
     $('#invite-done').hidden = false;
     button.hidden = true;
+    $('#invite-copy').focus();
   } catch (err) {
     showError($('#invite-error'), err);
     button.disabled = false;
+  }
+});
+
+// The token is long and shown once: copied with one click, or, where the
+// browser refuses the clipboard, selected for the reader to copy.
+$('#invite-copy').addEventListener('click', async () => {
+  const token = $('#invite-token');
+  try {
+    await navigator.clipboard.writeText(token.textContent);
+    $('#invite-copied').textContent = t('invite.copied');
+  } catch {
+    getSelection().selectAllChildren(token);
+    $('#invite-copied').textContent = t('invite.selected');
   }
 });

@@ -50,7 +50,7 @@ const refreshTournament = throttle(loadTournament, 2000);
 const eloText = (s) => {
   if (!s.games) return '–';
   const elo = Math.round(s.elo);
-  return (elo > 0 ? '+' : elo < 0 ? '−' : '') + Math.abs(elo) + (s.elo_error > 0 ? ` ± ${Math.round(s.elo_error)}` : '');
+  return (elo > 0 ? '+' : elo < 0 ? '−' : '') + Math.abs(elo) + (s.elo_error > 0 ? ` ±\u00a0${Math.round(s.elo_error)}` : '');
 };
 
 function renderStandings(rows) {

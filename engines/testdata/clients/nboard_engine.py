@@ -19,7 +19,7 @@ Env:    TAIKAI_SEED  seed for its choice among legal moves
         FAULT        misbehave from its own move number FAULT_AT (default 3):
                        silent   never answer go          -> timeout
                        slow     sleep FAULT_SLEEP_MS first (default 3000)
-                       crash    exit 3 instead of moving  -> disconnect
+                       crash    exit 3 instead of moving  -> crash
                        memory   allocate 2 GiB first   -> memory (in the sandbox)
                        illegal  answer an occupied square -> illegal
                        garbage  print junk lines, then its move

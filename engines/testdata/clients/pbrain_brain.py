@@ -13,7 +13,9 @@ Env:    TAIKAI_SEED  seed for its choice of moves
                        silent   never answer             -> the referee scores timeout
                        slow     sleep FAULT_SLEEP_MS (default 3000) first
                        slowonce the same at move FAULT_AT only
-                       crash    exit 3 instead of moving  -> disconnect
+                       crash    exit 3 instead of moving  -> crash
+                       raise    die of an uncaught exception (a traceback on
+                                stderr, exit 1) instead of moving -> crash
                        memory   allocate 2 GiB first   -> memory (in the sandbox)
                        illegal  answer an occupied point  -> illegal
                        garbage  print a junk line, a MESSAGE, a DEBUG and an
@@ -107,6 +109,8 @@ def main():
                 time.sleep(int(os.environ.get("FAULT_SLEEP_MS", "3000")) / 1000)
             if FAULT == "crash":
                 sys.exit(3)
+            if FAULT == "raise":
+                raise RuntimeError("a brain's own bug, on purpose")
             if FAULT == "memory":
                 keep = [b"\x01" * (64 << 20) for _ in range(32)]  # 2 GiB, every page written
                 sys.stderr.write("allocated %d MiB\n" % (len(keep) * 64))
