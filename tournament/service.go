@@ -463,11 +463,7 @@ func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) bool {
 		}
 		p, stored = s.Dispatch.Play(ctx, spec)
 	} else {
-		runner := *s.Runner
-		if s.DataDir != "" {
-			runner.DataDir = s.DataDir
-		}
-		p = runner.Play(ctx, spec)
+		p = s.Play(ctx, spec)
 	}
 	ok := s.storeGame(ctx, p)
 	stored(ok)
@@ -489,6 +485,17 @@ func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) bool {
 		s.checkSPRT(ctx, t)
 	}
 	return ended.Status == GameFinished
+}
+
+// Play plays one game on the service's runner, its relative log directory
+// under DataDir. The service's own games are stored and told; a game
+// played by a caller (the pre-flight check) is neither.
+func (s *Service) Play(ctx context.Context, spec GameSpec) *Played {
+	runner := *s.Runner
+	if s.DataDir != "" {
+		runner.DataDir = s.DataDir
+	}
+	return runner.Play(ctx, spec)
 }
 
 // checkSPRT finishes a tournament whose SPRT has decided: its running games
