@@ -115,3 +115,23 @@ func (s Gauntlet) Game(k int64) Pairing {
 	}
 	return p
 }
+
+// Match is the schedule of `taikai match`: Games games between two
+// entrants, the first black in the even ones; with Pairs, games 2j and 2j+1
+// are game pair j+1.
+type Match struct {
+	Games int64
+	Pairs bool
+}
+
+// Total is the number of games.
+func (s Match) Total() int64 { return s.Games }
+
+// Game returns the k-th game, 0 <= k < Total().
+func (s Match) Game(k int64) Pairing {
+	p := Pairing{Index: k, Round: k, Black: int(k % 2), White: 1 - int(k%2)}
+	if s.Pairs {
+		p.Pair = k/2 + 1
+	}
+	return p
+}

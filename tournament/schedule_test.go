@@ -96,3 +96,32 @@ func TestPairedSchedule(t *testing.T) {
 		}
 	}
 }
+
+// A match (taikai match) gives its first engine black in the even games,
+// as the match always played them; with pairs, games 2j and 2j+1 are pair
+// j+1. Before, a stored match's schedule was a round robin's, whose first
+// game gives the second engine black: the games it listed as scheduled were
+// not the games the match played.
+func TestMatchSchedule(t *testing.T) {
+	for _, paired := range []bool{false, true} {
+		tour := &tournament.Tournament{Name: "m", Kind: tournament.KindMatch, Engines: []int64{1, 2}, GamesPerPair: 6,
+			Settings: tournament.Settings{Game: "othello", Pairs: paired}}
+		if err := tour.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		s := tour.Schedule()
+		if s.Total() != 6 || tour.TotalGames != 6 {
+			t.Fatalf("paired %v: total %d (tournament %d), want 6", paired, s.Total(), tour.TotalGames)
+		}
+		for k := range int64(6) {
+			g := s.Game(k)
+			var pair int64
+			if paired {
+				pair = k/2 + 1
+			}
+			if g.Index != k || g.Black != int(k%2) || g.White != 1-int(k%2) || g.Pair != pair {
+				t.Errorf("paired %v: game %d is %+v; want black %d, white %d, pair %d", paired, k, g, k%2, 1-k%2, pair)
+			}
+		}
+	}
+}

@@ -36,6 +36,15 @@ type Event struct {
 	// Again: a game_started for a game that was already started, played
 	// again from the beginning (its worker was lost).
 	Again bool
+	// SPRT: a tournament its SPRT stopped, the test's decision.
+	SPRT *SPRTDecision
+}
+
+// SPRTDecision is what an SPRT decided, and the log-likelihood ratio that
+// crossed its bound.
+type SPRTDecision struct {
+	Result string // H0 or H1
+	LLR    float64
 }
 
 // Dispatcher plays games elsewhere (taikai worker processes). Play returns the
@@ -58,7 +67,10 @@ type Service struct {
 	Runner  *Runner
 	Sink    Sink
 	DataDir string // engine logs go under DataDir/logs/<tournament>/
-	Log     *slog.Logger
+	// Logs, if set, is the one directory every game's engine logs go in
+	// (taikai match --logs), instead of DataDir's.
+	Logs string
+	Log  *slog.Logger
 	// Dispatch, if set, plays the games on workers instead of Runner.
 	Dispatch Dispatcher
 
@@ -193,6 +205,28 @@ func (s *Service) Start(ctx context.Context, id int64) (*Tournament, error) {
 	s.launch(t)
 	s.publish(Event{Type: EventTournament, TournamentID: id, Tournament: t})
 	return t, nil
+}
+
+// Run starts a pending tournament and waits until it is over: every game
+// played, or its SPRT decided. When ctx ends first, its running games are
+// aborted, and Run returns once they are stored. It returns the tournament
+// as stored at its end.
+func (s *Service) Run(ctx context.Context, id int64) (*Tournament, error) {
+	if _, err := s.Start(ctx, id); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	rn := s.runs[id]
+	s.mu.Unlock()
+	if rn != nil {
+		select {
+		case <-rn.done:
+		case <-ctx.Done():
+			rn.cancel()
+			<-rn.done
+		}
+	}
+	return s.Store.Tournament(context.WithoutCancel(ctx), id)
 }
 
 // Cancel stops a tournament: its running games are aborted and not scored.
@@ -393,7 +427,10 @@ func (s *Service) prepare(ctx context.Context, t *Tournament, p Pairing, cache m
 	if suite != nil && p.Pair != 0 {
 		spec.Opening = OpeningFor(suite, t.Settings.Openings, t.Seed, p.Pair)
 	}
-	if s.DataDir != "" {
+	switch {
+	case s.Logs != "":
+		spec.LogDir = s.Logs
+	case s.DataDir != "":
 		spec.LogDir = filepath.Join("logs", strconv.FormatInt(t.ID, 10))
 	}
 	return spec, nil
@@ -426,11 +463,7 @@ func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) bool {
 		}
 		p, stored = s.Dispatch.Play(ctx, spec)
 	} else {
-		runner := *s.Runner
-		if s.DataDir != "" {
-			runner.DataDir = s.DataDir
-		}
-		p = runner.Play(ctx, spec)
+		p = s.Play(ctx, spec)
 	}
 	ok := s.storeGame(ctx, p)
 	stored(ok)
@@ -454,6 +487,17 @@ func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) bool {
 	return ended.Status == GameFinished
 }
 
+// Play plays one game on the service's runner, its relative log directory
+// under DataDir. The service's own games are stored and told; a game
+// played by a caller (the pre-flight check) is neither.
+func (s *Service) Play(ctx context.Context, spec GameSpec) *Played {
+	runner := *s.Runner
+	if s.DataDir != "" {
+		runner.DataDir = s.DataDir
+	}
+	return runner.Play(ctx, spec)
+}
+
 // checkSPRT finishes a tournament whose SPRT has decided: its running games
 // are stopped (stored as aborted, and not played again).
 func (s *Service) checkSPRT(ctx context.Context, t *Tournament) {
@@ -475,6 +519,14 @@ func (s *Service) checkSPRT(ctx context.Context, t *Tournament) {
 		return
 	}
 	s.log().Info("SPRT decided: tournament finished", "tournament", t.ID, "result", result, "llr", llr)
+	// Told before its running games are stopped: their ends come after.
+	cur, err := s.Store.Tournament(context.WithoutCancel(ctx), t.ID)
+	if err != nil {
+		c := *t
+		c.Status = StatusFinished
+		cur = &c
+	}
+	s.publish(Event{Type: EventTournament, TournamentID: t.ID, Tournament: cur, SPRT: &SPRTDecision{Result: result, LLR: llr}})
 	s.mu.Lock()
 	if rn := s.runs[t.ID]; rn != nil {
 		rn.cancel()

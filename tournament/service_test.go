@@ -12,6 +12,7 @@ import (
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
+	"github.com/taikai-dev/taikai/tournament/stats"
 )
 
 // unstorable is a real store whose FinishGame fails for the first game it is
@@ -182,4 +183,81 @@ func waitFinished(tb testing.TB, db *storage.DB, id int64) *tournament.Tournamen
 			tb.Fatalf("tournament %d still %s with %d of %d games after 60 s", id, cur.Status, cur.FinishedGames, cur.TotalGames)
 		}
 	}
+}
+
+// events records what a Service publishes, but the moves.
+type events struct {
+	mu   sync.Mutex
+	list []tournament.Event
+}
+
+func (e *events) Publish(ev tournament.Event) {
+	if ev.Type == tournament.EventMove {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.list = append(e.list, ev)
+}
+
+// Run plays a match (taikai match's way of running on the Service) until
+// its SPRT decides, and returns it finished; the decision is published, with
+// its LLR past the bound, before the ends of the games it stopped.
+func TestRunStopsWhenTheSPRTDecides(t *testing.T) {
+	ctx := context.Background()
+	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "taikai.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	sprt, err := stats.ParseSPRT("elo0=0", "elo1=50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Random against greedy: random's SPRT decides H0 within some tens of
+	// games, well before the 400.
+	tour := &tournament.Tournament{Name: "m", Kind: tournament.KindMatch, GamesPerPair: 400, Concurrency: 2,
+		Settings: tournament.Settings{Game: "othello", MoveTimeMS: 2000, SPRT: &sprt}}
+	createBetweenBuiltins(t, db, tour, "")
+	sink := &events{}
+	svc := &tournament.Service{Store: db, Runner: newRunner(t), Sink: sink}
+	defer svc.Close()
+	rctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	cur, err := svc.Run(rctx, tour.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rctx.Err() != nil {
+		t.Fatalf("the SPRT did not decide within 3 minutes: %d games", cur.FinishedGames)
+	}
+	if cur.Status != tournament.StatusFinished || cur.FinishedGames >= cur.TotalGames {
+		t.Errorf("status %s after %d of %d games; want finished early", cur.Status, cur.FinishedGames, cur.TotalGames)
+	}
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	var decided *tournament.SPRTDecision
+	for _, ev := range sink.list {
+		switch {
+		case ev.SPRT != nil && decided == nil:
+			decided = ev.SPRT
+			if ev.Tournament == nil || ev.Tournament.Status != tournament.StatusFinished {
+				t.Errorf("the decision came with the tournament %+v, want it finished", ev.Tournament)
+			}
+		case ev.Type == tournament.EventGameEnded && ev.Played.Outcome.Reason == games.ReasonAborted && decided == nil:
+			t.Errorf("game %d ended aborted before the SPRT's decision was told", ev.GameID)
+		}
+	}
+	if decided == nil {
+		t.Fatal("no SPRT decision published")
+	}
+	lo, _ := sprt.Bounds()
+	if decided.Result != "H0" || decided.LLR > lo {
+		t.Errorf("decision %+v; want H0 with the LLR at or under %.2f", decided, lo)
+	}
+	_, pairs, err := db.Standings(ctx, tour.ID)
+	if err != nil || len(pairs) != 1 {
+		t.Fatalf("pairs %v, %v", pairs, err)
+	}
+	t.Logf("%s after %d games, LLR %.2f; stored %+v", decided.Result, cur.FinishedGames, decided.LLR, pairs[0])
 }

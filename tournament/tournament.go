@@ -66,6 +66,9 @@ type Tournament struct {
 // game pairs (openings), a schedule of pairs. Swiss and knockout have none:
 // see Plan.
 func (t *Tournament) Schedule() Schedule {
+	if t.Kind == KindMatch {
+		return Match{Games: int64(t.GamesPerPair), Pairs: t.Settings.Paired()}
+	}
 	legs := t.GamesPerPair
 	if t.Settings.Paired() {
 		legs /= 2

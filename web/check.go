@@ -154,10 +154,9 @@ func (s *Server) preflight(ctx context.Context, e engines.Engine) (*checkJSON, e
 	defer os.RemoveAll(logs)
 	ctx, cancel := context.WithTimeout(ctx, checkWithin)
 	defer cancel()
-	runner := *s.Service.Runner
 	set := checkSettings(e)
 	t0 := time.Now()
-	p := runner.Play(ctx, tournament.GameSpec{Black: e, White: opp, Settings: set, Seed: uint64(t0.UnixNano()), LogDir: logs})
+	p := s.Service.Play(ctx, tournament.GameSpec{Black: e, White: opp, Settings: set, Seed: uint64(t0.UnixNano()), LogDir: logs})
 	res := &checkJSON{Opponent: opp.Name, Reason: p.Outcome.Reason, Violations: p.Violations[0], Seconds: time.Since(t0).Round(10 * time.Millisecond).Seconds(),
 		Settings: map[string]string{"move_time": checkMoveTime.String(), "connect": checkConnect.String(), "color": "black"}}
 	if set.Rule != "" {

@@ -2,13 +2,13 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -299,14 +299,15 @@ func runMatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "taikai match:", err)
 		return 2
 	}
-	m := &match{cfg: cfg, pair: pair, stderr: stderr}
-	if err := m.open(ctx); err != nil {
+	m := &match{cfg: cfg, pair: pair}
+	if err := m.open(ctx, stderr); err != nil {
 		fmt.Fprintln(stderr, "taikai match:", err)
+		m.close()
 		return 1
 	}
 	defer m.close()
 	if err := m.play(ctx); err != nil {
-		fmt.Fprintln(stderr, "taikai match:", err)
+		fmt.Fprintln(m.stderr, "taikai match:", err)
 		return 1
 	}
 	if m.nonePlayed() {
@@ -317,7 +318,7 @@ func runMatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if cfg.out != "" {
 		if err := m.writeOut(cfg.out); err != nil {
-			fmt.Fprintln(stderr, "taikai match: --out:", err)
+			fmt.Fprintln(m.stderr, "taikai match: --out:", err)
 			return 1
 		}
 	}
@@ -339,7 +340,7 @@ func runMatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	if first != nil {
-		fmt.Fprintf(stderr, "taikai match: no game could be played: game 1 ended %s\n", gameEnd(first))
+		fmt.Fprintf(m.stderr, "taikai match: no game could be played: game 1 ended %s\n", gameEnd(first))
 	}
 	return 1
 }
@@ -361,7 +362,7 @@ func (m *match) reportNotStarted(w io.Writer) {
 		out := map[string]any{"games": []matchGameJSON{}, "played": 0}
 		for _, p := range m.played {
 			if p != nil {
-				out["games"] = append(out["games"].([]matchGameJSON), gameJSON(p))
+				out["games"] = append(out["games"].([]matchGameJSON), m.gameJSON(p))
 			}
 		}
 		enc := json.NewEncoder(w)
@@ -384,38 +385,59 @@ func (m *match) notStarted(w io.Writer) {
 	}
 }
 
-// match plays the games of `taikai match`.
+// match plays the games of `taikai match` as a tournament of kind match on
+// a tournament.Service, as serve plays its tournaments: one scheduler, one
+// tally (the store's), one SPRT. The match is stored in --db, else in a
+// temporary database removed at the end. match is the service's sink: it
+// keeps the games as played and prints the progress.
 type match struct {
 	cfg    *matchConfig
 	pair   []engines.Engine
-	stderr io.Writer
+	stderr io.Writer // safe for the service's log and the sink at once
 	db     *storage.DB
+	tmp    string // the temporary database's directory; "" with --db
 	t      *tournament.Tournament
+	tty    bool
 
 	mu      sync.Mutex
-	played  []*tournament.Played // by game number
-	records [2]engines.Tally     // per engine of pair
-	done    int
-	tty     bool
-	count   stats.Counter // the first engine's games and complete game pairs
-	decided string        // H0 or H1 once the SPRT decided; "" before
-	llr     float64       // the SPRT's log-likelihood ratio at the last pair
-	stop    func()        // stops the match (the SPRT decided)
-	stopped int           // games stopped unfinished when the SPRT decided
+	played  []*tournament.Played     // by game number
+	rows    [2]tournament.Standing   // the engines' stored standings, as of the last game
+	result  tournament.PairResult    // the stored record between them, from the first's view
+	decided *tournament.SPRTDecision // once the SPRT decided
+	stopped int                      // games stopped unfinished when the SPRT decided
 }
 
-func (m *match) open(ctx context.Context) error {
-	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 && m.stderr == io.Writer(os.Stderr) {
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+// open stores the engines and the match, in --db or a temporary database.
+func (m *match) open(ctx context.Context, stderr io.Writer) error {
+	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 && stderr == io.Writer(os.Stderr) {
 		m.tty = true
 	}
+	m.stderr = &lockedWriter{w: stderr}
 	m.played = make([]*tournament.Played, m.cfg.games)
-	for i := range m.records {
-		m.records[i].Name = m.pair[i].Name
+	for i := range m.rows {
+		m.rows[i].Name = m.pair[i].Name
 	}
-	if m.cfg.db == "" {
-		return nil
+	path := m.cfg.db
+	if path == "" {
+		dir, err := os.MkdirTemp("", "taikai-match-")
+		if err != nil {
+			return err
+		}
+		m.tmp, path = dir, filepath.Join(dir, "match.db")
 	}
-	db, err := storage.Open(ctx, m.cfg.db)
+	db, err := storage.Open(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -425,10 +447,12 @@ func (m *match) open(ctx context.Context) error {
 			return fmt.Errorf("record engine %s: %w", m.pair[i].Name, err)
 		}
 	}
+	set := m.cfg.set
+	set.SPRT = m.cfg.sprt
 	m.t = &tournament.Tournament{
 		Name:     fmt.Sprintf("match %s vs %s", m.pair[0].Name, m.pair[1].Name),
 		Kind:     tournament.KindMatch,
-		Settings: m.cfg.set, Engines: []int64{m.pair[0].ID, m.pair[1].ID},
+		Settings: set, Engines: []int64{m.pair[0].ID, m.pair[1].ID},
 		GamesPerPair: m.cfg.games, Concurrency: m.cfg.concurrency,
 		Status: tournament.StatusRunning, Seed: m.cfg.seed,
 	}
@@ -442,9 +466,13 @@ func (m *match) close() {
 	if m.db != nil {
 		m.db.Close()
 	}
+	if m.tmp != "" {
+		os.RemoveAll(m.tmp)
+	}
 }
 
-// play runs the games with up to concurrency at once.
+// play runs the match on a tournament.Service until its games are played,
+// its SPRT decided, or ctx ends.
 func (m *match) play(ctx context.Context) error {
 	self, err := os.Executable()
 	if err != nil {
@@ -457,164 +485,98 @@ func (m *match) play(ctx context.Context) error {
 		}
 	}
 	defer launcher.Close()
-	runner := &tournament.Runner{Launcher: launcher, Affinity: m.cfg.affinity}
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
-	m.stop = stop
-	next := make(chan int)
-	errc := make(chan error, m.cfg.concurrency)
-	var wg sync.WaitGroup
-	for range m.cfg.concurrency {
-		wg.Go(func() {
-			for i := range next {
-				if err := m.game(ctx, runner, i); err != nil {
-					errc <- err
-					return
-				}
-			}
-		})
+	svc := &tournament.Service{
+		Store:  m.db,
+		Runner: &tournament.Runner{Launcher: launcher, Affinity: m.cfg.affinity},
+		Sink:   m, Logs: m.cfg.logs,
+		// Its failures (a store that cannot write) are said; its progress
+		// is the sink's.
+		Log: slog.New(slog.NewTextHandler(m.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 	start := time.Now()
-	var firstErr error
-feed:
-	for i := range m.cfg.games {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		case firstErr = <-errc:
-			break feed
-		}
+	_, err = svc.Run(ctx, m.t.ID)
+	svc.Close()
+	if err != nil {
+		return err
 	}
-	close(next)
-	wg.Wait()
-	if firstErr == nil {
-		select {
-		case firstErr = <-errc:
-		default:
-		}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.read(); err != nil {
+		return err
 	}
 	if m.tty {
 		fmt.Fprintln(m.stderr)
 	}
-	fmt.Fprintf(m.stderr, "%d games in %v\n", m.done, time.Since(start).Round(time.Millisecond))
-	if m.decided != "" && m.db != nil {
-		// Stopped early: the stored match is over all the same.
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		err := m.db.SetTournamentStatus(sctx, m.t.ID, tournament.StatusFinished)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("store the match as finished: %w", err)
-		}
-	}
-	if m.decided != "" {
-		fmt.Fprintf(m.stderr, "SPRT: %s accepted (LLR %.2f, bounds %.2f, %.2f) after %d game pairs", m.decided, m.llr, lowerBound(m.cfg.sprt), upperBound(m.cfg.sprt), m.pairs())
+	fmt.Fprintf(m.stderr, "%d games in %v\n", m.rows[0].Games, time.Since(start).Round(time.Millisecond))
+	if d := m.decided; d != nil {
+		fmt.Fprintf(m.stderr, "SPRT: %s accepted (LLR %.2f, bounds %.2f, %.2f) after %d game pairs", d.Result, d.LLR, lowerBound(m.cfg.sprt), upperBound(m.cfg.sprt), m.pairs())
 		if m.stopped > 0 {
 			fmt.Fprintf(m.stderr, "; %d running games stopped and not counted", m.stopped)
 		}
 		fmt.Fprintln(m.stderr)
 	}
-	return firstErr
-}
-
-// game plays game i: even games give the first engine black.
-func (m *match) game(ctx context.Context, runner *tournament.Runner, i int) error {
-	if ctx.Err() != nil {
-		return nil // the match stopped (an interrupt, or the SPRT decided) before this game
-	}
-	a, b := 0, 1
-	if i%2 == 1 {
-		a, b = 1, 0
-	}
-	spec := tournament.GameSpec{
-		ID: int64(i + 1), Index: int64(i), Black: m.pair[a], White: m.pair[b],
-		Settings: m.cfg.set, Seed: m.cfg.seed + uint64(i),
-	}
-	if m.cfg.set.Paired() {
-		spec.Pair = int64(i/2 + 1)
-		if m.cfg.suite != nil {
-			spec.Opening = tournament.OpeningFor(m.cfg.suite, m.cfg.set.Openings, m.cfg.seed, spec.Pair)
-		}
-	}
-	m.mu.Lock()
-	spec.Tallies = [2]engines.Tally{m.records[a], m.records[b]}
-	m.mu.Unlock()
-	if m.db != nil {
-		id, err := m.db.StartGame(ctx, m.t, tournament.Pairing{Index: int64(i), Black: a, White: b, Pair: spec.Pair}, m.pair[a].ID, m.pair[b].ID, spec.Seed)
-		if err != nil && ctx.Err() != nil {
-			// The match stopped while this game was being stored (seen in
-			// CI: the SPRT decided a moment after the check above).
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("store game %d: %w", i+1, err)
-		}
-		spec.ID, spec.TournamentID = id, m.t.ID
-	}
-	if m.cfg.logs != "" {
-		spec.LogDir = m.cfg.logs
-	}
-	p := runner.Play(ctx, spec)
-	if m.db != nil {
-		// Store even when interrupted: an aborted game is recorded as such.
-		if err := m.db.FinishGame(context.WithoutCancel(ctx), p); err != nil {
-			return fmt.Errorf("store game %d: %w", i+1, err)
-		}
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if p.Outcome.Reason == games.ReasonAborted && m.decided != "" {
-		m.stopped++ // stopped by the SPRT's decision: not part of the match
-		return nil
-	}
-	m.played[i] = p
-	if p.Outcome.Reason != games.ReasonAborted {
-		m.done++
-		m.tally(i, a, b, p)
-	}
-	m.progress(i, p)
 	return nil
 }
 
-// tally adds a finished game to the engines' records, its pair to the
-// pentanomial counts once both its games are in, and runs the SPRT.
-func (m *match) tally(i, black, white int, p *tournament.Played) {
-	half := 1 // the first engine's half points
-	switch p.Outcome.Winner {
-	case games.Black:
-		m.records[black].Wins++
-		m.records[white].Losses++
-		half = 2 * (1 - black)
-	case games.White:
-		m.records[white].Wins++
-		m.records[black].Losses++
-		half = 2 * (1 - white)
-	}
-	paired := m.cfg.set.Paired()
-	var pair int64
-	if paired {
-		pair = int64(i/2 + 1)
-	}
-	if !m.count.Add(pair, half) && paired {
-		return // the SPRT runs after each complete pair
-	}
-	if t := m.cfg.sprt; t != nil && m.decided == "" {
-		if paired {
-			m.llr = t.LLR(m.count.Penta)
-		} else {
-			m.llr = t.LLRWDL(m.count.WDL)
+// Publish is the service's sink: it keeps each game as played, and prints
+// the progress with the standings as stored. Move events are let go at
+// once; a game's end is taken after the game is stored.
+func (m *match) Publish(ev tournament.Event) {
+	switch {
+	case ev.Type == tournament.EventTournament && ev.SPRT != nil:
+		m.mu.Lock()
+		if m.decided == nil {
+			d := *ev.SPRT
+			m.decided = &d
 		}
-		if r := t.Result(m.llr); r != "continue" {
-			m.decided = r
-			m.stop()
+		m.mu.Unlock()
+	case ev.Type == tournament.EventGameEnded && ev.Played != nil:
+		m.ended(ev.Played)
+	}
+}
+
+// ended takes a game that ended, and prints the progress.
+func (m *match) ended(p *tournament.Played) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p.Outcome.Reason == games.ReasonAborted && m.decided != nil {
+		m.stopped++ // stopped by the SPRT's decision: not part of the match
+		return
+	}
+	m.played[p.Spec.Index] = p
+	if err := m.read(); err != nil {
+		fmt.Fprintf(m.stderr, "taikai match: the standings did not read: %v\n", err)
+		return
+	}
+	m.progress(p)
+}
+
+// read takes the engines' standings and their record from the store.
+func (m *match) read() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rows, pairs, err := m.db.Standings(ctx, m.t.ID)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		for i, e := range m.pair {
+			if r.EngineID == e.ID {
+				r.Name = e.Name
+				m.rows[i] = r
+			}
 		}
 	}
+	if len(pairs) == 1 {
+		m.result = pairs[0].From(m.pair[0].ID)
+	}
+	return nil
 }
 
 // pairs is the number of complete game pairs.
 func (m *match) pairs() int64 {
 	var n int64
-	for _, c := range m.count.Penta {
+	for _, c := range m.result.Penta {
 		n += c
 	}
 	return n
@@ -624,29 +586,45 @@ func (m *match) pairs() int64 {
 // pairs (pentanomial), else by games.
 func (m *match) estimate() stats.Estimate {
 	if m.cfg.set.Paired() {
-		return stats.FromPenta(m.count.Penta)
+		return stats.FromPenta(m.result.Penta)
 	}
-	return stats.FromWDL(m.count.WDL)
+	return stats.FromWDL(stats.WDL{W: m.result.AWins, D: m.result.Draws, L: m.result.BWins})
+}
+
+// llr is the SPRT's log-likelihood ratio: where it decided, else as stored.
+func (m *match) llr() float64 {
+	if m.decided != nil {
+		return m.decided.LLR
+	}
+	return tournament.PairLLR(m.cfg.sprt, m.cfg.set.Paired(), m.result)
+}
+
+// verdict is the SPRT's decision: H0, H1 or continue.
+func (m *match) verdict() string {
+	if m.decided != nil {
+		return m.decided.Result
+	}
+	return "continue"
 }
 
 func lowerBound(t *stats.SPRT) float64 { l, _ := t.Bounds(); return l }
 func upperBound(t *stats.SPRT) float64 { _, u := t.Bounds(); return u }
 
-func (m *match) progress(i int, p *tournament.Played) {
-	a, b := m.records[0], m.records[1]
-	draws := m.done - a.Wins - a.Losses
-	line := fmt.Sprintf("%d/%d  %s %d - %d %s  draws %d", m.done, m.cfg.games, a.Name, a.Wins, b.Wins, b.Name, draws)
+func (m *match) progress(p *tournament.Played) {
+	a, b := m.rows[0], m.rows[1]
+	done := int(a.Games)
+	line := fmt.Sprintf("%d/%d  %s %d - %d %s  draws %d", done, m.cfg.games, a.Name, a.Wins, b.Wins, b.Name, a.Draws)
 	if est := m.estimate(); est.Games > 0 {
 		line += fmt.Sprintf("  Elo %.1f +/- %s", est.Elo, eloText(est.EloError))
 	}
 	if m.cfg.sprt != nil {
-		line += fmt.Sprintf("  LLR %.2f (%.2f, %.2f)", m.llr, lowerBound(m.cfg.sprt), upperBound(m.cfg.sprt))
+		line += fmt.Sprintf("  LLR %.2f (%.2f, %.2f)", m.llr(), lowerBound(m.cfg.sprt), upperBound(m.cfg.sprt))
 	}
-	line += fmt.Sprintf("  (game %d: %s)", i+1, gameEnd(p))
+	line += fmt.Sprintf("  (game %d: %s)", p.Spec.Index+1, gameEnd(p))
 	switch {
 	case m.tty:
 		fmt.Fprintf(m.stderr, "\r\033[K%s", line)
-	case m.done == m.cfg.games || m.done%max(1, min(m.cfg.games/20, 50)) == 0 || p.Outcome.Reason != games.ReasonNormal:
+	case done == m.cfg.games || done%max(1, min(m.cfg.games/20, 50)) == 0 || p.Outcome.Reason != games.ReasonNormal:
 		fmt.Fprintln(m.stderr, line)
 	}
 }
@@ -685,11 +663,10 @@ func notPlayed(p *tournament.Played) bool {
 }
 
 func (m *match) report(w io.Writer) {
-	a, b := m.records[0], m.records[1]
-	draws := int64(m.done - a.Wins - a.Losses)
+	a, b := m.rows[0], m.rows[1]
 	stand := []matchStandingJSON{
-		{a.Name, int64(a.Wins), draws, int64(a.Losses), float64(a.Wins) + float64(draws)/2, m.lossesBy(a.Name)},
-		{b.Name, int64(b.Wins), draws, int64(b.Losses), float64(b.Wins) + float64(draws)/2, m.lossesBy(b.Name)},
+		{a.Name, a.Wins, a.Draws, a.Losses, float64(a.Wins) + float64(a.Draws)/2, m.lossesBy(a.Name)},
+		{b.Name, b.Wins, b.Draws, b.Losses, float64(b.Wins) + float64(b.Draws)/2, m.lossesBy(b.Name)},
 	}
 	est := m.estimate()
 	if m.cfg.json {
@@ -702,16 +679,16 @@ func (m *match) report(w io.Writer) {
 			out.EloDiff, out.EloError, out.Elo, out.NElo, out.NEloError, out.LOS, out.DrawRatio = nil, nil, nil, nil, nil, nil, nil
 		}
 		if m.cfg.set.Paired() {
-			out.Pentanomial = m.count.Penta[:]
+			out.Pentanomial = m.result.Penta[:]
 		}
 		if t := m.cfg.sprt; t != nil {
 			lo, hi := t.Bounds()
-			out.SPRT = &sprtJSON{LLR: round2(m.llr), Lower: round2(lo), Upper: round2(hi), Result: cmp.Or(m.decided, "continue"),
+			out.SPRT = &sprtJSON{LLR: round2(m.llr()), Lower: round2(lo), Upper: round2(hi), Result: m.verdict(),
 				Elo0: t.Elo0, Elo1: t.Elo1, Alpha: t.Alpha, Beta: t.Beta, Model: t.Model}
 		}
 		for _, p := range m.played {
 			if p != nil {
-				out.Games = append(out.Games, gameJSON(p))
+				out.Games = append(out.Games, m.gameJSON(p))
 			}
 		}
 		enc := json.NewEncoder(w)
@@ -735,11 +712,11 @@ func (m *match) report(w io.Writer) {
 			a.Name, b.Name, est.Elo, eloText(est.EloError), eloText(est.NElo), est.NEloError, 100*est.LOS, 100*est.DrawRatio)
 	}
 	if m.cfg.set.Paired() {
-		fmt.Fprintf(w, "Game pairs (pentanomial, %s's points 0, 0.5, 1, 1.5, 2): %v\n", a.Name, m.count.Penta)
+		fmt.Fprintf(w, "Game pairs (pentanomial, %s's points 0, 0.5, 1, 1.5, 2): %v\n", a.Name, m.result.Penta)
 	}
 	if t := m.cfg.sprt; t != nil {
 		lo, hi := t.Bounds()
-		fmt.Fprintf(w, "SPRT (%s): LLR %.2f (%.2f, %.2f): %s\n", t, m.llr, lo, hi, cmp.Or(m.decided, "continue"))
+		fmt.Fprintf(w, "SPRT (%s): LLR %.2f (%.2f, %.2f): %s\n", t, m.llr(), lo, hi, m.verdict())
 	}
 	reasons := map[string]int{}
 	for _, p := range m.played {
@@ -760,7 +737,7 @@ func (m *match) report(w io.Writer) {
 		}
 	}
 	m.notStarted(w)
-	if m.db != nil {
+	if m.cfg.db != "" {
 		fmt.Fprintf(w, "Stored as tournament %d in %s\n", m.t.ID, m.db.Path())
 	}
 }
@@ -815,8 +792,9 @@ func eloText(f float64) string {
 	return fmt.Sprintf("%.1f", f)
 }
 
-// gameJSON renders a played game as `taikai match --json` prints it.
-func gameJSON(p *tournament.Played) matchGameJSON {
+// gameJSON renders a played game as `taikai match --json` prints it: with
+// its id in --db, if stored there.
+func (m *match) gameJSON(p *tournament.Played) matchGameJSON {
 	g := matchGameJSON{
 		Black: p.Spec.Black.Name, White: p.Spec.White.Name, Result: p.Result(), Reason: p.Outcome.Reason,
 		Moves: make([]games.MoveView, len(p.Moves)), Sandbox: p.Sandbox, Detail: p.Detail,
@@ -825,7 +803,7 @@ func gameJSON(p *tournament.Played) matchGameJSON {
 	if o := p.Spec.Opening; o != nil {
 		g.Opening = &tournament.Opening{Suite: o.Suite, Index: o.Index, Plies: min(len(o.Moves), len(p.Moves)), Text: o.Text}
 	}
-	if p.Spec.TournamentID != 0 {
+	if m.cfg.db != "" {
 		g.ID = p.Spec.ID
 	}
 	for i, mv := range p.Moves {
