@@ -49,6 +49,7 @@ type Sandbox struct {
 	Cmd *exec.Cmd
 
 	cfg     Config
+	ctx     context.Context
 	name    string
 	args    []byte        // bwrap's arguments, NUL-separated, passed through a pipe
 	group   *group        // nil without cgroups (polled) or before Start
@@ -105,7 +106,7 @@ func Command(ctx context.Context, cfg Config, argv ...string) (*Sandbox, error) 
 	if buf.Len() > 60<<10 {
 		return nil, fmt.Errorf("sandbox: command and environment too long (%d bytes)", buf.Len())
 	}
-	s := &Sandbox{cfg: cfg, args: []byte(buf.String()), pidfd: -1, exited: make(chan struct{}), done: make(chan struct{})}
+	s := &Sandbox{cfg: cfg, ctx: ctx, args: []byte(buf.String()), pidfd: -1, exited: make(chan struct{}), done: make(chan struct{})}
 	s.name = fmt.Sprintf("%d-%d", os.Getpid(), counter.Add(1))
 	if n := notInName.ReplaceAllString(cfg.Name, ""); n != "" {
 		s.name += "-" + n
@@ -420,7 +421,7 @@ func (s *Sandbox) start() (int, error) {
 		}
 	}
 	s.Cmd.ExtraFiles = theirs
-	if s.group != nil && s.group.v2 {
+	if s.group != nil && s.group.v2 && !noClone3.Load() {
 		// bwrap is born in the sandbox's cgroup (clone3's CLONE_INTO_CGROUP).
 		f, err := s.group.fd()
 		if err != nil {
@@ -431,6 +432,15 @@ func (s *Sandbox) start() (int, error) {
 	}
 	closeOnExec()
 	err = s.Cmd.Start()
+	if err != nil && s.Cmd.SysProcAttr.UseCgroupFD && (errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM)) {
+		// clone3 refused: Docker's default seccomp profile answers ENOSYS
+		// (others EPERM) and Go does not fall back. bwrap is then moved
+		// into its cgroup below, as on v1; an exec.Cmd starts only once.
+		noClone3.Store(true)
+		s.Cmd = s.recommand()
+		s.Cmd.ExtraFiles = theirs
+		err = s.Cmd.Start()
+	}
 	for _, f := range theirs {
 		f.Close()
 	}
@@ -438,9 +448,10 @@ func (s *Sandbox) start() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	// v1: bwrap is moved into the cgroups before it has its arguments (it
-	// reads them first thing), so everything it clones is born in them.
-	if s.group != nil && !s.group.v2 {
+	// Without CLONE_INTO_CGROUP (v1, or clone3 refused), bwrap is moved into
+	// its cgroups before it has its arguments (it reads them first thing),
+	// so everything it clones is born in them.
+	if s.group != nil && !s.Cmd.SysProcAttr.UseCgroupFD {
 		if err := s.group.add(s.Cmd.Process.Pid); err != nil {
 			return 0, err
 		}
@@ -479,6 +490,22 @@ func (s *Sandbox) start() (int, error) {
 		s.ln = ln
 	}
 	return info.ChildPid, nil
+}
+
+// noClone3 is set once clone3 was refused (see start); tests set it to
+// take that path.
+var noClone3 atomic.Bool
+
+// recommand is a fresh copy of s.Cmd, not started, without
+// CLONE_INTO_CGROUP.
+func (s *Sandbox) recommand() *exec.Cmd {
+	c := exec.CommandContext(s.ctx, s.Cmd.Path, s.Cmd.Args[1:]...)
+	c.Env, c.Dir, c.WaitDelay = s.Cmd.Env, s.Cmd.Dir, s.Cmd.WaitDelay
+	c.Stdin, c.Stdout, c.Stderr = s.Cmd.Stdin, s.Cmd.Stdout, s.Cmd.Stderr
+	attr := *s.Cmd.SysProcAttr
+	attr.UseCgroupFD, attr.CgroupFD = false, 0
+	c.SysProcAttr = &attr
+	return c
 }
 
 // parentPid reads the parent of pid from /proc.

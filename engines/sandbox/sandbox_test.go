@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -34,6 +35,12 @@ const helperExeEnv = "TAIKAI_SANDBOX_TEST_EXE"
 
 func TestMain(m *testing.M) {
 	MaybeHelper()
+	if os.Getenv(noClone3Env) != "" {
+		if err := refuseClone3(); err != nil {
+			fmt.Println(err)
+			os.Exit(2)
+		}
+	}
 	if exe := os.Getenv(helperExeEnv); exe != "" {
 		executable = func() (string, error) { return exe, nil }
 	}
@@ -1055,3 +1062,66 @@ func TestSweepKillsLeftovers(t *testing.T) {
 
 // deadliner is what a sandbox's Listener has besides net.Listener.
 type deadliner interface{ SetDeadline(time.Time) error }
+
+// noClone3Env makes TestMain refuse clone3 to the whole test process (see
+// TestNoClone3).
+const noClone3Env = "TAIKAI_SANDBOX_TEST_NO_CLONE3"
+
+// refuseClone3 installs a seccomp filter on every thread of the process
+// that answers clone3 with ENOSYS, as Docker's default profile does.
+func refuseClone3() error {
+	prog := []unix.SockFilter{
+		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: 0}, // seccomp_data.nr
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: unix.SYS_CLONE3, Jt: 0, Jf: 1},
+		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)},
+		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW},
+	}
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return err
+	}
+	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog))); e != 0 {
+		return fmt.Errorf("seccomp: %w", e)
+	}
+	return nil
+}
+
+// TestNoClone3: where clone3 is refused (Docker's default seccomp profile),
+// engines still start in their cgroup and its memory limit holds. The test
+// reruns itself in a child process whose every thread has a seccomp filter
+// answering clone3 with ENOSYS. On cgroup v2, where the sandbox is born in
+// its cgroup with clone3, the child must have taken the fallback (bwrap
+// moved into the cgroup before it has its arguments); v1 never uses clone3.
+func TestNoClone3(t *testing.T) {
+	requireSandbox(t)
+	cg := hostCgroups()
+	if cg.none != "" {
+		t.Skipf("no cgroups here: %s", cg.none)
+	}
+	if os.Getenv(noClone3Env) == "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, testHelper(t), "-test.run=^TestNoClone3$", "-test.v")
+		cmd.Env = append(os.Environ(), noClone3Env+"=1")
+		out, err := cmd.CombinedOutput()
+		t.Logf("child:\n%s", out)
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestNoClone3") {
+			t.Errorf("child: %v", err)
+		}
+		return
+	}
+	if _, _, e := unix.Syscall(unix.SYS_CLONE3, 0, 0, 0); e != unix.ENOSYS {
+		t.Fatalf("clone3 not refused: %v", e)
+	}
+	eng := publicDir(t)
+	buildC(t, eng, "alloc", allocC)
+	sb, out := start(t, Config{EngineDir: eng, MemoryBytes: 64 << 20}, "./alloc")
+	u := waitDone(t, sb, out, 90*time.Second)
+	t.Logf("cgroup v2 %v, clone3 fallback taken %v: %+v", cg.v2, noClone3.Load(), u)
+	if !u.OOMKilled || strings.Contains(out.String(), "LEAK") {
+		t.Errorf("not killed over its memory limit: %+v\n%s", u, out)
+	}
+	if cg.v2 && !noClone3.Load() {
+		t.Error("cgroup v2 without clone3, and no fallback taken")
+	}
+}
