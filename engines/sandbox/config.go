@@ -96,8 +96,11 @@ type Config struct {
 	Port int
 	// Helper is the host path of a binary whose main calls MaybeHelper
 	// first (the taikai binary); default os.Executable(). It is mounted at
-	// HelperPath and runs first in every sandbox (see MaybeHelper).
+	// HelperPath. The helper that runs first in every sandbox (see
+	// MaybeHelper) is HelperProgram if it sits beside Helper (mounted at
+	// SmallHelperPath), else Helper itself.
 	Helper string
+	small  string // HelperProgram beside Helper, if any
 	// UID and GID the engine runs as on the host. Default: 65534 when the
 	// server is root, else the server's own.
 	UID, GID int

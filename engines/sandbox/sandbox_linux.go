@@ -165,6 +165,9 @@ func (cfg *Config) defaults() error {
 		}
 		cfg.Helper = self
 	}
+	if small := filepath.Join(filepath.Dir(cfg.Helper), HelperProgram); unix.Access(small, unix.X_OK) == nil {
+		cfg.small = small
+	}
 	// What bwrap mounts it opens as the engine's uid: as the server's own
 	// uid, anything the server reaches; as another (a root server's), only
 	// what that uid may reach.
@@ -176,6 +179,7 @@ func (cfg *Config) defaults() error {
 		{"scratch dir", cfg.ScratchDir, true, true},
 		{"folder", cfg.FolderDir, true, true},
 		{"helper", cfg.Helper, false, false},
+		{"small helper", cfg.small, false, false},
 	} {
 		if d.path == "" {
 			continue
@@ -191,6 +195,8 @@ func (cfg *Config) defaults() error {
 			cfg.ScratchDir = abs
 		case "folder":
 			cfg.FolderDir = abs
+		case "small helper":
+			cfg.small = abs
 		default:
 			cfg.Helper = abs
 		}
@@ -305,6 +311,9 @@ func (cfg *Config) bwrapArgs() ([]string, error) {
 		}
 	}
 	a = append(a, "--ro-bind", cfg.Helper, HelperPath, "--proc", "/proc", "--dev", "/dev")
+	if cfg.small != "" {
+		a = append(a, "--ro-bind", cfg.small, SmallHelperPath)
+	}
 	if cfg.ScratchDir != "" {
 		a = append(a, "--bind", cfg.ScratchDir, ScratchMount)
 	} else {

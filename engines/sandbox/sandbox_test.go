@@ -971,7 +971,8 @@ func TestConfigErrors(t *testing.T) {
 }
 
 // BenchmarkStart: start to exit of /bin/true, sandboxed and not, with and
-// without a listener.
+// without a listener, with the test binary (41 MB for cmd/taikai's) and
+// with cmd/taikai-sandbox-helper as the helper.
 func BenchmarkStart(b *testing.B) {
 	b.Run("plain", func(b *testing.B) {
 		for b.Loop() {
@@ -981,12 +982,15 @@ func BenchmarkStart(b *testing.B) {
 		}
 	})
 	requireSandbox(b)
+	small := smallHelper(b)
 	for _, c := range []struct {
 		name string
 		cfg  Config
 	}{
 		{"sandboxed", Config{}},
 		{"sandboxed-port", Config{Port: 46000}},
+		{"small-helper", Config{Helper: small}},
+		{"small-helper-port", Config{Helper: small, Port: 46000}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
@@ -1123,5 +1127,56 @@ func TestNoClone3(t *testing.T) {
 	}
 	if cg.v2 && !noClone3.Load() {
 		t.Error("cgroup v2 without clone3, and no fallback taken")
+	}
+}
+
+// smallHelper builds cmd/taikai-sandbox-helper into a public directory
+// beside a link to the test binary, and returns the link: as Config.Helper,
+// the small helper beside it runs first in the sandbox.
+func smallHelper(tb testing.TB) string {
+	tb.Helper()
+	dir := publicDir(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, HelperProgram), "github.com/taikai-dev/taikai/cmd/taikai-sandbox-helper").CombinedOutput()
+	if err != nil {
+		tb.Fatalf("build the small helper: %v\n%s", err, out)
+	}
+	if err := os.Symlink(testHelper(tb), filepath.Join(dir, "taikai")); err != nil {
+		tb.Fatal(err)
+	}
+	return filepath.Join(dir, "taikai")
+}
+
+// TestSmallHelper: with cmd/taikai-sandbox-helper beside Config.Helper, it
+// is the helper: the listener, the limits, the CPUs and the descriptors are
+// as with the taikai binary, which stays at HelperPath.
+func TestSmallHelper(t *testing.T) {
+	requireSandbox(t)
+	eng := publicDir(t)
+	putFile(t, filepath.Join(eng, "once.py"), `
+import os, resource, socket
+print(sorted(os.listdir("/.taikai")), resource.getrlimit(resource.RLIMIT_NOFILE), resource.getrlimit(resource.RLIMIT_NPROC), os.sched_getaffinity(0), sorted(os.listdir("/proc/self/fd")))
+s = socket.create_connection(("127.0.0.1", 46000), timeout=5)
+s.sendall(b"move d3\n")
+`, 0o644)
+	sb, out := start(t, Config{EngineDir: eng, Port: 46000, Helper: smallHelper(t), CPUs: []int{0}, NoFile: 100, Pids: 50}, "python3", "once.py")
+	if sb.cfg.small == "" {
+		t.Fatal("small helper not found")
+	}
+	ln := sb.Listener()
+	defer ln.Close()
+	ln.(deadliner).SetDeadline(time.Now().Add(10 * time.Second))
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatalf("accept: %v\n%s", err, out)
+	}
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	b, err := io.ReadAll(c)
+	c.Close()
+	u := waitDone(t, sb, out, 10*time.Second)
+	want := "['helper', 'taikai'] (100, 100) (50, 50) {0} ['0', '1', '2', '3']\n"
+	if string(b) != "move d3\n" || out.String() != want || u.ExitCode != 0 {
+		t.Errorf("read %q %v; %+v, output %q, want %q", b, err, u, out, want)
 	}
 }
