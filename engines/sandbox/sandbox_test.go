@@ -933,19 +933,15 @@ func TestCPU(t *testing.T) {
 
 func TestConfigErrors(t *testing.T) {
 	requireSandbox(t)
-	// A 0700 directory in a 0700 one: a root server's engines (uid 65534)
-	// cannot reach it, and are told so; an ordinary user's can.
+	// An engine directory its uid cannot read itself is refused.
 	private := filepath.Join(t.TempDir(), "engine")
-	if err := os.Mkdir(private, 0o755); err != nil {
+	if err := os.Mkdir(private, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	putFile(t, filepath.Join(private, "f"), "mine\n", 0o644)
 	if os.Geteuid() == 0 {
-		if _, err := Command(context.Background(), Config{EngineDir: private}, "true"); err == nil || !strings.Contains(err.Error(), "not searchable") {
-			t.Errorf("private engine dir: %v", err)
+		if _, err := Command(context.Background(), Config{EngineDir: private}, "true"); err == nil || !strings.Contains(err.Error(), "not accessible") {
+			t.Errorf("engine dir 0700: %v", err)
 		}
-	} else if out, u := run(t, Config{EngineDir: private}, 10*time.Second, "cat", "f"); out != "mine\n" || u.ExitCode != 0 {
-		t.Errorf("private engine dir of an ordinary user: %q %+v", out, u)
 	}
 	if _, err := Command(context.Background(), Config{}); err == nil {
 		t.Error("empty command accepted")
@@ -1178,5 +1174,76 @@ s.sendall(b"move d3\n")
 	want := "['helper', 'taikai'] (100, 100) (50, 50) {0} ['0', '1', '2', '3']\n"
 	if string(b) != "move d3\n" || out.String() != want || u.ExitCode != 0 {
 		t.Errorf("read %q %v; %+v, output %q, want %q", b, err, u, out, want)
+	}
+}
+
+// TestPrivateHome: everything a sandbox mounts (the engine's directory, its
+// scratch and persistent folders, the taikai binary and the small helper)
+// under a 0700 directory, as in root's home: no directory on the path needs
+// to be searchable by others, for a root server (whose engines run as uid
+// 65534) too.
+func TestPrivateHome(t *testing.T) {
+	requireSandbox(t)
+	home := t.TempDir()
+	if err := os.Chmod(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string]string{}
+	for _, d := range []string{"engine", "scratch", "folder", "bin"} {
+		dirs[d] = filepath.Join(home, "data", d)
+		if err := os.MkdirAll(dirs[d], 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(filepath.Join(home, "data"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	putFile(t, filepath.Join(dirs["engine"], "eng.py"), `
+import os, socket
+print(os.getuid(), sorted(os.listdir("/.taikai")), open("/engine/eng.py").read().count("socket"), flush=True)
+open("/tmp/x", "w").write("scratch")
+open("/folder/y", "w").write("folder")
+s = socket.create_connection(("127.0.0.1", 46000), timeout=5)
+s.sendall(b"hello\n")
+`, 0o644)
+	b, err := os.ReadFile(smallHelper(t)) // through the link: the test binary
+	if err != nil {
+		t.Fatal(err)
+	}
+	putFile(t, filepath.Join(dirs["bin"], "taikai"), string(b), 0o755)
+	small, err := os.ReadFile(filepath.Join(filepath.Dir(smallHelper(t)), HelperProgram))
+	if err != nil {
+		t.Fatal(err)
+	}
+	putFile(t, filepath.Join(dirs["bin"], HelperProgram), string(small), 0o755)
+	sb, out := start(t, Config{EngineDir: dirs["engine"], ScratchDir: dirs["scratch"], FolderDir: dirs["folder"],
+		Helper: filepath.Join(dirs["bin"], "taikai"), Port: 46000}, "python3", "eng.py")
+	ln := sb.Listener()
+	defer ln.Close()
+	ln.(deadliner).SetDeadline(time.Now().Add(10 * time.Second))
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatalf("accept: %v\n%s", err, out)
+	}
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	got, err := io.ReadAll(c)
+	c.Close()
+	u := waitDone(t, sb, out, 10*time.Second)
+	uid := os.Geteuid()
+	if uid == 0 {
+		uid = DefaultUID
+	}
+	want := fmt.Sprintf("%d ['helper', 'taikai'] 3\n", uid)
+	if string(got) != "hello\n" || out.String() != want || u.ExitCode != 0 {
+		t.Errorf("read %q %v; %+v; output %q, want %q", got, err, u, out, want)
+	}
+	for f, content := range map[string]string{filepath.Join(dirs["scratch"], "x"): "scratch", filepath.Join(dirs["folder"], "y"): "folder"} {
+		if b, err := os.ReadFile(f); string(b) != content {
+			t.Errorf("%s: %q %v", f, b, err)
+		}
+	}
+	// The staging is the sandbox's alone: nothing is mounted on the host.
+	if mi, _ := os.ReadFile("/proc/self/mountinfo"); strings.Contains(string(mi), stageDir) {
+		t.Errorf("%s mounted on the host:\n%s", stageDir, mi)
 	}
 }
