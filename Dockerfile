@@ -32,6 +32,9 @@ RUN CGO_ENABLED=1 go build -trimpath github.com/mattn/go-sqlite3
 
 COPY . .
 RUN CGO_ENABLED=1 go build -trimpath -ldflags "-s -w" -o /out/taikai ./cmd/taikai
+# The small program that runs first in every engine sandbox, beside taikai:
+# without it the 41 MB taikai binary does that job, tens of ms slower.
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/taikai-sandbox-helper ./cmd/taikai-sandbox-helper
 
 # ---- runtime stage: same Debian release as the builder, so the same glibc the
 # binary was linked against.
@@ -106,4 +109,4 @@ CMD ["serve"]
 
 # The binary last: a source change rebuilds only this layer of the runtime
 # stage, the settings above stay cached. Owned by root (COPY ignores USER).
-COPY --from=build /out/taikai /usr/local/bin/taikai
+COPY --from=build /out/taikai /out/taikai-sandbox-helper /usr/local/bin/

@@ -55,8 +55,9 @@ the same run:
   storage             finished games stored per second and bytes per stored
                       game, against bare inserts of the same bytes
   sandbox             (with throughput, where bwrap works) an engine's start
-                      to its connection and its stop, and games per second,
-                      with and without the engine sandbox (rounds of each in
+                      to its connection and its stop, games per second, and
+                      a game of engines answering after 10 ms a move, with
+                      and without the engine sandbox (rounds of each in
                       turn; every engine starts in a fresh sandbox), against
                       what bubblewrap with every namespace adds to /bin/true
   workers             games per second played by 1, 2 and 4 'taikai worker'
@@ -162,6 +163,13 @@ type BenchResult struct {
 	// the sandboxes too), without and with the sandbox.
 	CPUPerGameMS        float64 `json:"cpu_per_game_ms"`
 	CPUPerGameSandboxMS float64 `json:"cpu_per_game_sandbox_ms"`
+	// Games of engines answering each move after 10 ms (Othello, about 60
+	// plies), one at a time, without and with the sandbox in turn: the
+	// median game's wall time and plies, and what the sandbox adds to it.
+	Game10msMS             float64 `json:"game_10ms_ms"`
+	Game10msPlies          float64 `json:"game_10ms_plies"`
+	Game10msSandboxMS      float64 `json:"game_10ms_sandbox_ms"`
+	SandboxGame10msAddedPc float64 `json:"sandbox_game_10ms_added_pct"`
 	// The referee's per-move turnaround with sandboxed engines.
 	TurnaroundSandboxP50us float64 `json:"turnaround_p50_us_sandbox"`
 	TurnaroundSandboxP99us float64 `json:"turnaround_p99_us_sandbox"`
@@ -647,6 +655,9 @@ func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
 		spawns, boxedSpawns []spawnTimes
 		bare, bwrapped      []time.Duration
 		plain, boxed        gameTally
+		slow                = instant("--delay", "10ms")
+		slowGames           [2][]time.Duration // unsandboxed, sandboxed
+		plies               []time.Duration
 		rounds              = b.n(20)
 	)
 	// A round of plain games, then one of sandboxed games, then the starts,
@@ -678,6 +689,14 @@ func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
 			return fmt.Errorf("sandboxed spawn: %w", err)
 		}
 		boxedSpawns = append(boxedSpawns, sp...)
+		for i, rn := range []*tournament.Runner{b.runner, b.sandboxed} {
+			p, took, err := b.games(ctx, rn, 1, 1, slow, slow, set, nil)
+			if err != nil {
+				return fmt.Errorf("10 ms games: %w", err)
+			}
+			slowGames[i] = append(slowGames[i], took)
+			plies = append(plies, time.Duration(len(p[0].Moves)))
+		}
 		t, bw, err := bwrapTrue(ctx, 2)
 		if err != nil {
 			return fmt.Errorf("bwrap /bin/true: %w", err)
@@ -706,6 +725,9 @@ func (b *bench) throughput(ctx context.Context, r *BenchResult) error {
 		r.SandboxGamesRatio = round(r.GamesPerSecSandbox/r.GamesPerSec, 2)
 		r.SandboxGamesRatioC2 = round(r.GamesPerSecSandboxC2/r.GamesPerSecC2, 2)
 		r.CPUPerGameSandboxMS = boxed.cpuPerGame()
+		r.Game10msMS, r.Game10msSandboxMS = ms(quantile(slowGames[0], 0.5)), ms(quantile(slowGames[1], 0.5))
+		r.Game10msPlies = float64(quantile(plies, 0.5))
+		r.SandboxGame10msAddedPc = round(100*(r.Game10msSandboxMS-r.Game10msMS)/r.Game10msMS, 1)
 	}
 	return nil
 }
@@ -1014,6 +1036,8 @@ func (r *BenchResult) print(w io.Writer) {
 			fmt.Fprintf(w, "  engine start            %8.2f ms, sandboxed %.2f ms (+%.2f ms; bwrap adds %.2f ms to /bin/true here: %.2fx that)\n",
 				r.EngineStartMS, r.EngineStartSandboxMS, r.SandboxStartAddedMS, r.BwrapTrueAddedMS, r.SandboxStartVsBwrap)
 			fmt.Fprintf(w, "  engine stop             %8.2f ms, sandboxed %.2f ms\n", r.EngineStopMS, r.EngineStopSandboxMS)
+			fmt.Fprintf(w, "  game, 10 ms a move      %8.0f ms, sandboxed %.0f ms (+%.1f%%; median of %.0f plies)\n",
+				r.Game10msMS, r.Game10msSandboxMS, r.SandboxGame10msAddedPc, r.Game10msPlies)
 			fmt.Fprintf(w, "  CPU per game            %8.1f ms, sandboxed %.1f ms (the whole machine's: +%.1f ms per engine's sandbox)\n",
 				r.CPUPerGameMS, r.CPUPerGameSandboxMS, (r.CPUPerGameSandboxMS-r.CPUPerGameMS)/2)
 		}

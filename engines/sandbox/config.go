@@ -67,8 +67,7 @@ const (
 // Config describes one sandboxed engine. Zero values take the defaults.
 type Config struct {
 	// EngineDir is the host directory of the engine, mounted read-only at
-	// /engine. It must be readable by UID (and, on a root server whose
-	// engines run as another uid, its parents searchable by it).
+	// /engine. It must be readable by UID; its parents need not be.
 	EngineDir string
 	// Dir is the working directory inside the sandbox; default /engine.
 	Dir string
@@ -96,8 +95,12 @@ type Config struct {
 	Port int
 	// Helper is the host path of a binary whose main calls MaybeHelper
 	// first (the taikai binary); default os.Executable(). It is mounted at
-	// HelperPath and runs first in every sandbox (see MaybeHelper).
+	// HelperPath. The helper that runs first in every sandbox (see
+	// MaybeHelper) is HelperProgram if it sits beside Helper (mounted at
+	// SmallHelperPath), else Helper itself.
 	Helper string
+	small  string      // HelperProgram beside Helper, if any
+	staged [][2]string // host path, name under stageDir (see stage)
 	// UID and GID the engine runs as on the host. Default: 65534 when the
 	// server is root, else the server's own.
 	UID, GID int

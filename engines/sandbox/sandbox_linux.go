@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,6 +50,7 @@ type Sandbox struct {
 	Cmd *exec.Cmd
 
 	cfg     Config
+	ctx     context.Context
 	name    string
 	args    []byte        // bwrap's arguments, NUL-separated, passed through a pipe
 	group   *group        // nil without cgroups (polled) or before Start
@@ -105,7 +107,7 @@ func Command(ctx context.Context, cfg Config, argv ...string) (*Sandbox, error) 
 	if buf.Len() > 60<<10 {
 		return nil, fmt.Errorf("sandbox: command and environment too long (%d bytes)", buf.Len())
 	}
-	s := &Sandbox{cfg: cfg, args: []byte(buf.String()), pidfd: -1, exited: make(chan struct{}), done: make(chan struct{})}
+	s := &Sandbox{cfg: cfg, ctx: ctx, args: []byte(buf.String()), pidfd: -1, exited: make(chan struct{}), done: make(chan struct{})}
 	s.name = fmt.Sprintf("%d-%d", os.Getpid(), counter.Add(1))
 	if n := notInName.ReplaceAllString(cfg.Name, ""); n != "" {
 		s.name += "-" + n
@@ -164,52 +166,55 @@ func (cfg *Config) defaults() error {
 		}
 		cfg.Helper = self
 	}
+	if small := filepath.Join(filepath.Dir(cfg.Helper), HelperProgram); unix.Access(small, unix.X_OK) == nil {
+		cfg.small = small
+	}
 	// What bwrap mounts it opens as the engine's uid: as the server's own
 	// uid, anything the server reaches; as another (a root server's), only
-	// what that uid may reach.
+	// what that uid may reach, and the rest is staged (see stage).
 	for _, d := range []struct {
-		what, path string
+		path       *string
+		what, name string
 		write, own bool
 	}{
-		{"engine dir", cfg.EngineDir, false, false},
-		{"scratch dir", cfg.ScratchDir, true, true},
-		{"folder", cfg.FolderDir, true, true},
-		{"helper", cfg.Helper, false, false},
+		{&cfg.EngineDir, "engine dir", "engine", false, false},
+		{&cfg.ScratchDir, "scratch dir", "scratch", true, true},
+		{&cfg.FolderDir, "folder", "folder", true, true},
+		{&cfg.Helper, "helper", "taikai", false, false},
+		{&cfg.small, "small helper", "helper", false, false},
 	} {
-		if d.path == "" {
+		if *d.path == "" {
 			continue
 		}
-		abs, err := filepath.Abs(d.path)
+		abs, err := filepath.Abs(*d.path)
 		if err != nil {
 			return err
 		}
-		switch d.what {
-		case "engine dir":
-			cfg.EngineDir = abs
-		case "scratch dir":
-			cfg.ScratchDir = abs
-		case "folder":
-			cfg.FolderDir = abs
-		default:
-			cfg.Helper = abs
-		}
+		*d.path = abs
 		if d.own && os.Geteuid() == 0 {
 			if err := os.Chown(abs, cfg.UID, cfg.GID); err != nil {
 				return fmt.Errorf("sandbox: %s: %w", d.what, err)
 			}
 		}
-		if cfg.UID != os.Geteuid() {
-			if err := reachable(abs, cfg.UID, cfg.GID, d.write); err != nil {
-				return fmt.Errorf("sandbox: %s: %w", d.what, err)
-			}
+		if cfg.UID == os.Geteuid() {
+			continue
+		}
+		if err := accessible(abs, cfg.UID, cfg.GID, d.write); err != nil {
+			return fmt.Errorf("sandbox: %s: %w", d.what, err)
+		}
+		if !searchable(filepath.Dir(abs), cfg.UID, cfg.GID) {
+			// A root server's file under a private directory (/root is
+			// 0700): bwrap gets it at a staged path instead.
+			cfg.staged = append(cfg.staged, [2]string{abs, d.name})
+			*d.path = filepath.Join(stageDir, d.name)
 		}
 	}
 	return nil
 }
 
-// reachable checks that uid/gid can reach p (and write it if write):
-// bwrap mounts it as that user, and the engine uses it as that user.
-func reachable(p string, uid, gid int, write bool) error {
+// accessible checks that uid/gid may use p itself (and write it if write):
+// the engine uses it as that user.
+func accessible(p string, uid, gid int, write bool) error {
 	st, err := os.Stat(p)
 	if err != nil {
 		return err
@@ -224,18 +229,91 @@ func reachable(p string, uid, gid int, write bool) error {
 	if !allows(st, uid, gid, want) {
 		return fmt.Errorf("%s is not accessible to uid %d (mode %v)", p, uid, st.Mode().Perm())
 	}
-	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+	return nil
+}
+
+// searchable tells whether uid/gid may search dir and every directory
+// above it.
+func searchable(dir string, uid, gid int) bool {
+	for d := dir; ; d = filepath.Dir(d) {
 		st, err := os.Stat(d)
+		if err != nil || !allows(st, uid, gid, 1) {
+			return false
+		}
+		if d == "/" {
+			return true
+		}
+	}
+}
+
+// onOwnThread runs f locked to an OS thread that ends with it (with what f
+// changed of the thread: its mount namespace), never the main thread,
+// which Go never ends.
+func onOwnThread(f func()) {
+	runtime.LockOSThread()
+	if unix.Gettid() == unix.Getpid() {
+		// While this goroutine holds the main thread, the next one cannot
+		// get it.
+		locked := make(chan struct{})
+		go func() {
+			runtime.LockOSThread()
+			close(locked)
+			f()
+		}()
+		<-locked
+		runtime.UnlockOSThread()
+		return
+	}
+	f()
+}
+
+// stageDir is where a root server's sandbox finds, in a mount namespace of
+// its own, what its engine's uid could not reach at its host path.
+const stageDir = "/run/taikai-stage"
+
+// stage is the way around bwrap resolving every path it mounts as the
+// engine's uid (65534 for a root server; even --ro-bind-fd resolves its
+// descriptor's path again): on the calling thread, which must be locked to
+// it and start bwrap, it makes a mount namespace of its own (private: the
+// host sees nothing of it), mounts a tmpfs on stageDir there and binds
+// each staged path (opened as root, from any directory) into it, where
+// bwrap finds it. bwrap's own mount namespace is made from this one, and
+// both end with bwrap (its parent-death signal is this thread's).
+func (cfg *Config) stage() error {
+	if err := os.MkdirAll(stageDir, 0o755); err != nil {
+		return err
+	}
+	if !searchable(stageDir, cfg.UID, cfg.GID) {
+		return fmt.Errorf("%s is not searchable by uid %d", stageDir, cfg.UID)
+	}
+	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+		return fmt.Errorf("unshare the mount namespace: %w", err)
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make the mounts private: %w", err)
+	}
+	if err := unix.Mount("tmpfs", stageDir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=64k"); err != nil {
+		return fmt.Errorf("mount a tmpfs on %s: %w", stageDir, err)
+	}
+	for _, p := range cfg.staged {
+		host, at := p[0], filepath.Join(stageDir, p[1])
+		st, err := os.Stat(host)
 		if err != nil {
 			return err
 		}
-		if !allows(st, uid, gid, 1) {
-			return fmt.Errorf("%s is not searchable by uid %d, the engines' uid of a root server (mode %v; chmod o+x, or run the server as an ordinary user)", d, uid, st.Mode().Perm())
+		if st.IsDir() {
+			err = os.Mkdir(at, 0o755)
+		} else {
+			err = os.WriteFile(at, nil, 0o755)
 		}
-		if d == "/" {
-			return nil
+		if err != nil {
+			return err
+		}
+		if err := unix.Mount(host, at, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("stage %s: %w", host, err)
 		}
 	}
+	return nil
 }
 
 // allows tells whether the mode of st gives uid/gid all of bits (4 read,
@@ -304,6 +382,9 @@ func (cfg *Config) bwrapArgs() ([]string, error) {
 		}
 	}
 	a = append(a, "--ro-bind", cfg.Helper, HelperPath, "--proc", "/proc", "--dev", "/dev")
+	if cfg.small != "" {
+		a = append(a, "--ro-bind", cfg.small, SmallHelperPath)
+	}
 	if cfg.ScratchDir != "" {
 		a = append(a, "--bind", cfg.ScratchDir, ScratchMount)
 	} else {
@@ -359,7 +440,24 @@ func (s *Sandbox) Start() error {
 		s.group = g
 		s.watched = &group{v2: g.v2, dirs: maps.Clone(g.dirs)}
 	}
-	init, err := s.start()
+	var init int
+	var err error
+	if len(s.cfg.staged) == 0 {
+		init, err = s.start()
+	} else {
+		started := make(chan error)
+		go onOwnThread(func() {
+			err := s.cfg.stage()
+			if err == nil {
+				init, err = s.start()
+			}
+			started <- err
+			if err == nil {
+				<-s.exited
+			}
+		})
+		err = <-started
+	}
 	if err != nil {
 		s.abort()
 		return fmt.Errorf("sandbox: %w", err)
@@ -420,7 +518,7 @@ func (s *Sandbox) start() (int, error) {
 		}
 	}
 	s.Cmd.ExtraFiles = theirs
-	if s.group != nil && s.group.v2 {
+	if s.group != nil && s.group.v2 && !noClone3.Load() {
 		// bwrap is born in the sandbox's cgroup (clone3's CLONE_INTO_CGROUP).
 		f, err := s.group.fd()
 		if err != nil {
@@ -431,6 +529,15 @@ func (s *Sandbox) start() (int, error) {
 	}
 	closeOnExec()
 	err = s.Cmd.Start()
+	if err != nil && s.Cmd.SysProcAttr.UseCgroupFD && (errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM)) {
+		// clone3 refused: Docker's default seccomp profile answers ENOSYS
+		// (others EPERM) and Go does not fall back. bwrap is then moved
+		// into its cgroup below, as on v1; an exec.Cmd starts only once.
+		noClone3.Store(true)
+		s.Cmd = s.recommand()
+		s.Cmd.ExtraFiles = theirs
+		err = s.Cmd.Start()
+	}
 	for _, f := range theirs {
 		f.Close()
 	}
@@ -438,9 +545,10 @@ func (s *Sandbox) start() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	// v1: bwrap is moved into the cgroups before it has its arguments (it
-	// reads them first thing), so everything it clones is born in them.
-	if s.group != nil && !s.group.v2 {
+	// Without CLONE_INTO_CGROUP (v1, or clone3 refused), bwrap is moved into
+	// its cgroups before it has its arguments (it reads them first thing),
+	// so everything it clones is born in them.
+	if s.group != nil && !s.Cmd.SysProcAttr.UseCgroupFD {
 		if err := s.group.add(s.Cmd.Process.Pid); err != nil {
 			return 0, err
 		}
@@ -479,6 +587,22 @@ func (s *Sandbox) start() (int, error) {
 		s.ln = ln
 	}
 	return info.ChildPid, nil
+}
+
+// noClone3 is set once clone3 was refused (see start); tests set it to
+// take that path.
+var noClone3 atomic.Bool
+
+// recommand is a fresh copy of s.Cmd, not started, without
+// CLONE_INTO_CGROUP.
+func (s *Sandbox) recommand() *exec.Cmd {
+	c := exec.CommandContext(s.ctx, s.Cmd.Path, s.Cmd.Args[1:]...)
+	c.Env, c.Dir, c.WaitDelay = s.Cmd.Env, s.Cmd.Dir, s.Cmd.WaitDelay
+	c.Stdin, c.Stdout, c.Stderr = s.Cmd.Stdin, s.Cmd.Stdout, s.Cmd.Stderr
+	attr := *s.Cmd.SysProcAttr
+	attr.UseCgroupFD, attr.CgroupFD = false, 0
+	c.SysProcAttr = &attr
+	return c
 }
 
 // parentPid reads the parent of pid from /proc.

@@ -1,0 +1,126 @@
+//go:build linux
+
+// Package helper is the program that runs first in every engine sandbox
+// (see engines/sandbox), inside it and as the engine: it opens the seat's
+// listener and hands it to the server, sets the limits, then execs the
+// engine. It imports little, so that cmd/taikai-sandbox-helper, which is
+// this package alone, starts in a few milliseconds (the taikai binary,
+// which also runs it through sandbox.MaybeHelper, takes tens: its package
+// initializers run first).
+package helper
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Arg is the first argument of a helper's command line:
+// PROGRAM Arg PORT NOFILE NPROC CPUS -- ENGINE ARGV...
+const Arg = "__taikai-sandbox-listen"
+
+// SeatFd is the helper's end of the socket pair to the server.
+const SeatFd = 6
+
+// Main runs the helper on os.Args if os.Args[1] is Arg: it does not return
+// unless it fails. It returns nil at once on any other command line.
+func Main() error {
+	if len(os.Args) < 2 || os.Args[1] != Arg {
+		return nil
+	}
+	args := os.Args[2:]
+	if len(args) < 6 || args[4] != "--" {
+		return errors.New("usage: " + Arg + " PORT NOFILE NPROC CPUS -- COMMAND...")
+	}
+	var n [3]uint64
+	for i := range n {
+		v, err := strconv.ParseUint(args[i], 10, 32)
+		if err != nil {
+			return errors.New("bad argument " + strconv.Quote(args[i]))
+		}
+		n[i] = v
+	}
+	port, nofile, nproc := n[0], n[1], n[2]
+	if port != 0 {
+		if err := handListener(int(port)); err != nil {
+			return err
+		}
+	}
+	// Nothing but stdin, stdout and stderr goes on to the engine.
+	_ = unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	// syscall.Setrlimit, so that Go does not restore its own open-files
+	// limit in the exec.
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: nofile, Max: nofile}); err != nil {
+		return errors.New("limit open files: " + err.Error())
+	}
+	// Processes and threads of the engine's uid in the sandbox's own user
+	// namespace (counted per namespace since Linux 5.14): the process
+	// limit that needs no cgroup.
+	if err := syscall.Setrlimit(unix.RLIMIT_NPROC, &syscall.Rlimit{Cur: nproc, Max: nproc}); err != nil {
+		return errors.New("limit processes: " + err.Error())
+	}
+	runtime.LockOSThread() // the affinity and the exec are this thread's
+	if args[3] != "-" {
+		var set unix.CPUSet
+		for _, c := range strings.Split(args[3], ",") {
+			i, err := strconv.Atoi(c)
+			if err != nil {
+				return errors.New("bad CPU " + strconv.Quote(c))
+			}
+			set.Set(i)
+		}
+		if err := unix.SchedSetaffinity(0, &set); err != nil {
+			return errors.New("pin to CPUs " + args[3] + ": " + err.Error())
+		}
+	}
+	argv := args[5:]
+	path, err := lookPath(argv[0])
+	if err != nil {
+		return err
+	}
+	return syscall.Exec(path, argv, os.Environ())
+}
+
+// lookPath finds an engine's command in its PATH, as bwrap's execvp would.
+func lookPath(file string) (string, error) {
+	if strings.Contains(file, "/") {
+		return file, nil
+	}
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, file)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && unix.Access(p, unix.X_OK) == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New(file + ": executable file not found in $PATH")
+}
+
+// handListener opens the seat's listener on 127.0.0.1:port and hands it
+// to the server over SeatFd (SCM_RIGHTS).
+func handListener(port int) error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return errors.New("listen: " + err.Error())
+	}
+	defer unix.Close(fd)
+	_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1) // as Go's net.Listen
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		return errors.New("listen on 127.0.0.1:" + strconv.Itoa(port) + ": " + err.Error())
+	}
+	if err := unix.Listen(fd, 4096); err != nil { // the kernel caps it at somaxconn
+		return errors.New("listen: " + err.Error())
+	}
+	if err := unix.Sendmsg(SeatFd, []byte{1}, unix.UnixRights(fd), nil, 0); err != nil {
+		return errors.New("hand the listener to the server: " + err.Error())
+	}
+	return nil
+}
