@@ -49,16 +49,30 @@ func requireSandbox(tb testing.TB) {
 	}
 }
 
+// requireCgroupV2 fails the test if the user-mode Linux harness runs it
+// (delegateEnv set: cgroup v2 there) and s does not limit its engines by
+// cgroup v2: as root with the whole tree, or, for a server of an ordinary
+// user, in the subtree delegated to it.
+func requireCgroupV2(t *testing.T, s *serverProcess, g *sandbox.Guarantees) {
+	t.Helper()
+	if os.Getenv(delegateEnv) == "" {
+		return
+	}
+	if g == nil || g.Memory != "cgroup" || g.Cgroup != "v2" {
+		t.Fatalf("on cgroup v2 (delegated: %v), limits %+v, want cgroup v2's\n%s", s.delegated, g, s.logs())
+	}
+}
+
 // waitChecked waits for the pre-flight check an upload starts by itself to be
 // done, so that its game is not counted with a test's own.
 func waitChecked(tb testing.TB, s *serverProcess, id int64) {
 	tb.Helper()
 	var c struct{ Status string }
-	if !waitFor(3*time.Minute, func() bool {
+	if !waitFor(scaled(3*time.Minute), func() bool {
 		s.call(tb, "GET", fmt.Sprintf("/api/engines/%d/check", id), nil, "", &c)
 		return c.Status == "done"
 	}) {
-		tb.Fatalf("engine %d's check: %q after 3 min\n%s", id, c.Status, s.logs())
+		tb.Fatalf("engine %d's check: %q after %v\n%s", id, c.Status, scaled(3*time.Minute), s.logs())
 	}
 }
 
@@ -131,9 +145,7 @@ func hostileEngines(t *testing.T, u *osUser) {
 		t.Fatalf("/healthz sandbox %q, limits %+v, want on with its limits\n%s", health.Sandbox, health.SandboxLimits, s.logs())
 	}
 	t.Logf("sandbox limits: %+v", *health.SandboxLimits)
-	if u != nil && os.Getenv(delegateEnv) != "" && (health.SandboxLimits.Memory != "cgroup" || health.SandboxLimits.Cgroup != "v2") {
-		t.Fatalf("in a delegated cgroup v2 subtree, limits %+v, want cgroup v2", *health.SandboxLimits)
-	}
+	requireCgroupV2(t, s, health.SandboxLimits)
 	hostile, err := os.ReadFile("testdata/hostile.py")
 	if err != nil {
 		t.Fatal(err)
@@ -227,6 +239,8 @@ func hostileEngines(t *testing.T, u *osUser) {
 			check: func(t *testing.T, log string, g gameDetail, color string) {
 				wantLines(t, log, "BLOCKED connect "+api, "BLOCKED connect "+hostIP+":"+lnPort, "BLOCKED connect 1.1.1.1:80",
 					"OPEN []", "BLOCKED connect own seat again")
+				// The scan precedes the connection (its connect timeout).
+				t.Logf("%s", regexp.MustCompile(`SCANNED in [0-9.]+ s`).FindString(log))
 			}},
 		{name: "forks", args: []string{"forks"}, maxProcs: 64, reason: "normal",
 			check: func(t *testing.T, log string, g gameDetail, color string) {
@@ -263,8 +277,8 @@ func hostileEngines(t *testing.T, u *osUser) {
 				}
 				after := ended.Sub(time.UnixMicro(int64(last * 1e6)))
 				t.Logf("last step %s MiB; the game ended %v later (peak %d MiB)", m[len(m)-1][1], after, g.Usage[color].PeakMemory>>20)
-				if after > 2*time.Second {
-					t.Errorf("the game ended %v after the engine crossed its limit, want within 2s", after)
+				if after > scaled(2*time.Second) {
+					t.Errorf("the game ended %v after the engine crossed its limit, want within %v", after, scaled(2*time.Second))
 				}
 			}},
 		{name: "memory-child", args: []string{"memory-child"}, reason: "memory",
@@ -285,27 +299,28 @@ func hostileEngines(t *testing.T, u *osUser) {
 				id := upload(t, s, meta, map[string][]byte{"hostile.py": hostile})
 				// The allocation takes its time on a busy machine (64 MiB a
 				// second was seen): its move must not time out first.
-				moveMS := 5000
+				moveMS := scaled(5 * time.Second).Milliseconds()
 				if tc.reason == "memory" {
-					moveMS = 120000
+					moveMS = scaled(120 * time.Second).Milliseconds()
 				}
+				// connect scans every port of 127.0.0.1 before it connects.
 				tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(
-					`{"name":%q,"game":"othello","engines":[%d,%d],"games_per_pair":1,"move_time_ms":%d,"connect_timeout_ms":30000,"start":true}`,
-					tc.name, id, random, moveMS))
+					`{"name":%q,"game":"othello","engines":[%d,%d],"games_per_pair":1,"move_time_ms":%d,"connect_timeout_ms":%d,"start":true}`,
+					tc.name, id, random, moveMS, scaled(30*time.Second).Milliseconds()))
 				mu.Lock()
 				tids[tc.name] = tid
 				mu.Unlock()
 				if tc.name == "setsid" {
 					// The daemon lives on the host during the game...
-					if !waitFor(60*time.Second, func() bool { return len(procsWith(daemon)) > 0 }) {
+					if !waitFor(scaled(60*time.Second), func() bool { return len(procsWith(daemon)) > 0 }) {
 						t.Errorf("the daemon never ran")
 					}
 				}
-				s.waitFinished(t, tid, 2*time.Minute)
+				s.waitFinished(t, tid, scaled(2*time.Minute))
 				if tc.name == "setsid" {
 					// ... and is gone once the game is over.
-					if !waitFor(time.Second, func() bool { return len(procsWith(daemon)) == 0 }) {
-						t.Errorf("the setsid daemon %v outlived its game by 1s", procsWith(daemon))
+					if !waitFor(scaled(time.Second), func() bool { return len(procsWith(daemon)) == 0 }) {
+						t.Errorf("the setsid daemon %v outlived its game by %v", procsWith(daemon), scaled(time.Second))
 					}
 				}
 				list := finishedGames(t, s, tid)
@@ -381,8 +396,9 @@ func javaPlays(t *testing.T, s *serverProcess, opponent int64) {
 	id := upload(t, s, `{"name":"java","game":"othello","protocol":"othello-board","command":"java OthelloClient.java {host}","port":46000}`,
 		map[string][]byte{"OthelloClient.java": src})
 	tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(
-		`{"name":"java","game":"othello","engines":[%d,%d],"games_per_pair":1,"move_time_ms":5000,"connect_timeout_ms":60000,"start":true}`, id, opponent))
-	s.waitFinished(t, tid, 3*time.Minute)
+		`{"name":"java","game":"othello","engines":[%d,%d],"games_per_pair":1,"move_time_ms":%d,"connect_timeout_ms":%d,"start":true}`,
+		id, opponent, scaled(5*time.Second).Milliseconds(), scaled(60*time.Second).Milliseconds()))
+	s.waitFinished(t, tid, scaled(3*time.Minute))
 	list := finishedGames(t, s, tid)
 	if len(list) != 1 || list[0].ID == nil {
 		t.Fatalf("the Java client's game: %+v\n%s", list, s.logs())
@@ -430,6 +446,11 @@ func daemonDiesWithServer(t *testing.T, u *osUser) {
 		dir, bin = u.dir(t)
 	}
 	s := startServerAs(t, u, nil, bin, filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data"), "--sandbox=on")
+	var health struct {
+		SandboxLimits *sandbox.Guarantees `json:"sandbox_limits"`
+	}
+	s.call(t, "GET", "/healthz", nil, "", &health)
+	requireCgroupV2(t, s, health.SandboxLimits)
 	hostile, err := os.ReadFile("testdata/hostile.py")
 	if err != nil {
 		t.Fatal(err)
@@ -443,7 +464,7 @@ func daemonDiesWithServer(t *testing.T, u *osUser) {
 	random := s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":%q,"game":"othello","builtin":"othello-random"}`, builtinName))
 	s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"k","game":"othello","engines":[%d,%d],"games_per_pair":1,"move_time_ms":60000,"start":true}`, id, random))
 	daemon, builtins := "daemon:"+marker, "\x00"+builtinName
-	if !waitFor(60*time.Second, func() bool { return len(procsWith(daemon)) > 0 && len(procsWith(builtins)) > 0 }) {
+	if !waitFor(scaled(60*time.Second), func() bool { return len(procsWith(daemon)) > 0 && len(procsWith(builtins)) > 0 }) {
 		t.Fatalf("daemon %v, built-in %v: want the game's running\n%s", procsWith(daemon), procsWith(builtins), s.logs())
 	}
 	// One bwrap per sandboxed engine.
@@ -465,8 +486,8 @@ func daemonDiesWithServer(t *testing.T, u *osUser) {
 		}
 		return len(procsWith(daemon)) == 0 && len(procsWith(builtins)) == 0
 	}
-	if !waitFor(time.Second, gone) {
-		t.Errorf("1s after the server's SIGKILL: daemon %v, built-in %v, bwrap of %v, their processes %v", procsWith(daemon), procsWith(builtins), bwraps, inside)
+	if !waitFor(scaled(time.Second), gone) {
+		t.Errorf("%v after the server's SIGKILL: daemon %v, built-in %v, bwrap of %v, their processes %v", scaled(time.Second), procsWith(daemon), procsWith(builtins), bwraps, inside)
 	}
 }
 
@@ -559,10 +580,10 @@ func TestSandboxClients(t *testing.T) {
 		map[string][]byte{"nboard_engine.py": read("nboard_engine.py")})
 	// Freestyle: the pbrain protocol cannot tell a brain the seed rule's
 	// double-three ban (PROTOCOLS.md §5), and a random brain would lose by it.
-	gt := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"gomoku","game":"gomoku","rule":"freestyle","size":11,"engines":[%d,%d,%d,%d,%d],"games_per_pair":1,"move_time_ms":2000,"concurrency":2,"start":true}`,
-		pyText, cBin, pyBrain, threat, grandom))
-	ot := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"othello","game":"othello","engines":[%d,%d,%d],"games_per_pair":2,"total_time_ms":20000,"concurrency":2,"start":true}`,
-		pyMove, orandom, pyNBoard))
+	gt := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"gomoku","game":"gomoku","rule":"freestyle","size":11,"engines":[%d,%d,%d,%d,%d],"games_per_pair":1,"move_time_ms":%d,"concurrency":2,"start":true}`,
+		pyText, cBin, pyBrain, threat, grandom, scaled(2*time.Second).Milliseconds()))
+	ot := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"othello","game":"othello","engines":[%d,%d,%d],"games_per_pair":2,"total_time_ms":%d,"concurrency":2,"start":true}`,
+		pyMove, orandom, pyNBoard, scaled(20*time.Second).Milliseconds()))
 	// 2 s a move: checkers-alphabeta thinks half its time, and a loaded CI
 	// machine (race-built engines, every package's tests at once) made it
 	// miss 300 ms by up to 40 ms.
@@ -574,10 +595,10 @@ func TestSandboxClients(t *testing.T) {
 			t.Errorf("py-brain's folder count %q (%v), want 5: one per game, its pre-flight check's included", b, err)
 		}
 	}()
-	ct := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"checkers","game":"checkers","engines":[%d,%d,%d,%d],"games_per_pair":1,"move_time_ms":2000,"concurrency":2,"start":true}`,
-		pyCheckers, checkers[0], checkers[1], checkers[2]))
+	ct := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"checkers","game":"checkers","engines":[%d,%d,%d,%d],"games_per_pair":1,"move_time_ms":%d,"concurrency":2,"start":true}`,
+		pyCheckers, checkers[0], checkers[1], checkers[2], scaled(2*time.Second).Milliseconds()))
 	for _, tid := range []int64{gt, ot, ct} {
-		s.waitFinished(t, tid, 4*time.Minute)
+		s.waitFinished(t, tid, scaled(4*time.Minute))
 		list := finishedGames(t, s, tid)
 		for _, g := range list {
 			var d gameDetail
@@ -681,7 +702,7 @@ func TestServeWithoutSandbox(t *testing.T) {
 				t.Errorf("registering a command engine with --sandbox=off: %d", code)
 			}
 			tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"t","game":"othello","engines":[%d,%d],"games_per_pair":1,"move_time_ms":1000,"start":true}`, a, b))
-			s.waitFinished(t, tid, time.Minute)
+			s.waitFinished(t, tid, scaled(time.Minute))
 			list := finishedGames(t, s, tid)
 			var g gameDetail
 			s.call(t, "GET", fmt.Sprintf("/api/games/%d", *list[0].ID), nil, "", &g)
@@ -746,7 +767,7 @@ func TestMatchSandboxFlag(t *testing.T) {
 	t.Parallel()
 	bin := taikaiBinary(t)
 	for _, flags := range [][]string{nil, {"--sandbox"}} {
-		args := append([]string{"match", "--games", "2", "--move-time", "200ms", "--json"}, flags...)
+		args := append([]string{"match", "--games", "2", "--move-time", scaled(200 * time.Millisecond).String(), "--json"}, flags...)
 		out, err := exec.Command(bin, append(args, "othello-random", "othello-greedy")...).Output()
 		if err != nil {
 			t.Fatalf("%q: %v\n%s", args, err, out)
@@ -797,7 +818,7 @@ func TestServeNotDumpable(t *testing.T) {
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
 	path := fmt.Sprintf("/proc/%d/environ", cmd.Process.Pid)
-	if !waitFor(30*time.Second, func() bool { return strings.Contains(out.String(), "taikai serving") }) {
+	if !waitFor(scaled(30*time.Second), func() bool { return strings.Contains(out.String(), "taikai serving") }) {
 		t.Fatalf("server did not start:\n%s", out.String())
 	}
 	uid, err := fileOwner(path)
@@ -835,7 +856,8 @@ func ciRequiresPath(tb testing.TB, tool string) string {
 }
 
 // serve's start-up check says which directory keeps the engines' uid from
-// uploaded engines.
+// uploaded engines (root's server: they run as nobody); an ordinary user's
+// passes with its own directory closed.
 func TestSandboxCheckNamesDataDir(t *testing.T) {
 	requireSandbox(t)
 	bin := taikaiBinary(t)
@@ -850,6 +872,14 @@ func TestSandboxCheckNamesDataDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := setupSandbox(&engines.Launcher{Self: bin}, uploads)
+	if os.Geteuid() != 0 {
+		// An ordinary user's engines run as that user: its own closed
+		// directory keeps nothing from them.
+		if err != nil {
+			t.Errorf("check as uid %d with its own %s closed: %v", os.Geteuid(), locked, err)
+		}
+		return
+	}
 	if err == nil || !strings.Contains(err.Error(), locked) || !strings.Contains(err.Error(), "o+x") {
 		t.Errorf("check with %s closed: %v", locked, err)
 	}
@@ -883,9 +913,9 @@ func TestSandboxPipeEnginesMemory(t *testing.T) {
 			map[string][]byte{c.file: src})
 		other := s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":"other-%s","game":%q,"builtin":%q}`, c.protocol, c.game, c.builtin))
 		// The allocation takes its time on a busy machine: its move must not time out first.
-		tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"hog-%s","game":%q,"rule":%q,"engines":[%d,%d],"games_per_pair":1,"move_time_ms":120000,"start":true}`,
-			c.protocol, c.game, c.rule, hog, other))
-		s.waitFinished(t, tid, 3*time.Minute)
+		tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"hog-%s","game":%q,"rule":%q,"engines":[%d,%d],"games_per_pair":1,"move_time_ms":%d,"start":true}`,
+			c.protocol, c.game, c.rule, hog, other, scaled(120*time.Second).Milliseconds()))
+		s.waitFinished(t, tid, scaled(3*time.Minute))
 		list := finishedGames(t, s, tid)
 		if len(list) != 1 {
 			t.Fatalf("%s: games %+v", c.protocol, list)
@@ -950,17 +980,18 @@ func ordinaryUser(tb testing.TB) *osUser {
 }
 
 // delegateEnv names a cgroup v2 directory whose cgroup.subtree_control
-// enables memory and pids (set by the user-mode Linux harness): each
-// ordinary user's server then starts in a cgroup of its own under it,
-// delegated to the user as systemd delegates one (the directory and its
+// enables memory and pids (set by the user-mode Linux harness,
+// deploy/uml/init.sh). Each server the tests start as an ordinary user (an
+// osUser, or the test's own user when it is not root) then starts alone in a
+// fresh cgroup under it, delegated to that user as systemd delegates one
+// (`systemd-run --user --scope -p Delegate=yes`: the directory and its
 // cgroup.procs, cgroup.subtree_control and cgroup.threads chowned), and must
-// hold its limits by that cgroup.
+// hold its limits by that cgroup. Root's servers keep the test's own cgroup.
 const delegateEnv = "TAIKAI_TEST_DELEGATE"
 
 var delegated atomic.Int64
 
-// own makes cmd run as u, from its home (and in a delegated cgroup with
-// delegateEnv).
+// own makes cmd run as u, from its home.
 func (u *osUser) own(tb testing.TB, cmd *exec.Cmd) {
 	tb.Helper()
 	cmd.Dir = u.home
@@ -969,18 +1000,29 @@ func (u *osUser) own(tb testing.TB, cmd *exec.Cmd) {
 	if u.uid != os.Geteuid() {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(u.uid), Gid: uint32(u.gid)}
 	}
+}
+
+// delegate starts cmd, a server run as u (nil: as the test), in a fresh
+// cgroup of its own under delegateEnv, delegated to its user, when that is
+// set and the server is not root's. It says whether it did.
+func delegate(tb testing.TB, cmd *exec.Cmd, u *osUser) bool {
+	tb.Helper()
 	parent := os.Getenv(delegateEnv)
-	if parent == "" {
-		return
+	uid, gid := os.Geteuid(), os.Getegid()
+	if u != nil {
+		uid, gid = u.uid, u.gid
 	}
-	dir := filepath.Join(parent, fmt.Sprintf("%s-%d-%d", testUser, os.Getpid(), delegated.Add(1)))
+	if parent == "" || uid == 0 {
+		return false
+	}
+	dir := filepath.Join(parent, fmt.Sprintf("server-%d-%d", os.Getpid(), delegated.Add(1)))
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() {
 		// Once the server is gone, its sandboxes' (and its leaf's) cgroups
 		// empty as the kernel reaps their processes.
-		waitFor(5*time.Second, func() bool {
+		waitFor(scaled(5*time.Second), func() bool {
 			subs, _ := os.ReadDir(dir)
 			for _, e := range subs {
 				if e.IsDir() {
@@ -991,7 +1033,7 @@ func (u *osUser) own(tb testing.TB, cmd *exec.Cmd) {
 		})
 	})
 	for _, f := range []string{"", "cgroup.procs", "cgroup.subtree_control", "cgroup.threads"} {
-		if err := os.Chown(filepath.Join(dir, f), u.uid, u.gid); err != nil {
+		if err := os.Chown(filepath.Join(dir, f), uid, gid); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -1000,7 +1042,11 @@ func (u *osUser) own(tb testing.TB, cmd *exec.Cmd) {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { f.Close() })
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
 	cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(f.Fd())
+	return true
 }
 
 // dir makes a fresh directory of u's under its home, removed at the end,
@@ -1058,8 +1104,8 @@ func TestSandboxServersSideBySide(t *testing.T) {
 	}
 	start := func(name string, u *osUser, bin, dir string) *server {
 		s := startServerAs(t, u, nil, bin, filepath.Join(dir, name+".db"), filepath.Join(dir, name+"-data"), "--sandbox=on")
-		if s.startedIn > 2*time.Second {
-			t.Errorf("%s served %v after its start, want within 2s\n%s", name, s.startedIn, s.logs())
+		if s.startedIn > scaled(2*time.Second) {
+			t.Errorf("%s served %v after its start, want within %v\n%s", name, s.startedIn, scaled(2*time.Second), s.logs())
 		}
 		t.Logf("%s served in %v", name, s.startedIn)
 		return &server{name: name, s: s}
@@ -1074,7 +1120,7 @@ func TestSandboxServersSideBySide(t *testing.T) {
 		random := v.s.postJSON(t, "/api/engines", `{"name":"random","game":"othello","builtin":"othello-random"}`)
 		v.tid = v.s.postJSON(t, "/api/tournaments", fmt.Sprintf(
 			`{"name":"side","game":"othello","engines":[%d,%d],"games_per_pair":1,"move_time_ms":60000,"start":true}`, id, random))
-		if !waitFor(60*time.Second, func() bool { return len(procsWith("daemon:"+v.daemon)) > 0 }) {
+		if !waitFor(scaled(60*time.Second), func() bool { return len(procsWith("daemon:"+v.daemon)) > 0 }) {
 			t.Fatalf("%s: the game's engine never ran\n%s", v.name, v.s.logs())
 		}
 	}
@@ -1083,7 +1129,7 @@ func TestSandboxServersSideBySide(t *testing.T) {
 	user := start("user", u, ubin, udir)
 	play(user)
 	second := start("root2", nil, bin, rdir)
-	out, err := exec.Command(bin, "match", "--sandbox", "--games", "2", "--move-time", "200ms", "--json", "othello-random", "othello-greedy").Output()
+	out, err := exec.Command(bin, "match", "--sandbox", "--games", "2", "--move-time", scaled(200*time.Millisecond).String(), "--json", "othello-random", "othello-greedy").Output()
 	if err != nil {
 		t.Fatalf("match --sandbox beside the servers: %v\n%s", err, out)
 	}

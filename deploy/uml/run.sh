@@ -13,7 +13,9 @@
 #         cgroup.threads chowned to it; the user's shell already inside).
 # cmd/taikai runs only the tests of cmd/taikai/sandbox_test.go (the
 # hostile-engine suite), with CI=true inside, so that no sandbox test skips
-# for want of a sandbox.
+# for want of a sandbox; each server it runs as an ordinary user starts alone
+# in a cgroup delegated to that user (TAIKAI_TEST_DELEGATE) and must limit
+# its engines by cgroup v2, as root's servers with the whole tree must.
 #
 # Exit status: 0 when UML booted, cgroup2 offered memory and pids, and every
 # test binary passed in both phases; otherwise 1, saying which. Logs: the
@@ -21,7 +23,8 @@
 # ("root user" by default) runs fewer phases, TAIKAI_UML_SUITES ("sandbox
 # e2e" by default) fewer suites; TAIKAI_UML_SKIP is a -test.skip pattern for
 # every suite; TAIKAI_UML_TIMEOUT (seconds, default 4800) bounds the whole
-# boot.
+# boot; TAIKAI_UML_TIME_SCALE (default 10) multiplies the hostile-engine
+# suite's time bounds and waits (TAIKAI_TEST_TIME_SCALE inside).
 #
 # Everything inside UML runs on one CPU, a few times slower than here: its
 # times mean nothing (docs/DESIGN.md, "User-mode Linux").
@@ -66,6 +69,7 @@ e2e="$(sed -n 's/^func \(Test[A-Za-z0-9_]*\)(t \*testing\.T).*/\1/p' cmd/taikai/
   printf 'PHASES=%q\n' "${TAIKAI_UML_PHASES:-root user}"
   printf 'SUITES=%q\n' "${TAIKAI_UML_SUITES:-sandbox e2e}"
   printf 'SKIP=%q\n' "${TAIKAI_UML_SKIP:-}"
+  printf 'TIME_SCALE=%q\n' "${TAIKAI_UML_TIME_SCALE:-10}"
   printf 'GOBIN_DIR=%q\n' "$(dirname "$(command -v go)")"
   for v in GOROOT GOCACHE GOMODCACHE GOFLAGS GOTOOLCHAIN; do
     printf '%s=%q\n' "$v" "$(go env "$v")"

@@ -123,6 +123,7 @@ def attack_connect(args, own):
     for a in args:
         attempt("connect " + a, lambda a=a: dial(a))
     open_ports = []
+    t0 = time.time()
     for port in range(1, 65536):
         if port == own:
             continue
@@ -136,6 +137,7 @@ def attack_connect(args, own):
         finally:
             s.close()
     log("OPEN", open_ports)
+    log("SCANNED in %.1f s" % (time.time() - t0))
 
 
 def allocate():
