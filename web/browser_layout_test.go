@@ -40,7 +40,12 @@ func TestBrowserClassroomLayout(t *testing.T) {
 
 	// A game's page at 1080p, then in the projector view: the board whole
 	// in the window, without scrolling.
-	id := liveGameOf(t, s, b, live.ID)
+	var list struct{ Games []gameAnswer }
+	s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d/games", live.ID), nil, &list)
+	if len(list.Games) == 0 {
+		t.Fatal("no game listed")
+	}
+	id := list.Games[0].ID
 	for _, path := range []string{fmt.Sprintf("/games/%d", id), fmt.Sprintf("/games/%d?tv=1", id)} {
 		b.open(t, path)
 		b.waitJS(t, "the board", `document.querySelectorAll('#board .stone').length >= 4`, 30*time.Second)

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/taikai-dev/taikai/web"
 )
 
 // maxOverlap is the most "start" lines not yet followed by their "end" in a
@@ -35,7 +37,8 @@ func maxOverlap(log string) int {
 // POSTs: a check replaced midway is killed before its engine logs "end".)
 func TestChecksOnePerParticipant(t *testing.T) {
 	t.Parallel() // slow (thousands of files, games): beside the others
-	s := startSite(t)
+	// Twelve engines: more than a participant may have by default.
+	s := startSite(t, func(w *web.Server) { w.ParticipantLimits.Engines = 12 })
 	_, token := newMember(t, s, "Gen")
 	gen := member{s: s, token: token}
 	self, err := os.Executable()

@@ -379,7 +379,8 @@ export function errorText(err, message = err.message, field = err.field) {
  * cannot say it so.
  */
 function factsText(err, field) {
-  const f = field === err.field && err.key ? {message_key: err.key, message_params: err.params} : err.fieldFacts[field];
+  // err may be an error the page made itself, without facts.
+  const f = field === err.field && err.key ? {message_key: err.key, message_params: err.params} : (err.fieldFacts || {})[field];
   if (!f || !has(`apierror.key.${f.message_key}`)) return '';
   const text = t(`apierror.key.${f.message_key}`, f.message_params || {});
   return err.line ? t('apierror.at_line', {line: err.line, message: text}) : text;
