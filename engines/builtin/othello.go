@@ -45,7 +45,7 @@ func (c *client) chooseOthello(b *othello.Board, received time.Time, budget time
 // it. A loaded machine may run the engine late twice: before it reads the
 // move (which its clock cannot see) and during its search. Measured with two
 // busy loops beside the match at 100 ms a move, a margin of a fifth lost 7
-// games of 59 on time; with half, see README.
+// games of 59 on time; with half, see docs/COMMANDS.md, "taikai engine".
 func safetyMargin(budget time.Duration) time.Duration {
 	return budget / 2
 }
