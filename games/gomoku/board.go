@@ -2,6 +2,7 @@ package gomoku
 
 import (
 	"fmt"
+	"github.com/taikai-dev/taikai/games"
 	"strings"
 )
 
@@ -98,19 +99,19 @@ func (b *Board) String() string {
 }
 
 // Check reports whether s may be placed on (x,y) under r.
-func (b *Board) Check(r Rule, s Stone, x, y int) Verdict {
+func (b *Board) Check(r Rule, s Stone, x, y int) games.Refusal {
 	switch {
 	case !b.On(x, y):
-		return OffBoard
+		return games.OffBoard
 	case b.cells[y*b.size+x] != Empty:
-		return Occupied
+		return games.Occupied
 	case b.forbidden(r, s, x, y):
-		return Forbidden
+		return games.Forbidden
 	}
-	return OK
+	return games.Allowed
 }
 
-// Forbidden reports whether the empty point (x,y) is forbidden for s under r.
+// games.Forbidden reports whether the empty point (x,y) is forbidden for s under r.
 // It is false for an occupied or off-board point, which Check reports instead.
 func (b *Board) Forbidden(r Rule, s Stone, x, y int) bool {
 	if b.At(x, y) != Empty || !b.On(x, y) {

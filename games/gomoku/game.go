@@ -1,6 +1,10 @@
 package gomoku
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/taikai-dev/taikai/games"
+)
 
 // Game is a game in progress: a board, a rule, the side to move and the record.
 type Game struct {
@@ -36,22 +40,22 @@ func (g *Game) Rule() Rule { return g.rule }
 func (g *Game) Turn() Stone { return g.turn }
 
 // Check reports whether the side to move may play (x,y).
-func (g *Game) Check(x, y int) Verdict {
+func (g *Game) Check(x, y int) games.Refusal {
 	if g.over {
-		return Ended
+		return games.NotYourTurn
 	}
 	return g.board.Check(g.rule, g.turn, x, y)
 }
 
 // Play places a stone for the side to move if Check allows it, and reports the
-// verdict; on anything but OK nothing changes. After the stone the game ends on
+// verdict; on anything but games.Allowed nothing changes. After the stone the game ends on
 // a winning five or a full board. Otherwise the turn passes to the opponent,
 // unless every empty point is forbidden for the opponent: then the same side
 // moves again, and if neither side has an allowed point the game is a draw (the
 // seed server: a draw when neither player has a place to put a stone).
-func (g *Game) Play(x, y int) Verdict {
+func (g *Game) Play(x, y int) games.Refusal {
 	v := g.Check(x, y)
-	if v != OK {
+	if v != games.Allowed {
 		return v
 	}
 	s := g.turn
@@ -62,7 +66,7 @@ func (g *Game) Play(x, y int) Verdict {
 		if goal.five(g.board.run(s, x, y, d)) {
 			g.over, g.winner = true, s
 			g.five = g.board.line(s, x, y, d)
-			return OK
+			return games.Allowed
 		}
 	}
 	switch {
@@ -72,7 +76,7 @@ func (g *Game) Play(x, y int) Verdict {
 	default:
 		g.over = true
 	}
-	return OK
+	return games.Allowed
 }
 
 // canMove reports whether s has an allowed point. The scan stops at the first

@@ -111,30 +111,3 @@ const (
 // Point is a cell: X is the column from the left, Y the row from the top, (0,0)
 // the top-left corner.
 type Point struct{ X, Y int }
-
-// Verdict is whether a stone may be placed on a point, and if not, why.
-type Verdict uint8
-
-// The verdicts. The first four are the gomoku-turn replies 1 to 4, in order.
-const (
-	// OK: the stone may be placed.
-	OK Verdict = iota
-	// Occupied: a stone stands on the point.
-	Occupied
-	// OffBoard: the point is outside the board.
-	OffBoard
-	// Forbidden: the rule forbids the move to this side (double-three and so on).
-	Forbidden
-	// Ended: the game is over; nobody may place a stone. Game only.
-	Ended
-)
-
-var verdictNames = [...]string{OK: "ok", Occupied: "occupied", OffBoard: "off board", Forbidden: "forbidden", Ended: "game over"}
-
-// String returns "ok", "occupied", "off board", "forbidden" or "game over".
-func (v Verdict) String() string {
-	if int(v) < len(verdictNames) {
-		return verdictNames[v]
-	}
-	return fmt.Sprintf("Verdict(%d)", uint8(v))
-}

@@ -1,6 +1,10 @@
 package gomoku_test
 
-import "github.com/taikai-dev/taikai/games/gomoku"
+import (
+	"github.com/taikai-dev/taikai/games/gomoku"
+
+	"github.com/taikai-dev/taikai/games"
+)
 
 // A reference for the rules, written straight from the definitions of
 // PROTOCOLS.md §3 and slow on purpose: it walks whole lines edge to edge, tries
@@ -160,16 +164,16 @@ func refForbidden(b *gomoku.Board, r gomoku.Rule, s gomoku.Stone, p gomoku.Point
 }
 
 // refCheck is Board.Check by the reference.
-func refCheck(b *gomoku.Board, r gomoku.Rule, s gomoku.Stone, p gomoku.Point) gomoku.Verdict {
+func refCheck(b *gomoku.Board, r gomoku.Rule, s gomoku.Stone, p gomoku.Point) games.Refusal {
 	switch {
 	case !inside(b, p.X, p.Y):
-		return gomoku.OffBoard
+		return games.OffBoard
 	case b.At(p.X, p.Y) != gomoku.Empty:
-		return gomoku.Occupied
+		return games.Occupied
 	case refForbidden(b, r, s, p):
-		return gomoku.Forbidden
+		return games.Forbidden
 	}
-	return gomoku.OK
+	return games.Allowed
 }
 
 // refWinner scans the whole board for a winning five and returns its colour,

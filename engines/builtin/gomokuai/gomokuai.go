@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/gomoku"
 )
 
@@ -111,7 +112,7 @@ func Threat(b *gomoku.Board, r gomoku.Rule, me gomoku.Stone, rng *rand.Rand, dea
 		if c.score < bar {
 			break
 		}
-		if b.Check(r, me, c.p.X, c.p.Y) != gomoku.OK {
+		if b.Check(r, me, c.p.X, c.p.Y) != games.Allowed {
 			continue
 		}
 		bar = c.score
@@ -123,7 +124,7 @@ func Threat(b *gomoku.Board, r gomoku.Rule, me gomoku.Stone, rng *rand.Rand, dea
 	// Every point near the stones is forbidden: anything allowed will do.
 	for y := range n {
 		for x := range n {
-			if b.Check(r, me, x, y) == gomoku.OK {
+			if b.Check(r, me, x, y) == games.Allowed {
 				return gomoku.Point{X: x, Y: y}
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/gomoku"
 )
 
@@ -97,7 +98,7 @@ func (c *chain) search(points []gomoku.Point, depth int) (gomoku.Point, bool) {
 		if c.over {
 			break
 		}
-		if c.b.Check(c.r, c.me, p.X, p.Y) != gomoku.OK {
+		if c.b.Check(c.r, c.me, p.X, p.Y) != games.Allowed {
 			continue
 		}
 		c.b.Put(c.me, p.X, p.Y)
