@@ -13,15 +13,15 @@
 // skipped. Every opening is played on the game's rules when the suite is read,
 // and a line that is not a legal opening is an error naming its number.
 //
-// The built-in suites (suites/*.txt) are written by the generator in gen/
+// The built-in suites (suites/*.txt) are written by cmd/genopenings
 // (`go generate ./games/openings`); each file's header says how. Their
 // balance, measured with `taikai match --openings builtin --games 200
 // --move-time 50ms`: othello-alphabeta against itself, black 47.0% (an
 // earlier run 50.5%); gomoku-threat against itself on freestyle, black 58.0%
-// (the README's Openings table).
+// (docs/FORMATS.md, Openings).
 package openings
 
-//go:generate go run ./gen -out suites
+//go:generate go run ../../cmd/genopenings -out suites
 
 import (
 	"bufio"

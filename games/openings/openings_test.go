@@ -122,7 +122,7 @@ func TestPick(t *testing.T) {
 // a minute of searching; it is built the same way, with fixed depths).
 func TestGeneratorReproducible(t *testing.T) {
 	dir := t.TempDir()
-	cmd := exec.Command("go", "run", "./gen", "-out", dir, "-only", "gomoku")
+	cmd := exec.Command("go", "run", "../../cmd/genopenings", "-out", dir, "-only", "gomoku")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	done := make(chan error, 1)
