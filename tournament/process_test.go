@@ -54,8 +54,8 @@ func faulty(mode string) int {
 	}
 	r := bufio.NewReader(c)
 	var (
-		me    othello.Color
-		cells [64]othello.Color
+		me    games.Color
+		cells [64]games.Color
 		moves int
 		junk  int // garbage lines sent
 	)
@@ -71,14 +71,14 @@ func faulty(mode string) int {
 		switch f[0] {
 		case "START":
 			n, _ := strconv.Atoi(f[1])
-			me = othello.Color(n)
+			me = games.Color(n)
 		case "BOARD":
 			for i := range 64 {
 				n, _ := strconv.Atoi(f[i+1])
-				cells[i] = othello.Color(n)
+				cells[i] = games.Color(n)
 			}
 		case "TURN":
-			if n, _ := strconv.Atoi(f[1]); othello.Color(n) != me {
+			if n, _ := strconv.Atoi(f[1]); games.Color(n) != me {
 				continue
 			}
 			moves++

@@ -10,9 +10,9 @@ import (
 type Game struct {
 	board  Board
 	rule   Rule
-	turn   Stone
+	turn   games.Color
 	over   bool
-	winner Stone
+	winner games.Color
 	five   []Point
 	moves  []Point
 }
@@ -37,7 +37,7 @@ func (g *Game) Rule() Rule { return g.rule }
 
 // Turn returns the side to move. It is usually the side that did not move last,
 // but a side with no allowed point is skipped (see Play).
-func (g *Game) Turn() Stone { return g.turn }
+func (g *Game) Turn() games.Color { return g.turn }
 
 // Check reports whether the side to move may play (x,y).
 func (g *Game) Check(x, y int) games.Refusal {
@@ -81,7 +81,7 @@ func (g *Game) Play(x, y int) games.Refusal {
 
 // canMove reports whether s has an allowed point. The scan stops at the first
 // one, which is almost always among the first empty points looked at.
-func (g *Game) canMove(s Stone) bool {
+func (g *Game) canMove(s games.Color) bool {
 	b := &g.board
 	if b.Full() {
 		return false
@@ -98,7 +98,7 @@ func (g *Game) canMove(s Stone) bool {
 }
 
 // line returns the run of s through (x,y) in direction d, from one end to the other.
-func (b *Board) line(s Stone, x, y int, d dir) []Point {
+func (b *Board) line(s games.Color, x, y int, d dir) []Point {
 	for b.at(x-d.dx, y-d.dy) == s {
 		x, y = x-d.dx, y-d.dy
 	}
@@ -115,7 +115,7 @@ func (g *Game) Over() bool { return g.over }
 
 // Winner returns the side that made a winning five, or Empty while the game goes
 // on and after a draw.
-func (g *Game) Winner() Stone { return g.winner }
+func (g *Game) Winner() games.Color { return g.winner }
 
 // Five returns the stones of the winning line (an overline whole where it wins),
 // from one end to the other, or nil. When one move makes fives on several lines

@@ -51,7 +51,7 @@ func TestNames(t *testing.T) {
 	cases := []struct{ got, want string }{
 		{gomoku.Black.String(), "black"},
 		{gomoku.White.String(), "white"},
-		{gomoku.Empty.String(), "empty"},
+		{gomoku.Empty.String(), "none"}, // games.None
 		{gomoku.Black.Opponent().String(), "white"},
 		{gomoku.White.Opponent().String(), "black"},
 		{games.Occupied.String(), "occupied"},
@@ -123,7 +123,7 @@ func TestBoardPutCloneString(t *testing.T) {
 	for _, bad := range []func(){
 		func() { b.Put(gomoku.Black, 5, 0) },
 		func() { b.Put(gomoku.Black, 0, -1) },
-		func() { b.Put(gomoku.Stone(3), 0, 0) },
+		func() { b.Put(games.Color(3), 0, 0) },
 	} {
 		func() {
 			defer func() {

@@ -50,7 +50,7 @@ func TestAgainstReference(t *testing.T) {
 			for x := -1; x <= size; x++ {
 				p := gomoku.Point{X: x, Y: y}
 				for _, r := range allRules {
-					for _, s := range []gomoku.Stone{gomoku.Black, gomoku.White} {
+					for _, s := range []games.Color{gomoku.Black, gomoku.White} {
 						want := refCheck(b, r, s, p)
 						if got := b.Check(r, s, x, y); got != want {
 							t.Fatalf("position %d: Check(%v, %v, %d, %d) = %v, reference %v on\n%s", i, r, s, x, y, got, want, b)
@@ -168,7 +168,7 @@ func randomGame(tb testing.TB, rng *rand.Rand, r gomoku.Rule, size int) (won, dr
 			}
 			if !b.Full() {
 				// Neither side may have an allowed point left.
-				for _, side := range []gomoku.Stone{gomoku.Black, gomoku.White} {
+				for _, side := range []games.Color{gomoku.Black, gomoku.White} {
 					for y := range size {
 						for x := range size {
 							if refCheck(b, r, side, gomoku.Point{X: x, Y: y}) == games.Allowed {

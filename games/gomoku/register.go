@@ -131,7 +131,7 @@ func (r *rules) Play(m games.Move) {
 
 // MustPass: the game skipped the side whose turn it would be.
 func (r *rules) MustPass() bool {
-	return !r.g.Over() && games.Color(r.g.Turn()) != r.turn
+	return !r.g.Over() && r.g.Turn() != r.turn
 }
 
 func (r *rules) CanPass() bool { return r.MustPass() }

@@ -256,7 +256,7 @@ const alone = `
 type ruleCase struct {
 	name    string
 	diagram string
-	side    gomoku.Stone
+	side    games.Color
 	want    games.Refusal
 	wins    bool
 }
@@ -442,7 +442,7 @@ func TestCheckOccupiedAndOffBoard(t *testing.T) {
 		{0, 0, games.Allowed},
 	}
 	for _, r := range []gomoku.Rule{gomoku.Seed, gomoku.Freestyle, gomoku.Standard, gomoku.Renju} {
-		for _, s := range []gomoku.Stone{gomoku.Black, gomoku.White} {
+		for _, s := range []games.Color{gomoku.Black, gomoku.White} {
 			for _, c := range cases {
 				if got := b.Check(r, s, c.x, c.y); got != c.want {
 					t.Errorf("Check(%v, %v, %d, %d) = %v, want %v", r, s, c.x, c.y, got, c.want)

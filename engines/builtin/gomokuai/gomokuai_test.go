@@ -55,7 +55,7 @@ func TestThreatPositions(t *testing.T) {
 	cases := []struct {
 		name    string
 		rule    gomoku.Rule
-		me      gomoku.Stone
+		me      games.Color
 		diagram string
 		want    string // "any": one of the '?' points; "none": none of them
 	}{
@@ -163,7 +163,7 @@ func TestThreatFindsFourChain(t *testing.T) {
 }
 
 // fivePoints counts the points where s would make a winning five.
-func fivePoints(b *gomoku.Board, r gomoku.Rule, s gomoku.Stone) int {
+func fivePoints(b *gomoku.Board, r gomoku.Rule, s games.Color) int {
 	n := 0
 	for y := range b.Size() {
 		for x := range b.Size() {
@@ -290,7 +290,7 @@ func TestThreatBeatsRandom(t *testing.T) {
 
 // playOne plays a game and returns the winner, the number of moves and Threat's
 // slowest move.
-func playOne(tb testing.TB, r gomoku.Rule, size int, threat gomoku.Stone, rng *rand.Rand) (gomoku.Stone, int, time.Duration) {
+func playOne(tb testing.TB, r gomoku.Rule, size int, threat games.Color, rng *rand.Rand) (games.Color, int, time.Duration) {
 	tb.Helper()
 	g, err := gomoku.NewGame(size, r)
 	if err != nil {

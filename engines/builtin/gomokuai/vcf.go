@@ -19,7 +19,7 @@ const (
 // opponent's reply is forced, ending in two five points at once or a five point
 // the opponent may not block (renju). It gives up at stop. The opponent must
 // have no five point of its own, or a four would not force anything.
-func fourChain(b *gomoku.Board, r gomoku.Rule, me gomoku.Stone, cands []candidate, stop time.Time) (gomoku.Point, bool) {
+func fourChain(b *gomoku.Board, r gomoku.Rule, me games.Color, cands []candidate, stop time.Time) (gomoku.Point, bool) {
 	var roots []gomoku.Point
 	for _, c := range cands {
 		if c.their == five {
@@ -49,7 +49,7 @@ func fourChain(b *gomoku.Board, r gomoku.Rule, me gomoku.Stone, cands []candidat
 type chain struct {
 	b       *gomoku.Board // a copy the search plays on
 	r       gomoku.Rule
-	me, opp gomoku.Stone
+	me, opp games.Color
 	mine    *[patterns]shape
 	stop    time.Time
 	nodes   int
@@ -138,7 +138,7 @@ func (c *chain) forced(p gomoku.Point, fours []gomoku.Point, depth int) bool {
 
 // fivePoints returns the empty points on the lines through p where s would make
 // a winning five.
-func (c *chain) fivePoints(s gomoku.Stone, p gomoku.Point) []gomoku.Point {
+func (c *chain) fivePoints(s games.Color, p gomoku.Point) []gomoku.Point {
 	var dst []gomoku.Point
 	for _, d := range dirs {
 		for o := -4; o <= 4; o++ {
