@@ -20,6 +20,7 @@ import (
 	"github.com/taikai-dev/taikai/engines/builtin"
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
+	"github.com/taikai-dev/taikai/internal/testkit"
 	"github.com/taikai-dev/taikai/tournament"
 )
 
@@ -210,20 +211,6 @@ func faultEngine(tb testing.TB, mode, proto string) engines.Engine {
 		Command: []string{"env", "TAIKAI_FAULT=" + mode, self(tb)}}
 }
 
-// alive reports whether a process runs (a zombie waiting for init is dead).
-func alive(pid int) bool {
-	if pid == 0 || !processExists(pid) {
-		return false
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
-}
-
 func play(tb testing.TB, r *tournament.Runner, spec tournament.GameSpec) *tournament.Played {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -323,16 +310,14 @@ func TestGomokuFaultyProcesses(t *testing.T) {
 	}
 }
 
-// ciRequires skips a test that needs a tool only outside CI.
+// alive is the shared helper (internal/testkit).
+var alive = testkit.Alive
+
+// ciRequires is the path of tool (testkit.Tool: skipped without it, except
+// under CI=true), python3's real interpreter behind any shim.
 func ciRequires(tb testing.TB, tool string) string {
 	tb.Helper()
-	path, err := exec.LookPath(tool)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("%s is required when CI=true: %v", tool, err)
-		}
-		tb.Skipf("%s not installed", tool)
-	}
+	path := testkit.Tool(tb, tool)
 	if tool == "python3" {
 		return realPython(tb, path)
 	}
