@@ -23,8 +23,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/taikai-dev/taikai/internal/testkit"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -582,7 +582,7 @@ func newStack(t *testing.T, compose []string, root string, o options) *stack {
 	if err := os.WriteFile(envFile, []byte(env), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	port := freePort(t)
+	port := testkit.FreePort(t)
 	s := &stack{
 		t:       t,
 		command: compose,
@@ -1343,16 +1343,6 @@ func imageID(t *testing.T, ref string) string {
 		return ""
 	}
 	return strings.TrimSpace(out)
-}
-
-// freePort picks a free TCP port on 127.0.0.1 for the published HTTP port.
-func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // short is a container id as docker ps shows it.

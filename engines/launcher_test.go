@@ -19,10 +19,17 @@ import (
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/sandbox"
+	"github.com/taikai-dev/taikai/internal/testkit"
 )
 
 // The test binary doubles as the engine under test: started with
 // TAIKAI_TEST_HELPER set, it acts out one behaviour and exits.
+// The shared helpers (internal/testkit).
+var (
+	alive    = testkit.Alive
+	freePort = testkit.FreePort
+)
+
 func TestMain(m *testing.M) {
 	sandbox.MaybeHelper() // the helper of prepared sandboxes
 	if mode := os.Getenv("TAIKAI_TEST_HELPER"); mode != "" {
@@ -136,22 +143,6 @@ func hello(tb testing.TB, c engines.Stream) (color string, pid int) {
 	}
 	pid, _ = strconv.Atoi(f[2])
 	return f[1], pid
-}
-
-// alive reports whether a process runs. A killed orphan stays a zombie until
-// init reaps it, which can take a while; a zombie is dead.
-func alive(pid int) bool {
-	if !processExists(pid) {
-		return false
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	// The state follows the parenthesised command name.
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
 
 func TestLaunchPlaceholdersAndEnv(t *testing.T) {
@@ -404,16 +395,6 @@ func TestFixedPortHandsOutOneAtATime(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-}
-
-func freePort(tb testing.TB) int {
-	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // Waiting for a fixed port another launch holds is not the engine's fault: its

@@ -5,7 +5,7 @@ import "syscall"
 // groupAttr puts the engine in a process group of its own (killed whole at
 // the end of a game). macOS has no Pdeathsig: an engine outlives a server
 // that is killed with SIGKILL (a server that stops normally stops its
-// engines); the README says so.
+// engines); docs/DEPLOY.md, Platforms, says so.
 func groupAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }

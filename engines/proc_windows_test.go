@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/internal/testkit"
 )
 
 // helperLaunch is helperEngine's engine without env(1), which Windows lacks:
@@ -35,12 +36,12 @@ func TestStopKillsJob(t *testing.T) {
 	}
 	defer c.Close()
 	child := spawnedChild(t, c)
-	if !processExists(child) {
+	if !testkit.Exists(child) {
 		t.Fatalf("grandchild %d not running", child)
 	}
 	p.Stop(50 * time.Millisecond)
 	deadline := time.Now().Add(10 * time.Second)
-	for processExists(child) {
+	for testkit.Exists(child) {
 		if time.Now().After(deadline) {
 			t.Fatalf("grandchild %d survived Stop", child)
 		}

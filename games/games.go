@@ -101,6 +101,9 @@ const (
 	MustCapture                    // checkers: a capture was due (or its sequence went on) and the move is not it
 )
 
+// Allowed is the zero Refusal: nothing refuses the move.
+const Allowed Refusal = 0
+
 // String names the refusal as stored in violation counts.
 func (r Refusal) String() string {
 	switch r {

@@ -106,8 +106,8 @@ func TestOthelloBoardConformance(t *testing.T) {
 // returns the final END line (or "" if the connection closed without one).
 func autoplay(t *testing.T, c *client, rng *rand.Rand) (end string, sawClose bool) {
 	t.Helper()
-	var me othello.Color
-	var cells [64]othello.Color
+	var me games.Color
+	var cells [64]games.Color
 	for {
 		line, err := c.readLine()
 		if err != nil {
@@ -117,14 +117,14 @@ func autoplay(t *testing.T, c *client, rng *rand.Rand) (end string, sawClose boo
 		switch f[0] {
 		case "START":
 			n, _ := strconv.Atoi(f[1])
-			me = othello.Color(n)
+			me = games.Color(n)
 		case "BOARD":
 			for i := range 64 {
 				n, _ := strconv.Atoi(f[i+1])
-				cells[i] = othello.Color(n)
+				cells[i] = games.Color(n)
 			}
 		case "TURN":
-			if n, _ := strconv.Atoi(f[1]); othello.Color(n) == me {
+			if n, _ := strconv.Atoi(f[1]); games.Color(n) == me {
 				b := othello.FromCells(cells, othello.ColumnMajor, me)
 				legal := othello.Squares(b.Legal())
 				if len(legal) == 0 {

@@ -20,6 +20,7 @@ import (
 	"github.com/taikai-dev/taikai/engines/builtin"
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
+	"github.com/taikai-dev/taikai/internal/testkit"
 	"github.com/taikai-dev/taikai/tournament"
 )
 
@@ -54,8 +55,8 @@ func faulty(mode string) int {
 	}
 	r := bufio.NewReader(c)
 	var (
-		me    othello.Color
-		cells [64]othello.Color
+		me    games.Color
+		cells [64]games.Color
 		moves int
 		junk  int // garbage lines sent
 	)
@@ -71,14 +72,14 @@ func faulty(mode string) int {
 		switch f[0] {
 		case "START":
 			n, _ := strconv.Atoi(f[1])
-			me = othello.Color(n)
+			me = games.Color(n)
 		case "BOARD":
 			for i := range 64 {
 				n, _ := strconv.Atoi(f[i+1])
-				cells[i] = othello.Color(n)
+				cells[i] = games.Color(n)
 			}
 		case "TURN":
-			if n, _ := strconv.Atoi(f[1]); othello.Color(n) != me {
+			if n, _ := strconv.Atoi(f[1]); games.Color(n) != me {
 				continue
 			}
 			moves++
@@ -210,20 +211,6 @@ func faultEngine(tb testing.TB, mode, proto string) engines.Engine {
 		Command: []string{"env", "TAIKAI_FAULT=" + mode, self(tb)}}
 }
 
-// alive reports whether a process runs (a zombie waiting for init is dead).
-func alive(pid int) bool {
-	if pid == 0 || !processExists(pid) {
-		return false
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
-}
-
 func play(tb testing.TB, r *tournament.Runner, spec tournament.GameSpec) *tournament.Played {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -323,16 +310,14 @@ func TestGomokuFaultyProcesses(t *testing.T) {
 	}
 }
 
-// ciRequires skips a test that needs a tool only outside CI.
+// alive is the shared helper (internal/testkit).
+var alive = testkit.Alive
+
+// ciRequires is the path of tool (testkit.Tool: skipped without it, except
+// under CI=true), python3's real interpreter behind any shim.
 func ciRequires(tb testing.TB, tool string) string {
 	tb.Helper()
-	path, err := exec.LookPath(tool)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("%s is required when CI=true: %v", tool, err)
-		}
-		tb.Skipf("%s not installed", tool)
-	}
+	path := testkit.Tool(tb, tool)
 	if tool == "python3" {
 		return realPython(tb, path)
 	}

@@ -63,7 +63,7 @@ func (s *fakeSeat) given(b games.Board, turn games.Color) {
 			}
 		}
 	}
-	if m, ok := s.choose(othello.FromBitboards(black, white, othello.Color(turn))); ok {
+	if m, ok := s.choose(othello.FromBitboards(black, white, games.Color(turn))); ok {
 		s.emit(engines.Event{Kind: engines.Attempt, Move: m, At: time.Now()})
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,16 +83,6 @@ func (w *workerProcess) stop(tb testing.TB, sig syscall.Signal) {
 }
 
 // freePort is a loopback port nothing listens on now.
-func freePort(tb testing.TB) int {
-	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 type workersAnswer struct {
 	Cluster bool
 	Workers []struct {

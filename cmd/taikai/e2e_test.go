@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
 )
 
@@ -59,7 +60,7 @@ func checkOthelloGame(t *testing.T, g apiGame) {
 	t.Helper()
 	b := othello.New()
 	for _, m := range g.Moves {
-		if m.Color != othello.Color(b.Turn()).String() {
+		if m.Color != b.Turn().String() {
 			t.Fatalf("game %d ply %d: %s moved, %v to move", *g.ID, m.Ply, m.Color, b.Turn())
 		}
 		s := othello.Pass
@@ -80,12 +81,12 @@ func checkOthelloGame(t *testing.T, g apiGame) {
 	result, reason := *g.Result, *g.Reason
 	switch reason {
 	case "normal":
-		if !b.Over() || result != map[othello.Color]string{othello.Black: "black", othello.White: "white", othello.Empty: "draw"}[b.Winner()] {
+		if !b.Over() || result != map[games.Color]string{othello.Black: "black", othello.White: "white", othello.Empty: "draw"}[b.Winner()] {
 			t.Errorf("game %d: normal end with result %s, board over=%v %d-%d", *g.ID, result, b.Over(), nb, nw)
 		}
 	case "timeout":
 		// The side to move ran out of time and lost.
-		if b.Over() || result == othello.Color(b.Turn()).String() || result == "draw" {
+		if b.Over() || result == b.Turn().String() || result == "draw" {
 			t.Errorf("game %d: timeout with result %s, %v to move (over=%v)", *g.ID, result, b.Turn(), b.Over())
 		}
 	case "illegal", "disconnect", "close":

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/engines/builtin"
+	"github.com/taikai-dev/taikai/internal/testkit"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
 )
@@ -93,15 +94,13 @@ func taikaiBinary(tb testing.TB) string {
 	return binPath
 }
 
-func ciRequires(tb testing.TB, tool string) {
-	tb.Helper()
-	if _, err := exec.LookPath(tool); err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("%s is required when CI=true: %v", tool, err)
-		}
-		tb.Skipf("%s not installed", tool)
-	}
-}
+// The shared helpers (internal/testkit): ciRequires is the path of a
+// program a test needs (skipped without it, except under CI=true).
+var (
+	ciRequires = testkit.Tool
+	alive      = testkit.Alive
+	freePort   = testkit.FreePort
+)
 
 // TestMatchStores200Games is the acceptance run of `taikai match`: random
 // against greedy, 200 games at 10 ms a move, two at a time, all stored.
@@ -666,16 +665,6 @@ func deref(s *string) string {
 		return "<nil>"
 	}
 	return *s
-}
-
-// alive tells whether pid is a live process (not a zombie).
-func alive(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(stat, ')')
-	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
 }
 
 type gameDetail struct {

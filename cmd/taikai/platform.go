@@ -15,5 +15,5 @@ func platformSandbox() error {
 	if !ok {
 		name = runtime.GOOS
 	}
-	return fmt.Errorf("sandbox: engines can be sandboxed on Linux only, not on %s: to run uploaded engines, start taikai's Docker deployment (docker compose up -d: README, Platforms), or start taikai with --sandbox=off to run engines unsandboxed (only programs you trust)", name)
+	return fmt.Errorf("sandbox: engines can be sandboxed on Linux only, not on %s: to run uploaded engines, start taikai's Docker deployment (docker compose up -d: docs/DEPLOY.md, Platforms), or start taikai with --sandbox=off to run engines unsandboxed (only programs you trust)", name)
 }

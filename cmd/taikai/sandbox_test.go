@@ -26,6 +26,7 @@ import (
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/sandbox"
+	"github.com/taikai-dev/taikai/internal/testkit"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/web"
 )
@@ -41,12 +42,7 @@ func sandboxErr(tb testing.TB) error {
 // bwrap, no user namespaces, ...), except in CI, where that is a failure.
 func requireSandbox(tb testing.TB) {
 	tb.Helper()
-	if err := sandboxErr(tb); err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("the engine sandbox is required when CI=true: %v", err)
-		}
-		tb.Skipf("engine sandbox unavailable: %v", err)
-	}
+	testkit.Need(tb, "the engine sandbox", sandboxErr(tb))
 }
 
 // requireCgroupV2 fails the test if the user-mode Linux harness runs it
@@ -800,7 +796,7 @@ func TestServeNotDumpable(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run the server as another user")
 	}
-	setpriv := ciRequiresPath(t, "setpriv")
+	setpriv := ciRequires(t, "setpriv")
 	t.Parallel()
 	bin := taikaiBinary(t)
 	dir := t.TempDir()
@@ -846,13 +842,6 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
-}
-
-func ciRequiresPath(tb testing.TB, tool string) string {
-	tb.Helper()
-	ciRequires(tb, tool)
-	p, _ := exec.LookPath(tool)
-	return p
 }
 
 // serve's start-up check says which directory keeps the engines' uid from
@@ -956,7 +945,7 @@ func ordinaryUser(tb testing.TB) *osUser {
 		return &osUser{uid: os.Getuid(), gid: os.Getgid(), home: tb.TempDir()}
 	}
 	if _, err := user.Lookup(testUser); err != nil {
-		useradd := ciRequiresPath(tb, "useradd")
+		useradd := ciRequires(tb, "useradd")
 		if out, err := exec.Command(useradd, "--create-home", "--shell", "/usr/sbin/nologin", testUser).CombinedOutput(); err != nil {
 			tb.Fatalf("useradd %s: %v\n%s", testUser, err, out)
 		}

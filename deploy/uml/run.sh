@@ -27,7 +27,7 @@
 # suite's time bounds and waits (TAIKAI_TEST_TIME_SCALE inside).
 #
 # Everything inside UML runs on one CPU, a few times slower than here: its
-# times mean nothing (docs/DESIGN.md, "User-mode Linux").
+# times mean nothing (docs/DECISIONS.md, "cgroup v2 in CI through user-mode Linux").
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"

@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/engines/builtin/gomokuai"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/gomoku"
 )
 
 // gomokuTurn plays the student project's gomoku protocol: on "your turn" it asks
 // for the board as text, then puts a stone until the server accepts one.
 func (c *client) gomokuTurn() error {
-	var me gomoku.Stone
+	var me games.Color
 	switch c.opt.Color {
 	case "black":
 		me = gomoku.Black
@@ -82,7 +83,7 @@ func isBoardRow(line []byte, n int) bool {
 }
 
 // gomokuTurnOnce plays one turn: get the board, choose, put until accepted.
-func (c *client) gomokuTurnOnce(rule gomoku.Rule, me gomoku.Stone) error {
+func (c *client) gomokuTurnOnce(rule gomoku.Rule, me games.Color) error {
 	if !c.answer() {
 		return nil
 	}
@@ -147,7 +148,7 @@ func (c *client) gomokuBoard() (*gomoku.Board, error) {
 }
 
 // gomokuPut sends put until the server answers 1.
-func (c *client) gomokuPut(b *gomoku.Board, rule gomoku.Rule, me gomoku.Stone) error {
+func (c *client) gomokuPut(b *gomoku.Board, rule gomoku.Rule, me games.Color) error {
 	var avoid []gomoku.Point
 	deadline := time.Now().Add(c.opt.MoveTime)
 	for range b.Size() * b.Size() {

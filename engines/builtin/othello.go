@@ -11,6 +11,7 @@ import (
 
 	"github.com/taikai-dev/taikai/engines/builtin/othelloai"
 	"github.com/taikai-dev/taikai/engines/protocol"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
 )
 
@@ -45,7 +46,7 @@ func (c *client) chooseOthello(b *othello.Board, received time.Time, budget time
 // it. A loaded machine may run the engine late twice: before it reads the
 // move (which its clock cannot see) and during its search. Measured with two
 // busy loops beside the match at 100 ms a move, a margin of a fifth lost 7
-// games of 59 on time; with half, see README.
+// games of 59 on time; with half, see docs/COMMANDS.md, "taikai engine".
 func safetyMargin(budget time.Duration) time.Duration {
 	return budget / 2
 }
@@ -60,8 +61,8 @@ func (c *client) othelloBoard() error {
 		return err
 	}
 	var (
-		me    othello.Color
-		cells [64]othello.Color
+		me    games.Color
+		cells [64]games.Color
 		f     [][]byte
 		board []byte // the last BOARD line, parsed only when the turn is ours
 	)
@@ -91,7 +92,7 @@ func (c *client) othelloBoard() error {
 			if err != nil || (n != 1 && n != -1) {
 				return fmt.Errorf("bad START line %q", line)
 			}
-			me = othello.Color(n)
+			me = games.Color(n)
 		case "BOARD": // in a form the test above does not take
 			board = append(board[:0], line...)
 		case "TURN":
@@ -99,7 +100,7 @@ func (c *client) othelloBoard() error {
 			if len(f) != 2 {
 				return fmt.Errorf("bad TURN line %q", line)
 			}
-			if n, _ := atoi(f[1]); othello.Color(n) != me || me == othello.Empty {
+			if n, _ := atoi(f[1]); games.Color(n) != me || me == othello.Empty {
 				continue
 			}
 			if len(board) == 0 {
@@ -114,7 +115,7 @@ func (c *client) othelloBoard() error {
 				if err != nil || n < -1 || n > 1 {
 					return fmt.Errorf("bad BOARD cell %d: %q", i, f[i+1])
 				}
-				cells[i] = othello.Color(n)
+				cells[i] = games.Color(n)
 			}
 			if !c.answer() {
 				continue
@@ -175,7 +176,7 @@ func (c *client) othelloMove() error {
 	}
 	var (
 		b         = othello.New() // MOVE lines before START are the game's opening
-		me        othello.Color
+		me        games.Color
 		started   bool
 		remaining time.Duration
 		f         [][]byte

@@ -24,6 +24,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/taikai-dev/taikai/internal/testkit"
 	"golang.org/x/sys/unix"
 )
 
@@ -116,12 +117,7 @@ func doubleFork(marker string) string {
 
 func requireSandbox(t testing.TB) {
 	t.Helper()
-	if err := Available(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("sandbox unavailable in CI: %v", err)
-		}
-		t.Skipf("sandbox unavailable: %v", err)
-	}
+	testkit.Need(t, "the sandbox", Available())
 }
 
 // testHelper is the helper binary (the test binary; see TestMain).
@@ -310,16 +306,8 @@ func poll(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	}
 }
 
-// alive tells whether pid runs (a zombie does not: the container's init may
-// not reap the orphans of a killed process at once).
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	_, rest, _ := strings.Cut(string(b), ") ")
-	return !strings.HasPrefix(rest, "Z") && !strings.HasPrefix(rest, "X")
-}
+// alive is the shared helper (internal/testkit).
+var alive = testkit.Alive
 
 func marker() string { return strconv.Itoa(100000 + rand.IntN(800000)) }
 

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/gomoku"
 )
 
@@ -40,7 +41,7 @@ func BenchmarkFullGame(b *testing.B) {
 			for b.Loop() {
 				g, _ := gomoku.NewGame(15, r)
 				for _, m := range moves {
-					if g.Check(m.X, m.Y) != gomoku.OK || g.Play(m.X, m.Y) != gomoku.OK {
+					if g.Check(m.X, m.Y) != games.Allowed || g.Play(m.X, m.Y) != games.Allowed {
 						b.Fatalf("recorded move %v refused", m)
 					}
 				}

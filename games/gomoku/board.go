@@ -2,6 +2,7 @@ package gomoku
 
 import (
 	"fmt"
+	"github.com/taikai-dev/taikai/games"
 	"strings"
 )
 
@@ -11,7 +12,7 @@ import (
 type Board struct {
 	size   int
 	stones int
-	cells  [MaxSize * MaxSize]Stone // index y*size + x
+	cells  [MaxSize * MaxSize]games.Color // index y*size + x
 }
 
 // NewBoard returns an empty board of the given size (MinSize..MaxSize).
@@ -29,7 +30,7 @@ func (b *Board) Size() int { return b.size }
 func (b *Board) On(x, y int) bool { return uint(x) < uint(b.size) && uint(y) < uint(b.size) }
 
 // At returns the stone on (x,y), Empty when the point is off the board.
-func (b *Board) At(x, y int) Stone {
+func (b *Board) At(x, y int) games.Color {
 	if !b.On(x, y) {
 		return Empty
 	}
@@ -37,7 +38,7 @@ func (b *Board) At(x, y int) Stone {
 }
 
 // at is At with the edge as a wall, for line scans.
-func (b *Board) at(x, y int) Stone {
+func (b *Board) at(x, y int) games.Color {
 	if !b.On(x, y) {
 		return wall
 	}
@@ -59,7 +60,7 @@ func (b *Board) Full() bool { return b.stones == b.size*b.size }
 // Put sets (x,y) to s (Empty clears it) without any rule check, for setting up
 // positions and for engines that search by placing and taking back stones. It
 // panics when the point is off the board or s is not a stone value.
-func (b *Board) Put(s Stone, x, y int) {
+func (b *Board) Put(s games.Color, x, y int) {
 	if !b.On(x, y) {
 		panic(fmt.Sprintf("gomoku: Put(%v, %d, %d) off a %dx%d board", s, x, y, b.size, b.size))
 	}
@@ -98,21 +99,21 @@ func (b *Board) String() string {
 }
 
 // Check reports whether s may be placed on (x,y) under r.
-func (b *Board) Check(r Rule, s Stone, x, y int) Verdict {
+func (b *Board) Check(r Rule, s games.Color, x, y int) games.Refusal {
 	switch {
 	case !b.On(x, y):
-		return OffBoard
+		return games.OffBoard
 	case b.cells[y*b.size+x] != Empty:
-		return Occupied
+		return games.Occupied
 	case b.forbidden(r, s, x, y):
-		return Forbidden
+		return games.Forbidden
 	}
-	return OK
+	return games.Allowed
 }
 
-// Forbidden reports whether the empty point (x,y) is forbidden for s under r.
+// games.Forbidden reports whether the empty point (x,y) is forbidden for s under r.
 // It is false for an occupied or off-board point, which Check reports instead.
-func (b *Board) Forbidden(r Rule, s Stone, x, y int) bool {
+func (b *Board) Forbidden(r Rule, s games.Color, x, y int) bool {
 	if b.At(x, y) != Empty || !b.On(x, y) {
 		return false
 	}
@@ -122,7 +123,7 @@ func (b *Board) Forbidden(r Rule, s Stone, x, y int) bool {
 // Wins reports whether s placed on the empty point (x,y) makes a winning five
 // under r. It does not ask whether the move is allowed: under every rule a
 // winning five is.
-func (b *Board) Wins(r Rule, s Stone, x, y int) bool {
+func (b *Board) Wins(r Rule, s games.Color, x, y int) bool {
 	if !b.On(x, y) || b.cells[y*b.size+x] != Empty || s != Black && s != White {
 		return false
 	}
@@ -135,7 +136,7 @@ func (b *Board) Wins(r Rule, s Stone, x, y int) bool {
 	return false
 }
 
-func (b *Board) forbidden(r Rule, s Stone, x, y int) bool {
+func (b *Board) forbidden(r Rule, s games.Color, x, y int) bool {
 	switch {
 	case r == Seed && (s == Black || s == White):
 		return b.doubleThree(s, x, y)
@@ -147,7 +148,7 @@ func (b *Board) forbidden(r Rule, s Stone, x, y int) bool {
 
 // run returns the length of the line of s through (x,y) in direction d,
 // counting (x,y) itself as s whatever it holds.
-func (b *Board) run(s Stone, x, y int, d dir) int {
+func (b *Board) run(s games.Color, x, y int, d dir) int {
 	n := 1
 	for i := 1; b.at(x+i*d.dx, y+i*d.dy) == s; i++ {
 		n++

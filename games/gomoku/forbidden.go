@@ -1,10 +1,12 @@
 package gomoku
 
+import "github.com/taikai-dev/taikai/games"
+
 // doubleThree reports whether s on the empty point (x,y) makes a three on two or
 // more lines and no five: the seed rule. A three here is plain: any stone that
 // makes a straight four will do, forbidden or not, because the seed server knew
 // nothing of renju's refinements.
-func (b *Board) doubleThree(s Stone, x, y int) bool {
+func (b *Board) doubleThree(s games.Color, x, y int) bool {
 	var ws [4]window
 	for i, d := range dirs {
 		ws[i] = b.window(s, x, y, d)

@@ -1,14 +1,18 @@
 package gomoku
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/taikai-dev/taikai/games"
+)
 
 // Game is a game in progress: a board, a rule, the side to move and the record.
 type Game struct {
 	board  Board
 	rule   Rule
-	turn   Stone
+	turn   games.Color
 	over   bool
-	winner Stone
+	winner games.Color
 	five   []Point
 	moves  []Point
 }
@@ -33,25 +37,25 @@ func (g *Game) Rule() Rule { return g.rule }
 
 // Turn returns the side to move. It is usually the side that did not move last,
 // but a side with no allowed point is skipped (see Play).
-func (g *Game) Turn() Stone { return g.turn }
+func (g *Game) Turn() games.Color { return g.turn }
 
 // Check reports whether the side to move may play (x,y).
-func (g *Game) Check(x, y int) Verdict {
+func (g *Game) Check(x, y int) games.Refusal {
 	if g.over {
-		return Ended
+		return games.NotYourTurn
 	}
 	return g.board.Check(g.rule, g.turn, x, y)
 }
 
 // Play places a stone for the side to move if Check allows it, and reports the
-// verdict; on anything but OK nothing changes. After the stone the game ends on
+// verdict; on anything but games.Allowed nothing changes. After the stone the game ends on
 // a winning five or a full board. Otherwise the turn passes to the opponent,
 // unless every empty point is forbidden for the opponent: then the same side
 // moves again, and if neither side has an allowed point the game is a draw (the
 // seed server: a draw when neither player has a place to put a stone).
-func (g *Game) Play(x, y int) Verdict {
+func (g *Game) Play(x, y int) games.Refusal {
 	v := g.Check(x, y)
-	if v != OK {
+	if v != games.Allowed {
 		return v
 	}
 	s := g.turn
@@ -62,7 +66,7 @@ func (g *Game) Play(x, y int) Verdict {
 		if goal.five(g.board.run(s, x, y, d)) {
 			g.over, g.winner = true, s
 			g.five = g.board.line(s, x, y, d)
-			return OK
+			return games.Allowed
 		}
 	}
 	switch {
@@ -72,12 +76,12 @@ func (g *Game) Play(x, y int) Verdict {
 	default:
 		g.over = true
 	}
-	return OK
+	return games.Allowed
 }
 
 // canMove reports whether s has an allowed point. The scan stops at the first
 // one, which is almost always among the first empty points looked at.
-func (g *Game) canMove(s Stone) bool {
+func (g *Game) canMove(s games.Color) bool {
 	b := &g.board
 	if b.Full() {
 		return false
@@ -94,7 +98,7 @@ func (g *Game) canMove(s Stone) bool {
 }
 
 // line returns the run of s through (x,y) in direction d, from one end to the other.
-func (b *Board) line(s Stone, x, y int, d dir) []Point {
+func (b *Board) line(s games.Color, x, y int, d dir) []Point {
 	for b.at(x-d.dx, y-d.dy) == s {
 		x, y = x-d.dx, y-d.dy
 	}
@@ -111,7 +115,7 @@ func (g *Game) Over() bool { return g.over }
 
 // Winner returns the side that made a winning five, or Empty while the game goes
 // on and after a draw.
-func (g *Game) Winner() Stone { return g.winner }
+func (g *Game) Winner() games.Color { return g.winner }
 
 // Five returns the stones of the winning line (an overline whole where it wins),
 // from one end to the other, or nil. When one move makes fives on several lines

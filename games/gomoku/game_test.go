@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/gomoku"
 )
 
@@ -50,15 +51,13 @@ func TestNames(t *testing.T) {
 	cases := []struct{ got, want string }{
 		{gomoku.Black.String(), "black"},
 		{gomoku.White.String(), "white"},
-		{gomoku.Empty.String(), "empty"},
+		{gomoku.Empty.String(), "none"}, // games.None
 		{gomoku.Black.Opponent().String(), "white"},
 		{gomoku.White.Opponent().String(), "black"},
-		{gomoku.OK.String(), "ok"},
-		{gomoku.Occupied.String(), "occupied"},
-		{gomoku.OffBoard.String(), "off board"},
-		{gomoku.Forbidden.String(), "forbidden"},
-		{gomoku.Ended.String(), "game over"},
-		{gomoku.Verdict(99).String(), "Verdict(99)"},
+		{games.Occupied.String(), "occupied"},
+		{games.OffBoard.String(), "off_board"},
+		{games.Forbidden.String(), "forbidden"},
+		{games.NotYourTurn.String(), "out_of_turn"},
 	}
 	for _, c := range cases {
 		if c.got != c.want {
@@ -77,10 +76,10 @@ func TestBoardSizes(t *testing.T) {
 		if b.Size() != size || b.Stones() != 0 || b.Full() {
 			t.Errorf("NewBoard(%d): size %d, %d stones, full %v", size, b.Size(), b.Stones(), b.Full())
 		}
-		if got := b.Check(gomoku.Seed, gomoku.Black, size-1, size-1); got != gomoku.OK {
+		if got := b.Check(gomoku.Seed, gomoku.Black, size-1, size-1); got != games.Allowed {
 			t.Errorf("NewBoard(%d): Check of the far corner = %v, want ok", size, got)
 		}
-		if got := b.Check(gomoku.Seed, gomoku.Black, size, 0); got != gomoku.OffBoard {
+		if got := b.Check(gomoku.Seed, gomoku.Black, size, 0); got != games.OffBoard {
 			t.Errorf("NewBoard(%d): Check(%d, 0) = %v, want off board", size, size, got)
 		}
 		g, err := gomoku.NewGame(size, gomoku.Renju)
@@ -124,7 +123,7 @@ func TestBoardPutCloneString(t *testing.T) {
 	for _, bad := range []func(){
 		func() { b.Put(gomoku.Black, 5, 0) },
 		func() { b.Put(gomoku.Black, 0, -1) },
-		func() { b.Put(gomoku.Stone(3), 0, 0) },
+		func() { b.Put(games.Color(3), 0, 0) },
 	} {
 		func() {
 			defer func() {
@@ -148,21 +147,21 @@ func TestGameTurnsAndRefusals(t *testing.T) {
 	}
 	for _, c := range []struct {
 		x, y int
-		want gomoku.Verdict
+		want games.Refusal
 	}{
-		{7, 7, gomoku.Occupied},
-		{8, 8, gomoku.Occupied},
-		{15, 7, gomoku.OffBoard},
-		{-1, 7, gomoku.OffBoard},
+		{7, 7, games.Occupied},
+		{8, 8, games.Occupied},
+		{15, 7, games.OffBoard},
+		{-1, 7, games.OffBoard},
 	} {
 		refused(t, g, gomoku.Point{X: c.x, Y: c.y}, c.want)
 	}
 	// Black builds . X X ? . across and ? X X down around (9,5): a double-three.
 	play(t, g, pts(7, 5, 0, 0, 8, 5, 0, 2, 9, 6, 0, 4, 9, 7, 14, 14)...)
-	if got := g.Check(9, 5); got != gomoku.Forbidden {
+	if got := g.Check(9, 5); got != games.Forbidden {
 		t.Fatalf("Check(9, 5) = %v, want forbidden on\n%s", got, g.Board())
 	}
-	refused(t, g, gomoku.Point{X: 9, Y: 5}, gomoku.Forbidden)
+	refused(t, g, gomoku.Point{X: 9, Y: 5}, games.Forbidden)
 	if slices.Contains(g.Allowed(nil), gomoku.Point{X: 9, Y: 5}) {
 		t.Errorf("Allowed holds the forbidden (9, 5)")
 	}
@@ -239,8 +238,8 @@ func TestGameFive(t *testing.T) {
 			if got := g.Five(); !slices.Equal(got, c.five) {
 				t.Errorf("Five() = %v, want %v", got, c.five)
 			}
-			if got := g.Check(14, 14); got != gomoku.Ended {
-				t.Errorf("Check after the end = %v, want %v", got, gomoku.Ended)
+			if got := g.Check(14, 14); got != games.NotYourTurn {
+				t.Errorf("Check after the end = %v, want %v", got, games.NotYourTurn)
 			}
 		})
 	}
@@ -256,11 +255,11 @@ func TestGameOverlineGoesOn(t *testing.T) {
 		v := g.Play(3, 7)
 		switch r {
 		case gomoku.Standard:
-			if v != gomoku.OK || g.Over() || g.Five() != nil {
+			if v != games.Allowed || g.Over() || g.Five() != nil {
 				t.Errorf("%v: overline gave %v, over %v, five %v; want ok and the game going on", r, v, g.Over(), g.Five())
 			}
 		case gomoku.Renju:
-			if v != gomoku.Forbidden || g.Over() {
+			if v != games.Forbidden || g.Over() {
 				t.Errorf("%v: overline gave %v, over %v; want forbidden", r, v, g.Over())
 			}
 		}
@@ -318,7 +317,7 @@ func TestGameRenjuBlackSkipped(t *testing.T) {
 		play(t, g, black[i], white[i])
 	}
 	for _, p := range pts(0, 0, 4, 0, 0, 4) {
-		if got := g.Board().Check(gomoku.Renju, gomoku.Black, p.X, p.Y); got != gomoku.Forbidden {
+		if got := g.Board().Check(gomoku.Renju, gomoku.Black, p.X, p.Y); got != games.Forbidden {
 			t.Errorf("black on %v: %v, want forbidden", p, got)
 		}
 	}

@@ -30,35 +30,23 @@
 //     skipped; when neither side has an allowed point, the game is a draw.
 package gomoku
 
-import "fmt"
+import (
+	"fmt"
 
-// Stone is the content of a point and the colour of a side: Black (player 0,
-// moves first) or White (player 1), the values of the classroom protocols.
-type Stone int8
+	"github.com/taikai-dev/taikai/games"
+)
 
-// The two colours and the empty point, with the values of the classroom protocols.
+// The two colours and the empty point are games' colours, with the values of
+// the classroom protocols: Black (player 0, moves first) 1, White (player 1)
+// -1, Empty (no stone, games.None) 0. A point's content is a games.Color too.
 const (
-	Empty Stone = 0  // no stone
-	Black Stone = 1  // player 0, moves first
-	White Stone = -1 // player 1
+	Empty = games.None
+	Black = games.Black
+	White = games.White
 )
 
 // wall is what lies beyond the edge; it blocks a line like an opponent stone.
-const wall Stone = 2
-
-// Opponent returns the other colour.
-func (s Stone) Opponent() Stone { return -s }
-
-// String returns "black", "white" or "empty".
-func (s Stone) String() string {
-	switch s {
-	case Black:
-		return "black"
-	case White:
-		return "white"
-	}
-	return "empty"
-}
+const wall games.Color = 2
 
 // Rule is a rule set: who wins and which moves are forbidden.
 type Rule uint8
@@ -111,30 +99,3 @@ const (
 // Point is a cell: X is the column from the left, Y the row from the top, (0,0)
 // the top-left corner.
 type Point struct{ X, Y int }
-
-// Verdict is whether a stone may be placed on a point, and if not, why.
-type Verdict uint8
-
-// The verdicts. The first four are the gomoku-turn replies 1 to 4, in order.
-const (
-	// OK: the stone may be placed.
-	OK Verdict = iota
-	// Occupied: a stone stands on the point.
-	Occupied
-	// OffBoard: the point is outside the board.
-	OffBoard
-	// Forbidden: the rule forbids the move to this side (double-three and so on).
-	Forbidden
-	// Ended: the game is over; nobody may place a stone. Game only.
-	Ended
-)
-
-var verdictNames = [...]string{OK: "ok", Occupied: "occupied", OffBoard: "off board", Forbidden: "forbidden", Ended: "game over"}
-
-// String returns "ok", "occupied", "off board", "forbidden" or "game over".
-func (v Verdict) String() string {
-	if int(v) < len(verdictNames) {
-		return verdictNames[v]
-	}
-	return fmt.Sprintf("Verdict(%d)", uint8(v))
-}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/gomoku"
 )
 
@@ -93,7 +94,7 @@ func swapColours(diagram string) string {
 func play(tb testing.TB, g *gomoku.Game, moves ...gomoku.Point) {
 	tb.Helper()
 	for i, m := range moves {
-		if v := g.Play(m.X, m.Y); v != gomoku.OK {
+		if v := g.Play(m.X, m.Y); v != games.Allowed {
 			tb.Fatalf("move %d %v by %v: %v, want ok\n%s", i, m, g.Turn(), v, g.Board())
 		}
 	}

@@ -1,5 +1,7 @@
 package gomoku
 
+import "github.com/taikai-dev/taikai/games"
+
 // A direction of one of the four lines through a point.
 type dir struct{ dx, dy int }
 
@@ -14,7 +16,7 @@ const (
 	exactlyFive             // an overline is not a five
 )
 
-func goalOf(r Rule, s Stone) goal {
+func goalOf(r Rule, s games.Color) goal {
 	if r == Standard || r == Renju && s == Black {
 		return exactlyFive
 	}
@@ -48,7 +50,7 @@ const (
 // behind an opponent stone or the edge can change what the point makes.
 type window [span]int8
 
-func (b *Board) window(s Stone, x, y int, d dir) window {
+func (b *Board) window(s games.Color, x, y int, d dir) window {
 	var w window
 	w[reach] = mine
 	for side := -1; side <= 1; side += 2 {

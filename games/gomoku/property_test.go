@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/gomoku"
 )
 
@@ -49,15 +50,15 @@ func TestAgainstReference(t *testing.T) {
 			for x := -1; x <= size; x++ {
 				p := gomoku.Point{X: x, Y: y}
 				for _, r := range allRules {
-					for _, s := range []gomoku.Stone{gomoku.Black, gomoku.White} {
+					for _, s := range []games.Color{gomoku.Black, gomoku.White} {
 						want := refCheck(b, r, s, p)
 						if got := b.Check(r, s, x, y); got != want {
 							t.Fatalf("position %d: Check(%v, %v, %d, %d) = %v, reference %v on\n%s", i, r, s, x, y, got, want, b)
 						}
-						if want == gomoku.Forbidden {
+						if want == games.Forbidden {
 							forbiddenSeen[fmt.Sprint(r, " ", s)]++
 						}
-						if want != gomoku.OK {
+						if want != games.Allowed {
 							continue
 						}
 						if got, want := b.Wins(r, s, x, y), refWins(b, r, s, p); got != want {
@@ -126,7 +127,7 @@ func randomGame(tb testing.TB, rng *rand.Rand, r gomoku.Rule, size int) (won, dr
 		}
 		for range 2 {
 			p := allowed[rng.IntN(len(allowed))]
-			if want := refCheck(b, r, s, p); want != gomoku.OK {
+			if want := refCheck(b, r, s, p); want != games.Allowed {
 				tb.Fatalf("%v: Allowed holds %v, reference %v for %v on\n%s", r, p, want, s, b)
 			}
 		}
@@ -136,14 +137,14 @@ func randomGame(tb testing.TB, rng *rand.Rand, r gomoku.Rule, size int) (won, dr
 			if got := g.Check(p.X, p.Y); got != want {
 				tb.Fatalf("%v: Check(%d, %d) for %v = %v, reference %v on\n%s", r, p.X, p.Y, s, got, want, b)
 			}
-			if want != gomoku.OK {
+			if want != games.Allowed {
 				refused(tb, g, p, want)
 			}
 		}
 
 		p := pick(rng, b, allowed)
 		moves := len(g.Moves())
-		if v := g.Play(p.X, p.Y); v != gomoku.OK {
+		if v := g.Play(p.X, p.Y); v != games.Allowed {
 			tb.Fatalf("%v: Play(%v) of an allowed point = %v", r, p, v)
 		}
 		if got := b.At(p.X, p.Y); got != s {
@@ -167,10 +168,10 @@ func randomGame(tb testing.TB, rng *rand.Rand, r gomoku.Rule, size int) (won, dr
 			}
 			if !b.Full() {
 				// Neither side may have an allowed point left.
-				for _, side := range []gomoku.Stone{gomoku.Black, gomoku.White} {
+				for _, side := range []games.Color{gomoku.Black, gomoku.White} {
 					for y := range size {
 						for x := range size {
-							if refCheck(b, r, side, gomoku.Point{X: x, Y: y}) == gomoku.OK {
+							if refCheck(b, r, side, gomoku.Point{X: x, Y: y}) == games.Allowed {
 								tb.Fatalf("%v: drawn with %v allowed for %v\n%s", r, gomoku.Point{X: x, Y: y}, side, b)
 							}
 						}
@@ -182,8 +183,8 @@ func randomGame(tb testing.TB, rng *rand.Rand, r gomoku.Rule, size int) (won, dr
 			passes++
 		}
 	}
-	if v := g.Play(0, 0); v != gomoku.Ended {
-		tb.Fatalf("%v: Play after the end = %v, want %v", r, v, gomoku.Ended)
+	if v := g.Play(0, 0); v != games.NotYourTurn {
+		tb.Fatalf("%v: Play after the end = %v, want %v", r, v, games.NotYourTurn)
 	}
 	if got := g.Allowed(nil); got != nil {
 		tb.Fatalf("%v: Allowed after the end = %v, want none", r, got)
@@ -220,7 +221,7 @@ func hasNeighbour(b *gomoku.Board, p gomoku.Point) bool {
 }
 
 // refused checks that Play on p returns want and changes nothing.
-func refused(tb testing.TB, g *gomoku.Game, p gomoku.Point, want gomoku.Verdict) {
+func refused(tb testing.TB, g *gomoku.Game, p gomoku.Point, want games.Refusal) {
 	tb.Helper()
 	before, turn, moves := g.Board().String(), g.Turn(), len(g.Moves())
 	if got := g.Play(p.X, p.Y); got != want {

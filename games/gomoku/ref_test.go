@@ -1,6 +1,10 @@
 package gomoku_test
 
-import "github.com/taikai-dev/taikai/games/gomoku"
+import (
+	"github.com/taikai-dev/taikai/games/gomoku"
+
+	"github.com/taikai-dev/taikai/games"
+)
 
 // A reference for the rules, written straight from the definitions of
 // PROTOCOLS.md §3 and slow on purpose: it walks whole lines edge to edge, tries
@@ -10,11 +14,11 @@ import "github.com/taikai-dev/taikai/games/gomoku"
 var refDirs = [4][2]int{{1, 0}, {0, 1}, {1, 1}, {1, -1}}
 
 // refExact reports whether s needs exactly five under r.
-func refExact(r gomoku.Rule, s gomoku.Stone) bool {
+func refExact(r gomoku.Rule, s games.Color) bool {
 	return r == gomoku.Standard || r == gomoku.Renju && s == gomoku.Black
 }
 
-func refIsFive(r gomoku.Rule, s gomoku.Stone, n int) bool {
+func refIsFive(r gomoku.Rule, s games.Color, n int) bool {
 	if refExact(r, s) {
 		return n == 5
 	}
@@ -42,7 +46,7 @@ func inside(b *gomoku.Board, x, y int) bool {
 }
 
 // refRun returns the bounds of the maximal run of s through index i of the line.
-func refRun(b *gomoku.Board, line []gomoku.Point, i int, s gomoku.Stone) (lo, hi int) {
+func refRun(b *gomoku.Board, line []gomoku.Point, i int, s games.Color) (lo, hi int) {
 	lo, hi = i, i
 	for lo > 0 && b.At(line[lo-1].X, line[lo-1].Y) == s {
 		lo--
@@ -55,7 +59,7 @@ func refRun(b *gomoku.Board, line []gomoku.Point, i int, s gomoku.Stone) (lo, hi
 
 // refFivePoints returns the empty points of the line that would give a five
 // (under r) containing index at. b has s on at.
-func refFivePoints(b *gomoku.Board, r gomoku.Rule, s gomoku.Stone, line []gomoku.Point, at int) []int {
+func refFivePoints(b *gomoku.Board, r gomoku.Rule, s games.Color, line []gomoku.Point, at int) []int {
 	var out []int
 	for j, q := range line {
 		if b.At(q.X, q.Y) != gomoku.Empty {
@@ -73,7 +77,7 @@ func refFivePoints(b *gomoku.Board, r gomoku.Rule, s gomoku.Stone, line []gomoku
 
 // refFours counts the fours through index at: each five point is a four, except
 // that the two ends of a straight four are one four.
-func refFours(b *gomoku.Board, r gomoku.Rule, s gomoku.Stone, line []gomoku.Point, at int) int {
+func refFours(b *gomoku.Board, r gomoku.Rule, s games.Color, line []gomoku.Point, at int) int {
 	f := refFivePoints(b, r, s, line, at)
 	if len(f) == 2 && f[1]-f[0] == 5 {
 		return 1
@@ -83,7 +87,7 @@ func refFours(b *gomoku.Board, r gomoku.Rule, s gomoku.Stone, line []gomoku.Poin
 
 // refStraightFour reports whether the run through index at is four in a row
 // whose ends are both five points.
-func refStraightFour(b *gomoku.Board, r gomoku.Rule, s gomoku.Stone, line []gomoku.Point, at int) bool {
+func refStraightFour(b *gomoku.Board, r gomoku.Rule, s games.Color, line []gomoku.Point, at int) bool {
 	lo, hi := refRun(b, line, at, s)
 	if hi-lo+1 != 4 {
 		return false
@@ -95,7 +99,7 @@ func refStraightFour(b *gomoku.Board, r gomoku.Rule, s gomoku.Stone, line []gomo
 // refThree reports whether the line through index at (s already there) is a
 // three: no four, and one more stone of the line makes a straight four holding
 // that stone; under renju that stone must not be forbidden itself.
-func refThree(b *gomoku.Board, r gomoku.Rule, s gomoku.Stone, line []gomoku.Point, at int) bool {
+func refThree(b *gomoku.Board, r gomoku.Rule, s games.Color, line []gomoku.Point, at int) bool {
 	if refFours(b, r, s, line, at) > 0 {
 		return false
 	}
@@ -118,7 +122,7 @@ func refThree(b *gomoku.Board, r gomoku.Rule, s gomoku.Stone, line []gomoku.Poin
 }
 
 // refWins reports whether s on the empty point p makes a winning five.
-func refWins(b *gomoku.Board, r gomoku.Rule, s gomoku.Stone, p gomoku.Point) bool {
+func refWins(b *gomoku.Board, r gomoku.Rule, s games.Color, p gomoku.Point) bool {
 	c := b.Clone()
 	c.Put(s, p.X, p.Y)
 	for _, d := range refDirs {
@@ -132,7 +136,7 @@ func refWins(b *gomoku.Board, r gomoku.Rule, s gomoku.Stone, p gomoku.Point) boo
 }
 
 // refForbidden reports whether s on the empty point p is forbidden under r.
-func refForbidden(b *gomoku.Board, r gomoku.Rule, s gomoku.Stone, p gomoku.Point) bool {
+func refForbidden(b *gomoku.Board, r gomoku.Rule, s games.Color, p gomoku.Point) bool {
 	if r != gomoku.Seed && !(r == gomoku.Renju && s == gomoku.Black) {
 		return false
 	}
@@ -160,21 +164,21 @@ func refForbidden(b *gomoku.Board, r gomoku.Rule, s gomoku.Stone, p gomoku.Point
 }
 
 // refCheck is Board.Check by the reference.
-func refCheck(b *gomoku.Board, r gomoku.Rule, s gomoku.Stone, p gomoku.Point) gomoku.Verdict {
+func refCheck(b *gomoku.Board, r gomoku.Rule, s games.Color, p gomoku.Point) games.Refusal {
 	switch {
 	case !inside(b, p.X, p.Y):
-		return gomoku.OffBoard
+		return games.OffBoard
 	case b.At(p.X, p.Y) != gomoku.Empty:
-		return gomoku.Occupied
+		return games.Occupied
 	case refForbidden(b, r, s, p):
-		return gomoku.Forbidden
+		return games.Forbidden
 	}
-	return gomoku.OK
+	return games.Allowed
 }
 
 // refWinner scans the whole board for a winning five and returns its colour,
 // or Empty.
-func refWinner(b *gomoku.Board, r gomoku.Rule) gomoku.Stone {
+func refWinner(b *gomoku.Board, r gomoku.Rule) games.Color {
 	for y := range b.Size() {
 		for x := range b.Size() {
 			s := b.At(x, y)

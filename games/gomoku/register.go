@@ -110,11 +110,11 @@ func (r *rules) Check(m games.Move) (games.Refusal, bool) {
 		return games.OffBoard, false
 	}
 	switch r.g.Check(m.X, m.Y) {
-	case OK:
+	case games.Allowed:
 		return 0, true
-	case Occupied:
+	case games.Occupied:
 		return games.Occupied, false
-	case Forbidden:
+	case games.Forbidden:
 		return games.Forbidden, false
 	}
 	return games.OffBoard, false
@@ -122,7 +122,7 @@ func (r *rules) Check(m games.Move) (games.Refusal, bool) {
 
 func (r *rules) Play(m games.Move) {
 	if !m.Pass {
-		if v := r.g.Play(m.X, m.Y); v != OK {
+		if v := r.g.Play(m.X, m.Y); v != games.Allowed {
 			panic("gomoku: Play after Check: " + v.String())
 		}
 	}
@@ -131,7 +131,7 @@ func (r *rules) Play(m games.Move) {
 
 // MustPass: the game skipped the side whose turn it would be.
 func (r *rules) MustPass() bool {
-	return !r.g.Over() && games.Color(r.g.Turn()) != r.turn
+	return !r.g.Over() && r.g.Turn() != r.turn
 }
 
 func (r *rules) CanPass() bool { return r.MustPass() }

@@ -3,6 +3,7 @@ package gomoku_test
 import (
 	"testing"
 
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/gomoku"
 )
 
@@ -255,8 +256,8 @@ const alone = `
 type ruleCase struct {
 	name    string
 	diagram string
-	side    gomoku.Stone
-	want    gomoku.Verdict
+	side    games.Color
+	want    games.Refusal
 	wins    bool
 }
 
@@ -269,7 +270,7 @@ func checkRule(t *testing.T, r gomoku.Rule, cases []ruleCase) {
 			if got := b.Check(r, c.side, q.X, q.Y); got != c.want {
 				t.Errorf("Check(%v, %v, %d, %d) = %v, want %v on\n%s", r, c.side, q.X, q.Y, got, c.want, b)
 			}
-			if got, want := b.Forbidden(r, c.side, q.X, q.Y), c.want == gomoku.Forbidden; got != want {
+			if got, want := b.Forbidden(r, c.side, q.X, q.Y), c.want == games.Forbidden; got != want {
 				t.Errorf("Forbidden(%v, %v, %d, %d) = %v, want %v on\n%s", r, c.side, q.X, q.Y, got, want, b)
 			}
 			if got := b.Wins(r, c.side, q.X, q.Y); got != c.wins {
@@ -292,8 +293,8 @@ func symmetric(cases []ruleCase) []ruleCase {
 }
 
 const (
-	ok        = gomoku.OK
-	forbidden = gomoku.Forbidden
+	ok        = games.Allowed
+	forbidden = games.Forbidden
 	black     = gomoku.Black
 	white     = gomoku.White
 )
@@ -428,25 +429,25 @@ func TestCheckOccupiedAndOffBoard(t *testing.T) {
 		. . .`)
 	cases := []struct {
 		x, y int
-		want gomoku.Verdict
+		want games.Refusal
 	}{
-		{q.X, q.Y, gomoku.OK},
-		{q.X - 1, q.Y - 1, gomoku.Occupied},
-		{q.X, q.Y - 1, gomoku.Occupied},
-		{-1, 0, gomoku.OffBoard},
-		{0, -1, gomoku.OffBoard},
-		{15, 0, gomoku.OffBoard},
-		{0, 15, gomoku.OffBoard},
-		{14, 14, gomoku.OK},
-		{0, 0, gomoku.OK},
+		{q.X, q.Y, games.Allowed},
+		{q.X - 1, q.Y - 1, games.Occupied},
+		{q.X, q.Y - 1, games.Occupied},
+		{-1, 0, games.OffBoard},
+		{0, -1, games.OffBoard},
+		{15, 0, games.OffBoard},
+		{0, 15, games.OffBoard},
+		{14, 14, games.Allowed},
+		{0, 0, games.Allowed},
 	}
 	for _, r := range []gomoku.Rule{gomoku.Seed, gomoku.Freestyle, gomoku.Standard, gomoku.Renju} {
-		for _, s := range []gomoku.Stone{gomoku.Black, gomoku.White} {
+		for _, s := range []games.Color{gomoku.Black, gomoku.White} {
 			for _, c := range cases {
 				if got := b.Check(r, s, c.x, c.y); got != c.want {
 					t.Errorf("Check(%v, %v, %d, %d) = %v, want %v", r, s, c.x, c.y, got, c.want)
 				}
-				if c.want != gomoku.OK {
+				if c.want != games.Allowed {
 					if b.Forbidden(r, s, c.x, c.y) || b.Wins(r, s, c.x, c.y) {
 						t.Errorf("Forbidden or Wins(%v, %v, %d, %d) true on a %v point", r, s, c.x, c.y, c.want)
 					}

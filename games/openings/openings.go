@@ -13,15 +13,15 @@
 // skipped. Every opening is played on the game's rules when the suite is read,
 // and a line that is not a legal opening is an error naming its number.
 //
-// The built-in suites (suites/*.txt) are written by the generator in gen/
+// The built-in suites (suites/*.txt) are written by cmd/genopenings
 // (`go generate ./games/openings`); each file's header says how. Their
 // balance, measured with `taikai match --openings builtin --games 200
 // --move-time 50ms`: othello-alphabeta against itself, black 47.0% (an
 // earlier run 50.5%); gomoku-threat against itself on freestyle, black 58.0%
-// (the README's Openings table).
+// (docs/FORMATS.md, Openings).
 package openings
 
-//go:generate go run ./gen -out suites
+//go:generate go run ../../cmd/genopenings -out suites
 
 import (
 	"bufio"
@@ -39,12 +39,14 @@ import (
 	_ "github.com/taikai-dev/taikai/games/all" // the games the suites are for
 )
 
-// Opening is one line of a suite: the moves from the game's start position.
-type Opening struct {
-	Index int          // 0-based position in the suite
-	Line  int          // 1-based line number in the source text
-	Moves []games.Move // as the game's Rules accept them
-	Text  string       // the moves in the suite's notation
+// Line is one opening of a suite (an opening line): the moves from the
+// game's start position. (tournament.Opening is which of them a game
+// started from.)
+type Line struct {
+	Index  int          // 0-based position in the suite
+	LineNo int          // 1-based line number in the source text
+	Moves  []games.Move // as the game's Rules accept them
+	Text   string       // the moves in the suite's notation
 }
 
 // Suite is a list of openings for one game, rule set and board size.
@@ -53,7 +55,7 @@ type Suite struct {
 	Game     string
 	Rule     string // as games.Game.Rule returns it ("" for othello)
 	Size     int
-	Openings []Opening
+	Openings []Line
 }
 
 // Limits on a suite.
@@ -101,7 +103,7 @@ func Parse(name, game, rule string, size int, r io.Reader) (*Suite, error) {
 		if err != nil {
 			return nil, games.Invalid("openings", "line %d: %s", line, err.Error())
 		}
-		s.Openings = append(s.Openings, Opening{Index: len(s.Openings), Line: line, Moves: moves, Text: Format(game, size, moves)})
+		s.Openings = append(s.Openings, Line{Index: len(s.Openings), LineNo: line, Moves: moves, Text: Format(game, size, moves)})
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
@@ -222,7 +224,7 @@ const (
 // permutation of the suite drawn from seed, so that every opening is played
 // once before any is played again, and a tournament that resumes plays the
 // same openings.
-func (s *Suite) Pick(order string, start int, seed uint64, pair int64) Opening {
+func (s *Suite) Pick(order string, start int, seed uint64, pair int64) Line {
 	n := int64(len(s.Openings))
 	k := (int64(start) + pair) % n
 	if order == OrderRandom {

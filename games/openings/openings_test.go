@@ -19,7 +19,7 @@ func TestParseGood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Openings) != 3 || s.Openings[1].Line != 4 || s.Openings[1].Text != "f5f6e6f4" || s.Openings[2].Text != "f5d6" {
+	if len(s.Openings) != 3 || s.Openings[1].LineNo != 4 || s.Openings[1].Text != "f5f6e6f4" || s.Openings[2].Text != "f5d6" {
 		t.Fatalf("%+v", s.Openings)
 	}
 	if m := s.Openings[0].Moves[0]; m.X != 5 || m.Y != 4 {
@@ -122,7 +122,7 @@ func TestPick(t *testing.T) {
 // a minute of searching; it is built the same way, with fixed depths).
 func TestGeneratorReproducible(t *testing.T) {
 	dir := t.TempDir()
-	cmd := exec.Command("go", "run", "./gen", "-out", dir, "-only", "gomoku")
+	cmd := exec.Command("go", "run", "../../cmd/genopenings", "-out", dir, "-only", "gomoku")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	done := make(chan error, 1)

@@ -1,6 +1,10 @@
 package othello
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/taikai-dev/taikai/games"
+)
 
 // Order is the layout of a 64-cell list on the wire.
 type Order int8
@@ -33,8 +37,8 @@ func (o Order) String() string {
 }
 
 // Cells returns the 64 cells in the given order.
-func (b *Board) Cells(order Order) [64]Color {
-	var out [64]Color
+func (b *Board) Cells(order Order) [64]games.Color {
+	var out [64]games.Color
 	for s := Square(0); s < 64; s++ {
 		c := Empty
 		switch {
@@ -53,7 +57,7 @@ func (b *Board) Cells(order Order) [64]Color {
 }
 
 // FromCells builds a position from 64 cells in the given order and the side to move.
-func FromCells(cells [64]Color, order Order, turn Color) Board {
+func FromCells(cells [64]games.Color, order Order, turn games.Color) Board {
 	var b Board
 	b.turn = turn
 	for i, c := range cells {

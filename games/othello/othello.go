@@ -4,33 +4,17 @@ package othello
 
 import (
 	"fmt"
+	"github.com/taikai-dev/taikai/games"
 	"math/bits"
 )
 
-// Color is the colour of a stone or of the side to move: Black (1) or White (-1),
-// the values the classroom protocol uses on the wire.
-type Color int8
-
-// The two colours and the empty cell.
+// The two colours and the empty cell are games' colours, with the values the
+// classroom protocol uses on the wire: Black (1), White (-1), Empty (0, games.None).
 const (
-	Empty Color = 0
-	Black Color = 1
-	White Color = -1
+	Empty = games.None
+	Black = games.Black
+	White = games.White
 )
-
-// Opponent returns the other colour.
-func (c Color) Opponent() Color { return -c }
-
-// String returns "black", "white" or "empty".
-func (c Color) String() string {
-	switch c {
-	case Black:
-		return "black"
-	case White:
-		return "white"
-	}
-	return "empty"
-}
 
 // Square is a cell index y*8+x (x = column a..h, y = row 1..8 minus one), or Pass.
 type Square int8
@@ -77,7 +61,7 @@ func ParseSquare(s string) (Square, error) {
 // The zero value is an empty board with nobody to move; use New for a game.
 type Board struct {
 	black, white uint64
-	turn         Color
+	turn         games.Color
 }
 
 // New returns the start position: white on d4 and e5, black on e4 and d5, black to move.
@@ -91,7 +75,7 @@ func New() Board {
 
 // FromBitboards builds a position from two bitboards (bit y*8+x) and the side to move.
 // It panics if the bitboards overlap.
-func FromBitboards(black, white uint64, turn Color) Board {
+func FromBitboards(black, white uint64, turn games.Color) Board {
 	if black&white != 0 {
 		panic("othello: black and white overlap")
 	}
@@ -104,10 +88,10 @@ func bit(s Square) uint64 { return 1 << uint(s) }
 func (b *Board) Bitboards() (black, white uint64) { return b.black, b.white }
 
 // Turn returns the side to move.
-func (b *Board) Turn() Color { return b.turn }
+func (b *Board) Turn() games.Color { return b.turn }
 
 // At returns the colour on column x, row y.
-func (b *Board) At(x, y int) Color {
+func (b *Board) At(x, y int) games.Color {
 	m := bit(At(x, y))
 	switch {
 	case b.black&m != 0:
@@ -152,7 +136,7 @@ func (b *Board) Count() (black, white int) {
 func (b *Board) Empties() int { return 64 - bits.OnesCount64(b.black|b.white) }
 
 // Winner returns the colour with more stones, or Empty for a draw.
-func (b *Board) Winner() Color {
+func (b *Board) Winner() games.Color {
 	nb, nw := b.Count()
 	switch {
 	case nb > nw:

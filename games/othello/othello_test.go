@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
 )
 
@@ -150,7 +151,7 @@ func TestCellsColumnMajor(t *testing.T) {
 	b := othello.New()
 	cells := b.Cells(othello.ColumnMajor)
 	// index 8*x+y: d4 = (3,3) -> 27 white; e4 = (4,3) -> 35 black; d5 = (3,4) -> 28 black; e5 -> 36 white.
-	want := map[int]othello.Color{27: othello.White, 35: othello.Black, 28: othello.Black, 36: othello.White}
+	want := map[int]games.Color{27: othello.White, 35: othello.Black, 28: othello.Black, 36: othello.White}
 	for i, c := range cells {
 		if c != want[i] {
 			t.Errorf("cell %d = %v, want %v", i, c, want[i])

@@ -9,15 +9,12 @@ import (
 	"github.com/taikai-dev/taikai/games/checkers"
 )
 
-// Rand is the source of random choices (math/rand/v2's *Rand).
-type Rand interface{ IntN(n int) int }
-
 // MinimaxDepth is the depth of checkers-minimax's search. The seed does not
 // give its depth; 4 plies answer within a few milliseconds.
 const MinimaxDepth = 4
 
 // Random picks a uniformly random legal move; ok is false if there is none.
-func Random(p *checkers.Position, rng Rand) (checkers.Move, bool) {
+func Random(p *checkers.Position, rng games.Rand) (checkers.Move, bool) {
 	moves := p.Moves(nil)
 	if len(moves) == 0 {
 		return checkers.Move{}, false
@@ -36,7 +33,7 @@ func estimate(p *checkers.Position) int {
 // fixed depth over the seed's evaluation, Black maximising and White
 // minimising, a position with no move valued by the evaluation; among equal
 // best moves it picks at random.
-func Minimax(p *checkers.Position, depth int, rng Rand) (checkers.Move, bool) {
+func Minimax(p *checkers.Position, depth int, rng games.Rand) (checkers.Move, bool) {
 	moves := p.Moves(nil)
 	if len(moves) == 0 {
 		return checkers.Move{}, false
@@ -150,7 +147,7 @@ type search struct {
 // 1,024 positions) and returns the best move of the deepest complete search,
 // the previous best tried first; among equal moves at the root it picks at
 // random. It stops early once the result is certain.
-func AlphaBeta(p *checkers.Position, deadline time.Time, rng Rand) (Choice, bool) {
+func AlphaBeta(p *checkers.Position, deadline time.Time, rng games.Rand) (Choice, bool) {
 	moves := p.Moves(nil)
 	if len(moves) == 0 {
 		return Choice{}, false

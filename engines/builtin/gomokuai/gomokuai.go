@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/gomoku"
 )
 
@@ -72,7 +73,7 @@ var dirs = [4][2]int{{1, 0}, {0, 1}, {1, 1}, {1, -1}}
 // plays a point Check refuses for it under r. With time left before deadline
 // (it uses at most half) it first looks for a win by a chain of fours.
 // It returns (-1,-1) only when no point at all is allowed for it.
-func Threat(b *gomoku.Board, r gomoku.Rule, me gomoku.Stone, rng *rand.Rand, deadline time.Time) gomoku.Point {
+func Threat(b *gomoku.Board, r gomoku.Rule, me games.Color, rng *rand.Rand, deadline time.Time) gomoku.Point {
 	n := b.Size()
 	if b.Stones() == 0 {
 		return gomoku.Point{X: n / 2, Y: n / 2}
@@ -111,7 +112,7 @@ func Threat(b *gomoku.Board, r gomoku.Rule, me gomoku.Stone, rng *rand.Rand, dea
 		if c.score < bar {
 			break
 		}
-		if b.Check(r, me, c.p.X, c.p.Y) != gomoku.OK {
+		if b.Check(r, me, c.p.X, c.p.Y) != games.Allowed {
 			continue
 		}
 		bar = c.score
@@ -123,7 +124,7 @@ func Threat(b *gomoku.Board, r gomoku.Rule, me gomoku.Stone, rng *rand.Rand, dea
 	// Every point near the stones is forbidden: anything allowed will do.
 	for y := range n {
 		for x := range n {
-			if b.Check(r, me, x, y) == gomoku.OK {
+			if b.Check(r, me, x, y) == games.Allowed {
 				return gomoku.Point{X: x, Y: y}
 			}
 		}
@@ -165,7 +166,7 @@ func candidates(b *gomoku.Board) []candidate {
 
 // lineIndex returns the line patterns through (x,y) in direction d as seen by
 // me and by the opponent.
-func lineIndex(b *gomoku.Board, me gomoku.Stone, x, y int, d [2]int) (im, io int) {
+func lineIndex(b *gomoku.Board, me games.Color, x, y int, d [2]int) (im, io int) {
 	for k := range 2 * reach {
 		o := offset(k)
 		xx, yy := x+o*d[0], y+o*d[1]

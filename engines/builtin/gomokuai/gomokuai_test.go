@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/engines/builtin/gomokuai"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/gomoku"
 )
 
@@ -54,7 +55,7 @@ func TestThreatPositions(t *testing.T) {
 	cases := []struct {
 		name    string
 		rule    gomoku.Rule
-		me      gomoku.Stone
+		me      games.Color
 		diagram string
 		want    string // "any": one of the '?' points; "none": none of them
 	}{
@@ -115,7 +116,7 @@ func TestThreatPositions(t *testing.T) {
 				b, marks := position(t, 15, c.diagram)
 				rng := rand.New(rand.NewPCG(seed, 1))
 				got := gomokuai.Threat(b, c.rule, c.me, rng, time.Now().Add(moveTime))
-				if v := b.Check(c.rule, c.me, got.X, got.Y); v != gomoku.OK {
+				if v := b.Check(c.rule, c.me, got.X, got.Y); v != games.Allowed {
 					t.Fatalf("Threat(%v, %v) = %v, which Check calls %v on\n%s", c.rule, c.me, got, v, b)
 				}
 				if in := slices.Contains(marks, got); in != (c.want == "any") {
@@ -162,7 +163,7 @@ func TestThreatFindsFourChain(t *testing.T) {
 }
 
 // fivePoints counts the points where s would make a winning five.
-func fivePoints(b *gomoku.Board, r gomoku.Rule, s gomoku.Stone) int {
+func fivePoints(b *gomoku.Board, r gomoku.Rule, s games.Color) int {
 	n := 0
 	for y := range b.Size() {
 		for x := range b.Size() {
@@ -289,7 +290,7 @@ func TestThreatBeatsRandom(t *testing.T) {
 
 // playOne plays a game and returns the winner, the number of moves and Threat's
 // slowest move.
-func playOne(tb testing.TB, r gomoku.Rule, size int, threat gomoku.Stone, rng *rand.Rand) (gomoku.Stone, int, time.Duration) {
+func playOne(tb testing.TB, r gomoku.Rule, size int, threat games.Color, rng *rand.Rand) (games.Color, int, time.Duration) {
 	tb.Helper()
 	g, err := gomoku.NewGame(size, r)
 	if err != nil {
@@ -302,7 +303,7 @@ func playOne(tb testing.TB, r gomoku.Rule, size int, threat gomoku.Stone, rng *r
 			deadline := start.Add(moveTime)
 			p := gomokuai.Threat(g.Board(), r, threat, rng, deadline)
 			slowest = max(slowest, time.Since(start))
-			if v := g.Check(p.X, p.Y); v != gomoku.OK {
+			if v := g.Check(p.X, p.Y); v != games.Allowed {
 				tb.Fatalf("%v: Threat as %v chose %v, Check says %v, after %v\n%s", r, threat, p, v, g.Moves(), g.Board())
 			}
 			g.Play(p.X, p.Y)
@@ -314,7 +315,7 @@ func playOne(tb testing.TB, r gomoku.Rule, size int, threat gomoku.Stone, rng *r
 			if !ok {
 				tb.Fatalf("%v: Random found no point on\n%s", r, g.Board())
 			}
-			if g.Play(p.X, p.Y) == gomoku.OK {
+			if g.Play(p.X, p.Y) == games.Allowed {
 				break
 			}
 			avoid = append(avoid, p)

@@ -3,6 +3,7 @@ package gomokuai
 import (
 	"sync"
 
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/gomoku"
 )
 
@@ -58,7 +59,7 @@ var shapeTables = sync.OnceValue(func() *[2][patterns]shape {
 	return &t
 })
 
-func tableFor(r gomoku.Rule, s gomoku.Stone) *[patterns]shape {
+func tableFor(r gomoku.Rule, s games.Color) *[patterns]shape {
 	if r == gomoku.Standard || r == gomoku.Renju && s == gomoku.Black {
 		return &shapeTables()[1]
 	}

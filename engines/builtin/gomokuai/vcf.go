@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/gomoku"
 )
 
@@ -18,7 +19,7 @@ const (
 // opponent's reply is forced, ending in two five points at once or a five point
 // the opponent may not block (renju). It gives up at stop. The opponent must
 // have no five point of its own, or a four would not force anything.
-func fourChain(b *gomoku.Board, r gomoku.Rule, me gomoku.Stone, cands []candidate, stop time.Time) (gomoku.Point, bool) {
+func fourChain(b *gomoku.Board, r gomoku.Rule, me games.Color, cands []candidate, stop time.Time) (gomoku.Point, bool) {
 	var roots []gomoku.Point
 	for _, c := range cands {
 		if c.their == five {
@@ -48,7 +49,7 @@ func fourChain(b *gomoku.Board, r gomoku.Rule, me gomoku.Stone, cands []candidat
 type chain struct {
 	b       *gomoku.Board // a copy the search plays on
 	r       gomoku.Rule
-	me, opp gomoku.Stone
+	me, opp games.Color
 	mine    *[patterns]shape
 	stop    time.Time
 	nodes   int
@@ -97,7 +98,7 @@ func (c *chain) search(points []gomoku.Point, depth int) (gomoku.Point, bool) {
 		if c.over {
 			break
 		}
-		if c.b.Check(c.r, c.me, p.X, p.Y) != gomoku.OK {
+		if c.b.Check(c.r, c.me, p.X, p.Y) != games.Allowed {
 			continue
 		}
 		c.b.Put(c.me, p.X, p.Y)
@@ -137,7 +138,7 @@ func (c *chain) forced(p gomoku.Point, fours []gomoku.Point, depth int) bool {
 
 // fivePoints returns the empty points on the lines through p where s would make
 // a winning five.
-func (c *chain) fivePoints(s gomoku.Stone, p gomoku.Point) []gomoku.Point {
+func (c *chain) fivePoints(s games.Color, p gomoku.Point) []gomoku.Point {
 	var dst []gomoku.Point
 	for _, d := range dirs {
 		for o := -4; o <= 4; o++ {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/engines/builtin/othelloai"
+	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
 )
 
@@ -211,7 +212,7 @@ func TestGreedyLowWeightMoves(t *testing.T) {
 	tests := []struct {
 		name         string
 		black, white []othello.Square
-		turn         othello.Color
+		turn         games.Color
 	}{
 		// Found by enumerating small positions: every legal move is a
 		// 103 or 114 square, so the seed would have sent PUT 0 0.

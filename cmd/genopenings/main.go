@@ -1,7 +1,7 @@
-// Command gen writes taikai's built-in opening suites (games/openings/suites),
+// Command genopenings writes taikai's built-in opening suites (games/openings/suites),
 // the same files on every run: fixed-depth searches, no clock, a fixed seed.
 //
-//	go run ./games/openings/gen -out games/openings/suites
+//	go run ./cmd/genopenings -out games/openings/suites
 //
 // Othello, in the spirit of the XOT list: every position after -plies plies
 // from the start, one of each set of positions that are images of each other
@@ -130,7 +130,7 @@ func othelloSuite(plies, depth, margin, n int, seed uint64) (string, error) {
 	kept = kept[:min(n, len(kept))]
 	var b strings.Builder
 	fmt.Fprintf(&b, "# taikai's built-in Othello opening suite: %d openings.\n", len(kept))
-	fmt.Fprintf(&b, "# Written by `go run ./games/openings/gen -plies %d -depth %d -n %d -seed %d`:\n", plies, depth, n, seed)
+	fmt.Fprintf(&b, "# Written by `go run ./cmd/genopenings -plies %d -depth %d -n %d -seed %d`:\n", plies, depth, n, seed)
 	fmt.Fprintf(&b, "# of the %d positions after %d plies (one of each set of symmetric images),\n", len(cands), plies)
 	fmt.Fprintf(&b, "# those scored within %d of even by othello-alphabeta's search at depth %d\n", margin, depth)
 	fmt.Fprintf(&b, "# for the side to move (its evaluation's units), drawn with the seed.\n")
@@ -242,7 +242,7 @@ func gomokuSuite(rule string, n int, seed uint64) (string, error) {
 	kept = kept[:min(n, len(kept))]
 	var b strings.Builder
 	fmt.Fprintf(&b, "# taikai's built-in Gomoku opening suite for rule %s on 15x15: %d openings.\n", rule, len(kept))
-	fmt.Fprintf(&b, "# Written by `go run ./games/openings/gen -ngomoku %d -seed %d`: three stones\n", n, seed)
+	fmt.Fprintf(&b, "# Written by `go run ./cmd/genopenings -ngomoku %d -seed %d`: three stones\n", n, seed)
 	fmt.Fprintf(&b, "# (black, white, black; white to move) in the central 7x7, black's first in the\n")
 	fmt.Fprintf(&b, "# central 3x3, one of each set of symmetric images, all allowed under the rule\n")
 	fmt.Fprintf(&b, "# (two stones of a colour make no four and no open three), drawn with the seed.\n")

@@ -1,9 +1,8 @@
-package tournament_test
+package testkit
 
 import "golang.org/x/sys/windows"
 
-// processExists reports whether pid names a process that has not exited.
-func processExists(pid int) bool {
+func exists(pid int) bool {
 	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
 	if err != nil {
 		return false
