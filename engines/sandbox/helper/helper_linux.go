@@ -88,9 +88,14 @@ func Main() error {
 	return syscall.Exec(path, argv, os.Environ())
 }
 
-// lookPath finds an engine's command in its PATH, as bwrap's execvp would.
+// lookPath finds an engine's command in its PATH, as bwrap's execvp would,
+// and fails with os/exec.LookPath's messages (engines.startFailure reads
+// them).
 func lookPath(file string) (string, error) {
 	if strings.Contains(file, "/") {
+		if _, err := os.Stat(file); err != nil {
+			return "", errors.New("exec: " + strconv.Quote(file) + ": " + err.Error())
+		}
 		return file, nil
 	}
 	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
@@ -102,7 +107,7 @@ func lookPath(file string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", errors.New(file + ": executable file not found in $PATH")
+	return "", errors.New("exec: " + strconv.Quote(file) + ": executable file not found in $PATH")
 }
 
 // closeOnExec marks every descriptor but 0, 1 and 2 close-on-exec.
