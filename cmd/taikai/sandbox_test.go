@@ -834,8 +834,9 @@ func ciRequiresPath(tb testing.TB, tool string) string {
 	return p
 }
 
-// serve's start-up check says which directory keeps the engines' uid from
-// uploaded engines.
+// serve's start-up check passes with the data directory under a 0700
+// directory (as in root's home): for a root server too, no directory above
+// the uploaded engines needs to be searchable by the engines' uid.
 func TestSandboxCheckNamesDataDir(t *testing.T) {
 	requireSandbox(t)
 	bin := taikaiBinary(t)
@@ -849,15 +850,8 @@ func TestSandboxCheckNamesDataDir(t *testing.T) {
 	if err := os.Chmod(locked, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	err := setupSandbox(&engines.Launcher{Self: bin}, uploads)
-	if err == nil || !strings.Contains(err.Error(), locked) || !strings.Contains(err.Error(), "o+x") {
-		t.Errorf("check with %s closed: %v", locked, err)
-	}
-	if err := os.Chmod(locked, 0o711); err != nil {
-		t.Fatal(err)
-	}
 	if err := setupSandbox(&engines.Launcher{Self: bin}, uploads); err != nil {
-		t.Errorf("check with %s searchable: %v", locked, err)
+		t.Errorf("check with %s closed: %v", locked, err)
 	}
 }
 
