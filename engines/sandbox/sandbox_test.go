@@ -1166,6 +1166,22 @@ func smallHelper(tb testing.TB) string {
 	return filepath.Join(dir, "taikai")
 }
 
+// acceptRead accepts the engine's connection on the sandbox's listener
+// (closed when the test ends) and reads it to its end.
+func acceptRead(t *testing.T, sb *Sandbox, out *syncBuf) ([]byte, error) {
+	t.Helper()
+	ln := sb.Listener()
+	t.Cleanup(func() { ln.Close() })
+	ln.(deadliner).SetDeadline(time.Now().Add(10 * time.Second))
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatalf("accept: %v\n%s", err, out)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	return io.ReadAll(c)
+}
+
 // TestSmallHelper: with cmd/taikai-sandbox-helper beside Config.Helper, it
 // is the helper: the listener, the limits, the CPUs and the descriptors are
 // as with the taikai binary, which stays at HelperPath.
@@ -1182,16 +1198,7 @@ s.sendall(b"move d3\n")
 	if sb.cfg.small == "" {
 		t.Fatal("small helper not found")
 	}
-	ln := sb.Listener()
-	defer ln.Close()
-	ln.(deadliner).SetDeadline(time.Now().Add(10 * time.Second))
-	c, err := ln.Accept()
-	if err != nil {
-		t.Fatalf("accept: %v\n%s", err, out)
-	}
-	c.SetDeadline(time.Now().Add(5 * time.Second))
-	b, err := io.ReadAll(c)
-	c.Close()
+	b, err := acceptRead(t, sb, out)
 	u := waitDone(t, sb, out, 10*time.Second)
 	want := "['helper', 'taikai'] (100, 100) (50, 50) {0} ['0', '1', '2', '3']\n"
 	if string(b) != "move d3\n" || out.String() != want || u.ExitCode != 0 {
@@ -1241,16 +1248,7 @@ s.sendall(b"hello\n")
 	putFile(t, filepath.Join(dirs["bin"], HelperProgram), string(small), 0o755)
 	sb, out := start(t, Config{EngineDir: dirs["engine"], ScratchDir: dirs["scratch"], FolderDir: dirs["folder"],
 		Helper: filepath.Join(dirs["bin"], "taikai"), Port: 46000}, "python3", "eng.py")
-	ln := sb.Listener()
-	defer ln.Close()
-	ln.(deadliner).SetDeadline(time.Now().Add(10 * time.Second))
-	c, err := ln.Accept()
-	if err != nil {
-		t.Fatalf("accept: %v\n%s", err, out)
-	}
-	c.SetDeadline(time.Now().Add(5 * time.Second))
-	got, err := io.ReadAll(c)
-	c.Close()
+	got, err := acceptRead(t, sb, out)
 	u := waitDone(t, sb, out, 10*time.Second)
 	uid := os.Geteuid()
 	if uid == 0 {
