@@ -24,8 +24,8 @@ func setupSandbox(l *engines.Launcher, enginesDir string) error {
 	}
 	cfg.Port = engines.SandboxPort
 	if enginesDir != "" {
-		// The check fails with the directory to chmod if the engines' uid
-		// cannot reach it (DATA/engines/NAME is an upload's directory).
+		// The check fails if the engines' uid cannot read it
+		// (DATA/engines/NAME is an upload's directory).
 		cfg.EngineDir = enginesDir
 	}
 	return sandbox.Check(cfg)

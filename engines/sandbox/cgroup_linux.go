@@ -278,7 +278,30 @@ func newGroup(s *cgroupSetup, name string, cfg *Config) (*group, error) {
 		g.remove()
 		return nil, err
 	}
+	if !s.v2 && parents["cpu"] != "" {
+		reweigh(parents["cpu"])
+	}
 	return g, nil
+}
+
+// reweigh gives v1's parent of the sandboxes' cpu cgroups the weight of as
+// many processes as it has sandboxes (cpu.shares 1024 each): otherwise all
+// the sandboxes together would weigh one process against the machine's
+// other processes, and a hog would halve its opponent's share of a busy
+// machine rather than take one process's share. Concurrent sandboxes'
+// counts may cross; the last one made or removed sets it right.
+func reweigh(parent string) {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	n := 0
+	for _, e := range ents {
+		if e.IsDir() {
+			n++
+		}
+	}
+	_ = writeFile(filepath.Join(parent, "cpu.shares"), strconv.Itoa(min(262144, 1024*max(1, n))))
 }
 
 // fd opens the v2 cgroup's directory for clone3's CLONE_INTO_CGROUP: the
@@ -401,6 +424,9 @@ func (g *group) remove() error {
 			continue
 		}
 		delete(g.dirs, c)
+		if c == "cpu" {
+			reweigh(filepath.Dir(dir))
+		}
 	}
 	return errors.Join(errs...)
 }

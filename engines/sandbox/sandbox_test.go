@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -1093,6 +1094,22 @@ func TestNoClone3(t *testing.T) {
 		defer cancel()
 		cmd := exec.CommandContext(ctx, testHelper(t), "-test.run=^TestNoClone3$", "-test.v")
 		cmd.Env = append(os.Environ(), noClone3Env+"=1")
+		if cg.v2 {
+			// The child must be alone in a cgroup of its own to make its
+			// sandboxes' cgroups: a new one beside this process's sandboxes.
+			dir := filepath.Join(cg.parent, fmt.Sprintf("noclone3-%d", os.Getpid()))
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			defer os.Remove(dir)
+			defer os.Remove(filepath.Join(dir, serverLeaf))
+			f, err := os.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: int(f.Fd())}
+		}
 		out, err := cmd.CombinedOutput()
 		t.Logf("child:\n%s", out)
 		if err != nil || !strings.Contains(string(out), "--- PASS: TestNoClone3") {
@@ -1124,7 +1141,10 @@ func smallHelper(tb testing.TB) string {
 	dir := publicDir(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, HelperProgram), "github.com/taikai-dev/taikai/cmd/taikai-sandbox-helper").CombinedOutput()
+	// From the module's source (this file's), wherever the test binary runs:
+	// the helper needs nothing but the standard library.
+	_, src, _, _ := runtime.Caller(0)
+	out, err := exec.CommandContext(ctx, "go", "build", "-C", filepath.Join(filepath.Dir(src), "..", ".."), "-o", filepath.Join(dir, HelperProgram), "./cmd/taikai-sandbox-helper").CombinedOutput()
 	if err != nil {
 		tb.Fatalf("build the small helper: %v\n%s", err, out)
 	}
@@ -1132,6 +1152,22 @@ func smallHelper(tb testing.TB) string {
 		tb.Fatal(err)
 	}
 	return filepath.Join(dir, "taikai")
+}
+
+// acceptRead accepts the engine's connection on the sandbox's listener
+// (closed when the test ends) and reads it to its end.
+func acceptRead(t *testing.T, sb *Sandbox, out *syncBuf) ([]byte, error) {
+	t.Helper()
+	ln := sb.Listener()
+	t.Cleanup(func() { ln.Close() })
+	ln.(deadliner).SetDeadline(time.Now().Add(10 * time.Second))
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatalf("accept: %v\n%s", err, out)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	return io.ReadAll(c)
 }
 
 // TestSmallHelper: with cmd/taikai-sandbox-helper beside Config.Helper, it
@@ -1150,16 +1186,7 @@ s.sendall(b"move d3\n")
 	if sb.cfg.small == "" {
 		t.Fatal("small helper not found")
 	}
-	ln := sb.Listener()
-	defer ln.Close()
-	ln.(deadliner).SetDeadline(time.Now().Add(10 * time.Second))
-	c, err := ln.Accept()
-	if err != nil {
-		t.Fatalf("accept: %v\n%s", err, out)
-	}
-	c.SetDeadline(time.Now().Add(5 * time.Second))
-	b, err := io.ReadAll(c)
-	c.Close()
+	b, err := acceptRead(t, sb, out)
 	u := waitDone(t, sb, out, 10*time.Second)
 	want := "['helper', 'taikai'] (100, 100) (50, 50) {0} ['0', '1', '2', '3']\n"
 	if string(b) != "move d3\n" || out.String() != want || u.ExitCode != 0 {
@@ -1196,28 +1223,20 @@ open("/folder/y", "w").write("folder")
 s = socket.create_connection(("127.0.0.1", 46000), timeout=5)
 s.sendall(b"hello\n")
 `, 0o644)
-	b, err := os.ReadFile(smallHelper(t)) // through the link: the test binary
+	link := smallHelper(t)
+	b, err := os.ReadFile(link) // the test binary
 	if err != nil {
 		t.Fatal(err)
 	}
 	putFile(t, filepath.Join(dirs["bin"], "taikai"), string(b), 0o755)
-	small, err := os.ReadFile(filepath.Join(filepath.Dir(smallHelper(t)), HelperProgram))
+	small, err := os.ReadFile(filepath.Join(filepath.Dir(link), HelperProgram))
 	if err != nil {
 		t.Fatal(err)
 	}
 	putFile(t, filepath.Join(dirs["bin"], HelperProgram), string(small), 0o755)
 	sb, out := start(t, Config{EngineDir: dirs["engine"], ScratchDir: dirs["scratch"], FolderDir: dirs["folder"],
 		Helper: filepath.Join(dirs["bin"], "taikai"), Port: 46000}, "python3", "eng.py")
-	ln := sb.Listener()
-	defer ln.Close()
-	ln.(deadliner).SetDeadline(time.Now().Add(10 * time.Second))
-	c, err := ln.Accept()
-	if err != nil {
-		t.Fatalf("accept: %v\n%s", err, out)
-	}
-	c.SetDeadline(time.Now().Add(5 * time.Second))
-	got, err := io.ReadAll(c)
-	c.Close()
+	got, err := acceptRead(t, sb, out)
 	u := waitDone(t, sb, out, 10*time.Second)
 	uid := os.Geteuid()
 	if uid == 0 {
@@ -1245,7 +1264,7 @@ s.sendall(b"hello\n")
 // alone and beside the hog in turn, in the same run; the slowdown is the
 // ratio of the medians. Other load on the machine (other tests, other
 // users) shares the CPU with both and makes the figure noisy: the bound is
-// wide (2x, the hog's 32 processes would give 10x and more without a cpu
+// wide (1.5x; the hog's 32 processes would give 10x and more without a cpu
 // cgroup on 2 CPUs); the figure itself is logged.
 func TestCPUHog(t *testing.T) {
 	requireSandbox(t)
@@ -1277,7 +1296,7 @@ func TestCPUHog(t *testing.T) {
 	}
 	ratio := float64(median(beside)) / float64(median(alone))
 	t.Logf("fixed work alone %v, beside 32 spinning processes %v: %.2fx (cgroups: %s)", alone, beside, ratio, cmp.Or(hostCgroups().none, "yes"))
-	if ratio > 2 {
+	if ratio > 1.5 {
 		t.Errorf("32 spinning processes slowed the opponent %.2fx", ratio)
 	}
 }

@@ -17,8 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-
-	"golang.org/x/sys/unix"
+	"unsafe"
 )
 
 // Arg is the first argument of a helper's command line:
@@ -53,7 +52,9 @@ func Main() error {
 		}
 	}
 	// Nothing but stdin, stdout and stderr goes on to the engine.
-	_ = unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	if err := closeOnExec(); err != nil {
+		return err
+	}
 	// syscall.Setrlimit, so that Go does not restore its own open-files
 	// limit in the exec.
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: nofile, Max: nofile}); err != nil {
@@ -62,21 +63,21 @@ func Main() error {
 	// Processes and threads of the engine's uid in the sandbox's own user
 	// namespace (counted per namespace since Linux 5.14): the process
 	// limit that needs no cgroup.
-	if err := syscall.Setrlimit(unix.RLIMIT_NPROC, &syscall.Rlimit{Cur: nproc, Max: nproc}); err != nil {
+	if err := syscall.Setrlimit(rlimitNproc, &syscall.Rlimit{Cur: nproc, Max: nproc}); err != nil {
 		return errors.New("limit processes: " + err.Error())
 	}
 	runtime.LockOSThread() // the affinity and the exec are this thread's
 	if args[3] != "-" {
-		var set unix.CPUSet
+		var set [16]uint64 // CPUs 0 to 1023, as glibc's cpu_set_t
 		for _, c := range strings.Split(args[3], ",") {
 			i, err := strconv.Atoi(c)
-			if err != nil {
+			if err != nil || i < 0 || i >= 1024 {
 				return errors.New("bad CPU " + strconv.Quote(c))
 			}
-			set.Set(i)
+			set[i/64] |= 1 << (i % 64)
 		}
-		if err := unix.SchedSetaffinity(0, &set); err != nil {
-			return errors.New("pin to CPUs " + args[3] + ": " + err.Error())
+		if _, _, e := syscall.RawSyscall(syscall.SYS_SCHED_SETAFFINITY, 0, unsafe.Sizeof(set), uintptr(unsafe.Pointer(&set))); e != 0 {
+			return errors.New("pin to CPUs " + args[3] + ": " + e.Error())
 		}
 	}
 	argv := args[5:]
@@ -87,9 +88,14 @@ func Main() error {
 	return syscall.Exec(path, argv, os.Environ())
 }
 
-// lookPath finds an engine's command in its PATH, as bwrap's execvp would.
+// lookPath finds an engine's command in its PATH, as bwrap's execvp would,
+// and fails with os/exec.LookPath's messages (engines.startFailure reads
+// them).
 func lookPath(file string) (string, error) {
 	if strings.Contains(file, "/") {
+		if _, err := os.Stat(file); err != nil {
+			return "", errors.New("exec: " + strconv.Quote(file) + ": " + err.Error())
+		}
 		return file, nil
 	}
 	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
@@ -97,29 +103,48 @@ func lookPath(file string) (string, error) {
 			dir = "."
 		}
 		p := filepath.Join(dir, file)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && unix.Access(p, unix.X_OK) == nil {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && syscall.Access(p, 1) == nil { // X_OK
 			return p, nil
 		}
 	}
-	return "", errors.New(file + ": executable file not found in $PATH")
+	return "", errors.New("exec: " + strconv.Quote(file) + ": executable file not found in $PATH")
+}
+
+// closeOnExec marks every descriptor but 0, 1 and 2 close-on-exec.
+func closeOnExec() error {
+	d, err := os.Open("/proc/self/fd")
+	if err != nil {
+		return err
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if fd, err := strconv.Atoi(n); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
+	return nil
 }
 
 // handListener opens the seat's listener on 127.0.0.1:port and hands it
 // to the server over SeatFd (SCM_RIGHTS).
 func handListener(port int) error {
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return errors.New("listen: " + err.Error())
 	}
-	defer unix.Close(fd)
-	_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1) // as Go's net.Listen
-	if err := unix.Bind(fd, &unix.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+	defer syscall.Close(fd)
+	_ = syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1) // as Go's net.Listen
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
 		return errors.New("listen on 127.0.0.1:" + strconv.Itoa(port) + ": " + err.Error())
 	}
-	if err := unix.Listen(fd, 4096); err != nil { // the kernel caps it at somaxconn
+	if err := syscall.Listen(fd, 4096); err != nil { // the kernel caps it at somaxconn
 		return errors.New("listen: " + err.Error())
 	}
-	if err := unix.Sendmsg(SeatFd, []byte{1}, unix.UnixRights(fd), nil, 0); err != nil {
+	if err := syscall.Sendmsg(SeatFd, []byte{1}, syscall.UnixRights(fd), nil, 0); err != nil {
 		return errors.New("hand the listener to the server: " + err.Error())
 	}
 	return nil
