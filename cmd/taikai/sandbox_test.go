@@ -1104,8 +1104,12 @@ func TestSandboxServersSideBySide(t *testing.T) {
 	}
 	start := func(name string, u *osUser, bin, dir string) *server {
 		s := startServerAs(t, u, nil, bin, filepath.Join(dir, name+".db"), filepath.Join(dir, name+"-data"), "--sandbox=on")
-		if s.startedIn > scaled(2*time.Second) {
-			t.Errorf("%s served %v after its start, want within %v\n%s", name, s.startedIn, scaled(2*time.Second), s.logs())
+		// Not under a time scale (user-mode Linux): there serving is
+		// a trial sandbox's start, 15-80 s as the host's load goes
+		// (seen), no factor of the 2 s here; the bound, which catches
+		// a Sweep that loops, holds wherever the suite runs unscaled.
+		if timeScale() == 1 && s.startedIn > 2*time.Second {
+			t.Errorf("%s served %v after its start, want within 2s\n%s", name, s.startedIn, s.logs())
 		}
 		t.Logf("%s served in %v", name, s.startedIn)
 		return &server{name: name, s: s}
