@@ -767,7 +767,8 @@ func TestMatchSandboxFlag(t *testing.T) {
 	t.Parallel()
 	bin := taikaiBinary(t)
 	for _, flags := range [][]string{nil, {"--sandbox"}} {
-		args := append([]string{"match", "--games", "2", "--move-time", scaled(200 * time.Millisecond).String(), "--json"}, flags...)
+		args := append([]string{"match", "--games", "2", "--move-time", scaled(200 * time.Millisecond).String(),
+			"--connect-timeout", scaled(30 * time.Second).String(), "--json"}, flags...)
 		out, err := exec.Command(bin, append(args, "othello-random", "othello-greedy")...).Output()
 		if err != nil {
 			t.Fatalf("%q: %v\n%s", args, err, out)
@@ -1133,7 +1134,8 @@ func TestSandboxServersSideBySide(t *testing.T) {
 	user := start("user", u, ubin, udir)
 	play(user)
 	second := start("root2", nil, bin, rdir)
-	out, err := exec.Command(bin, "match", "--sandbox", "--games", "2", "--move-time", scaled(200*time.Millisecond).String(), "--json", "othello-random", "othello-greedy").Output()
+	out, err := exec.Command(bin, "match", "--sandbox", "--games", "2", "--move-time", scaled(200*time.Millisecond).String(),
+		"--connect-timeout", scaled(30*time.Second).String(), "--json", "othello-random", "othello-greedy").Output()
 	if err != nil {
 		t.Fatalf("match --sandbox beside the servers: %v\n%s", err, out)
 	}
