@@ -458,7 +458,7 @@ func daemonDiesWithServer(t *testing.T, u *osUser) {
 	// The built-in's name is in its command line (--name): this server's alone.
 	builtinName := "random-" + marker
 	random := s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":%q,"game":"othello","builtin":"othello-random"}`, builtinName))
-	s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"k","game":"othello","engines":[%d,%d],"games_per_pair":1,"move_time_ms":60000,"start":true}`, id, random))
+	s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"k","game":"othello","engines":[%d,%d],"games_per_pair":1,"move_time_ms":%d,"connect_timeout_ms":%d,"start":true}`, id, random, scaled(60*time.Second).Milliseconds(), scaled(30*time.Second).Milliseconds()))
 	daemon, builtins := "daemon:"+marker, "\x00"+builtinName
 	if !waitFor(scaled(60*time.Second), func() bool { return len(procsWith(daemon)) > 0 && len(procsWith(builtins)) > 0 }) {
 		t.Fatalf("daemon %v, built-in %v: want the game's running\n%s", procsWith(daemon), procsWith(builtins), s.logs())
@@ -576,10 +576,10 @@ func TestSandboxClients(t *testing.T) {
 		map[string][]byte{"nboard_engine.py": read("nboard_engine.py")})
 	// Freestyle: the pbrain protocol cannot tell a brain the seed rule's
 	// double-three ban (PROTOCOLS.md §5), and a random brain would lose by it.
-	gt := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"gomoku","game":"gomoku","rule":"freestyle","size":11,"engines":[%d,%d,%d,%d,%d],"games_per_pair":1,"move_time_ms":%d,"concurrency":2,"start":true}`,
-		pyText, cBin, pyBrain, threat, grandom, scaled(2*time.Second).Milliseconds()))
-	ot := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"othello","game":"othello","engines":[%d,%d,%d],"games_per_pair":2,"total_time_ms":%d,"concurrency":2,"start":true}`,
-		pyMove, orandom, pyNBoard, scaled(20*time.Second).Milliseconds()))
+	gt := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"gomoku","game":"gomoku","rule":"freestyle","size":11,"engines":[%d,%d,%d,%d,%d],"games_per_pair":1,"move_time_ms":%d,"connect_timeout_ms":%d,"concurrency":2,"start":true}`,
+		pyText, cBin, pyBrain, threat, grandom, scaled(2*time.Second).Milliseconds(), scaled(30*time.Second).Milliseconds()))
+	ot := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"othello","game":"othello","engines":[%d,%d,%d],"games_per_pair":2,"total_time_ms":%d,"connect_timeout_ms":%d,"concurrency":2,"start":true}`,
+		pyMove, orandom, pyNBoard, scaled(20*time.Second).Milliseconds(), scaled(30*time.Second).Milliseconds()))
 	// 2 s a move: checkers-alphabeta thinks half its time, and a loaded CI
 	// machine (race-built engines, every package's tests at once) made it
 	// miss 300 ms by up to 40 ms.
@@ -591,8 +591,8 @@ func TestSandboxClients(t *testing.T) {
 			t.Errorf("py-brain's folder count %q (%v), want 5: one per game, its pre-flight check's included", b, err)
 		}
 	}()
-	ct := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"checkers","game":"checkers","engines":[%d,%d,%d,%d],"games_per_pair":1,"move_time_ms":%d,"concurrency":2,"start":true}`,
-		pyCheckers, checkers[0], checkers[1], checkers[2], scaled(2*time.Second).Milliseconds()))
+	ct := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"checkers","game":"checkers","engines":[%d,%d,%d,%d],"games_per_pair":1,"move_time_ms":%d,"connect_timeout_ms":%d,"concurrency":2,"start":true}`,
+		pyCheckers, checkers[0], checkers[1], checkers[2], scaled(2*time.Second).Milliseconds(), scaled(30*time.Second).Milliseconds()))
 	for _, tid := range []int64{gt, ot, ct} {
 		s.waitFinished(t, tid, scaled(4*time.Minute))
 		list := finishedGames(t, s, tid)
@@ -763,7 +763,8 @@ func TestMatchSandboxFlag(t *testing.T) {
 	t.Parallel()
 	bin := taikaiBinary(t)
 	for _, flags := range [][]string{nil, {"--sandbox"}} {
-		args := append([]string{"match", "--games", "2", "--move-time", scaled(200 * time.Millisecond).String(), "--json"}, flags...)
+		args := append([]string{"match", "--games", "2", "--move-time", scaled(200 * time.Millisecond).String(),
+			"--connect-timeout", scaled(30 * time.Second).String(), "--json"}, flags...)
 		out, err := exec.Command(bin, append(args, "othello-random", "othello-greedy")...).Output()
 		if err != nil {
 			t.Fatalf("%q: %v\n%s", args, err, out)
@@ -887,8 +888,8 @@ func TestSandboxPipeEnginesMemory(t *testing.T) {
 			map[string][]byte{c.file: src})
 		other := s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":"other-%s","game":%q,"builtin":%q}`, c.protocol, c.game, c.builtin))
 		// The allocation takes its time on a busy machine: its move must not time out first.
-		tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"hog-%s","game":%q,"rule":%q,"engines":[%d,%d],"games_per_pair":1,"move_time_ms":%d,"start":true}`,
-			c.protocol, c.game, c.rule, hog, other, scaled(120*time.Second).Milliseconds()))
+		tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"hog-%s","game":%q,"rule":%q,"engines":[%d,%d],"games_per_pair":1,"move_time_ms":%d,"connect_timeout_ms":%d,"start":true}`,
+			c.protocol, c.game, c.rule, hog, other, scaled(120*time.Second).Milliseconds(), scaled(30*time.Second).Milliseconds()))
 		s.waitFinished(t, tid, scaled(3*time.Minute))
 		list := finishedGames(t, s, tid)
 		if len(list) != 1 {
@@ -1078,8 +1079,12 @@ func TestSandboxServersSideBySide(t *testing.T) {
 	}
 	start := func(name string, u *osUser, bin, dir string) *server {
 		s := startServerAs(t, u, nil, bin, filepath.Join(dir, name+".db"), filepath.Join(dir, name+"-data"), "--sandbox=on")
-		if s.startedIn > scaled(2*time.Second) {
-			t.Errorf("%s served %v after its start, want within %v\n%s", name, s.startedIn, scaled(2*time.Second), s.logs())
+		// Not under a time scale (user-mode Linux): there serving is
+		// a trial sandbox's start, 15-80 s as the host's load goes
+		// (seen), no factor of the 2 s here; the bound, which catches
+		// a Sweep that loops, holds wherever the suite runs unscaled.
+		if timeScale() == 1 && s.startedIn > 2*time.Second {
+			t.Errorf("%s served %v after its start, want within 2s\n%s", name, s.startedIn, s.logs())
 		}
 		t.Logf("%s served in %v", name, s.startedIn)
 		return &server{name: name, s: s}
@@ -1093,7 +1098,7 @@ func TestSandboxServersSideBySide(t *testing.T) {
 		waitChecked(t, v.s, id)
 		random := v.s.postJSON(t, "/api/engines", `{"name":"random","game":"othello","builtin":"othello-random"}`)
 		v.tid = v.s.postJSON(t, "/api/tournaments", fmt.Sprintf(
-			`{"name":"side","game":"othello","engines":[%d,%d],"games_per_pair":1,"move_time_ms":60000,"start":true}`, id, random))
+			`{"name":"side","game":"othello","engines":[%d,%d],"games_per_pair":1,"move_time_ms":%d,"connect_timeout_ms":%d,"start":true}`, id, random, scaled(60*time.Second).Milliseconds(), scaled(30*time.Second).Milliseconds()))
 		if !waitFor(scaled(60*time.Second), func() bool { return len(procsWith("daemon:"+v.daemon)) > 0 }) {
 			t.Fatalf("%s: the game's engine never ran\n%s", v.name, v.s.logs())
 		}
@@ -1103,7 +1108,8 @@ func TestSandboxServersSideBySide(t *testing.T) {
 	user := start("user", u, ubin, udir)
 	play(user)
 	second := start("root2", nil, bin, rdir)
-	out, err := exec.Command(bin, "match", "--sandbox", "--games", "2", "--move-time", scaled(200*time.Millisecond).String(), "--json", "othello-random", "othello-greedy").Output()
+	out, err := exec.Command(bin, "match", "--sandbox", "--games", "2", "--move-time", scaled(200*time.Millisecond).String(),
+		"--connect-timeout", scaled(30*time.Second).String(), "--json", "othello-random", "othello-greedy").Output()
 	if err != nil {
 		t.Fatalf("match --sandbox beside the servers: %v\n%s", err, out)
 	}

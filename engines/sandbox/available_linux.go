@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"time"
 )
 
 // Available says why sandboxes cannot be set up on this host, or nil if they
@@ -60,7 +59,7 @@ func Check(cfg Config) error {
 	if err := prerequisites(); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
 	defer cancel()
 	sb, err := Command(ctx, cfg, "true")
 	if err != nil {

@@ -25,8 +25,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// setupTimeout bounds bwrap's setup, from start to the namespaces being ready.
-const setupTimeout = 10 * time.Second
+// setupTimeout bounds bwrap's setup, from start to the namespaces being
+// ready, and Check's trial run: 10 s, times TAIKAI_TEST_TIME_SCALE where a
+// test harness on a slow kernel sets it (user-mode Linux, deploy/uml: there
+// a sandbox's start takes seconds).
+var setupTimeout = func() time.Duration {
+	f, err := strconv.ParseFloat(os.Getenv("TAIKAI_TEST_TIME_SCALE"), 64)
+	if err != nil || f < 1 {
+		f = 1
+	}
+	return time.Duration(f * float64(10*time.Second))
+}()
 
 // Paths of /etc hidden from engines where the engines' uid could read them
 // (a root-owned 0600 file it cannot is left alone: each hidden path is a
