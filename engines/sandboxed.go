@@ -191,8 +191,13 @@ func (l *Launcher) startSandboxed(ctx context.Context, la Launch) (*Process, Str
 		sb.Cmd.Stdout, sb.Cmd.Stderr = out, out
 	}
 	sb.Cmd.WaitDelay = 2 * time.Second
+	shown := argv
+	if la.Engine.Builtin != "" {
+		// The helper's path inside the sandbox means nothing to the reader.
+		shown = append([]string{"taikai"}, argv[1:]...)
+	}
 	fmt.Fprintf(out, "[taikai] %s: sandboxed (memory %d MiB, %d processes): %s\n", time.Now().UTC().Format(time.RFC3339Nano),
-		cfg.MemoryBytes>>20, max(cfg.Pids, sandbox.DefaultPids), QuoteCommand(argv))
+		cfg.MemoryBytes>>20, max(cfg.Pids, sandbox.DefaultPids), QuoteCommand(shown))
 	err = sb.Start()
 	if stdio {
 		inR.Close()

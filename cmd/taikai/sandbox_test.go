@@ -330,6 +330,12 @@ func hostileEngines(t *testing.T, u *osUser) {
 					color = "white"
 				}
 				log := gameLog(t, s, *g.ID, color)
+				// The built-in opponent's log names its command as a
+				// reader knows it, not the sandbox's inner paths.
+				opponent := map[string]string{"black": "white", "white": "black"}[color]
+				if ol := gameLog(t, s, *g.ID, opponent); !strings.Contains(ol, "sandboxed") || strings.Contains(ol, "/.taikai") {
+					t.Errorf("the built-in's log shows the sandbox's inner paths:\n%s", ol)
+				}
 				if g.Reason == nil || *g.Reason != tc.reason {
 					t.Fatalf("game ended by %v, want %s\n%s", deref(g.Reason), tc.reason, log)
 				}
