@@ -87,16 +87,18 @@ func readGGF(r io.Reader) ([][]games.Move, error) {
 		if start < 0 {
 			break
 		}
-		end := strings.Index(text[start:], ";)")
+		// The end is looked for after the "(;": in "(;)" the two overlap.
+		body := text[start+2:]
+		end := strings.Index(body, ";)")
 		if end < 0 {
 			return nil, fmt.Errorf("game %d: no ;) at its end", n)
 		}
-		moves, err := ggfMoves(text[start+2 : start+end])
+		moves, err := ggfMoves(body[:end])
 		if err != nil {
 			return nil, fmt.Errorf("game %d: %w", n, err)
 		}
 		out = append(out, moves)
-		text = text[start+end+2:]
+		text = body[end+2:]
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no game: want (;GM[Othello]...;)")

@@ -147,6 +147,13 @@ func Connect(url, name string, log *slog.Logger, extra ...nats.Option) (*nats.Co
 			}
 		}),
 		nats.ReconnectHandler(func(c *nats.Conn) { log.Info("nats: reconnected", "server", c.ConnectedUrlRedacted()) }),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			if errors.Is(err, nats.ErrAuthorization) {
+				log.Error("nats refused this client's credentials: once the server issued worker credentials, a worker needs its own (TAIKAI_WORKER_SECRET for its --name) and the shared token is the server's alone; a revoked worker stays out", "err", err)
+				return
+			}
+			log.Error("nats", "err", err)
+		}),
 	}
 	if t := os.Getenv(TokenEnv); t != "" && len(extra) == 0 {
 		opts = append(opts, nats.Token(t))

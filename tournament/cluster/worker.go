@@ -83,6 +83,10 @@ func (w *Worker) Run(ctx context.Context, nc *nats.Conn) error {
 		if err == nil {
 			break
 		}
+		if nc.IsClosed() {
+			// Refused (credentials), not waiting: it never comes back.
+			return fmt.Errorf("nats: connection closed: %v", nc.LastError())
+		}
 		if !waited {
 			w.Log.Warn("waiting for the server's game queue in nats", "err", err)
 		}
