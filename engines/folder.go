@@ -16,7 +16,7 @@ const DefaultFolderEntries = 4096
 // FolderCheckEvery is how often a running engine's persistent folder is
 // measured: an engine that fills it is stopped within about this long of
 // crossing its bound.
-const FolderCheckEvery = 250 * time.Millisecond
+const FolderCheckEvery = 50 * time.Millisecond
 
 // folderUsage measures a persistent folder: the bytes of its regular files
 // and its entries (files, directories, links, anything), walking no further

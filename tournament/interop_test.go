@@ -178,7 +178,7 @@ func TestPbrainFolderBound(t *testing.T) {
 			return nil
 		})
 		sizes = append(sizes, fmt.Sprintf("%d entries, %d bytes", entries, bytes))
-		// Polled every 250 ms: the brain is stopped within a poll of the bound.
+		// Polled every 50 ms: the brain is stopped within a poll of the bound.
 		if entries > 4*2000 || bytes > 4*(4<<20) {
 			t.Errorf("game %d: the folder holds %d entries and %d bytes after the game, far over its bound", g+1, entries, bytes)
 		}
