@@ -1295,8 +1295,13 @@ func TestCPUHog(t *testing.T) {
 		return s[len(s)/2]
 	}
 	ratio := float64(median(beside)) / float64(median(alone))
-	t.Logf("fixed work alone %v, beside 32 spinning processes %v: %.2fx (cgroups: %s)", alone, beside, ratio, cmp.Or(hostCgroups().none, "yes"))
-	if ratio > 1.5 {
-		t.Errorf("32 spinning processes slowed the opponent %.2fx", ratio)
+	// Its fair share: with a CPU for each of the two sandboxes the opponent
+	// keeps its own (1x); with one CPU (user-mode Linux) the best a fair
+	// scheduler can give is half of it (2x), where without a cpu cgroup the
+	// hog's 32 processes would leave it a 33rd.
+	fair := max(1, 2/float64(runtime.NumCPU()))
+	t.Logf("fixed work alone %v, beside 32 spinning processes %v: %.2fx, fair %.1fx (cgroups: %s)", alone, beside, ratio, fair, cmp.Or(hostCgroups().none, "yes"))
+	if ratio > 1.5*fair {
+		t.Errorf("32 spinning processes slowed the opponent %.2fx, over 1.5 times its fair share (%.1fx on %d CPUs)", ratio, fair, runtime.NumCPU())
 	}
 }
