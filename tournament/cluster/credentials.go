@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -69,11 +70,7 @@ func OpenCredentials(path string, e *Embedded) (*Credentials, error) {
 func (c *Credentials) copy() map[string]string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	m := make(map[string]string, len(c.users))
-	for k, v := range c.users {
-		m[k] = v
-	}
-	return m
+	return maps.Clone(c.users)
 }
 
 // save writes the file and gives the users to the NATS server; the caller
@@ -93,11 +90,7 @@ func (c *Credentials) save() error {
 	if err := os.Rename(tmp, c.path); err != nil {
 		return err
 	}
-	m := make(map[string]string, len(c.users))
-	for k, v := range c.users {
-		m[k] = v
-	}
-	return c.apply(m)
+	return c.apply(maps.Clone(c.users))
 }
 
 // Issue makes a new secret for the worker name (replacing its old one, whose
