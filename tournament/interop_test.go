@@ -178,8 +178,12 @@ func TestPbrainFolderBound(t *testing.T) {
 			return nil
 		})
 		sizes = append(sizes, fmt.Sprintf("%d entries, %d bytes", entries, bytes))
-		// Polled every 50 ms: the brain is stopped within a poll of the bound.
-		if entries > 4*2000 || bytes > 4*(4<<20) {
+		// Polled every 50 ms: the brain is stopped within a poll of the
+		// bound, plus however late the poll runs on a busy machine. This brain
+		// writes as fast as Python can, so that window is worth megabytes:
+		// 3.3-4.3x the bound in CI's race run, 1.1-1.4x on a quiet machine.
+		// Unstopped, it would write for the whole 20 s move (gigabytes).
+		if entries > 16*2000 || bytes > 16*(4<<20) {
 			t.Errorf("game %d: the folder holds %d entries and %d bytes after the game, far over its bound", g+1, entries, bytes)
 		}
 	}
