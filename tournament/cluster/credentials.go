@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -167,7 +168,23 @@ func (c *Credentials) allows(name string) (enforced, ok bool) {
 // inboxPrefix is where a worker's replies come: its own.
 func inboxPrefix(name string) string { return "_INBOX_" + name }
 
+// ackExpires is how long a worker may still answer (acknowledge) a message
+// delivered to it: longer than any game (two total clocks of at most 7 days).
+const ackExpires = 30 * 24 * time.Hour
+
 // workerPermissions are what a worker's user may publish and subscribe to.
+//
+// A worker acknowledges only the queue messages delivered to it: no
+// $JS.ACK.<stream>.<consumer>.> (whose subjects are guessable sequence
+// numbers: a worker could have handed another's game back to the queue, or
+// ended it, and claimed it), but NATS's response permission, which lets a
+// client publish to the reply subject of each message it received (for
+// ackExpires). Such a permission belongs to a connection: after a
+// reconnect a worker can no longer acknowledge what it took before, and a
+// game it plays then goes back to the queue once the worker timeout passes,
+// as when the worker goes silent. It may not purge the logs stream either
+// (nats.go's object store purges only the chunks of an object put again, and
+// ignores a refusal; the bucket's TTL removes them).
 func workerPermissions(name string) *server.Permissions {
 	eng, logs := "OBJ_"+EngineBucket, "OBJ_"+LogBucket
 	return &server.Permissions{
@@ -176,15 +193,17 @@ func workerPermissions(name string) *server.Permissions {
 			"$JS.API.INFO",
 			"$JS.API.CONSUMER.INFO." + Stream + "." + Consumer,
 			"$JS.API.CONSUMER.MSG.NEXT." + Stream + "." + Consumer,
-			"$JS.ACK." + Stream + "." + Consumer + ".>",
 			"$JS.API.STREAM.INFO." + eng, "$JS.API.STREAM.INFO." + logs,
 			"$JS.API.DIRECT.GET." + eng + ".>", "$JS.API.STREAM.MSG.GET." + eng,
 			"$JS.API.DIRECT.GET." + logs + ".>", "$JS.API.STREAM.MSG.GET." + logs,
 			"$JS.API.CONSUMER.CREATE." + eng, "$JS.API.CONSUMER.CREATE." + eng + ".>",
 			"$JS.API.CONSUMER.DELETE." + eng + ".>",
 			"$JS.FC." + eng + ".>",
-			"$O." + LogBucket + ".>", "$JS.API.STREAM.PURGE." + logs,
+			"$O." + LogBucket + ".>",
 		}},
+		// Unlimited answers per message (a game's progress acks, then its
+		// ack), until ackExpires.
+		Response:  &server.ResponsePermission{MaxMsgs: -1, Expires: ackExpires},
 		Subscribe: &server.SubjectPermission{Allow: []string{inboxPrefix(name) + ".>", cancelPrefix + "*"}},
 	}
 }

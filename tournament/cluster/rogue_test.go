@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/taikai-dev/taikai/games"
 	_ "github.com/taikai-dev/taikai/games/all"
@@ -152,30 +154,70 @@ func TestWorkerCredentials(t *testing.T) {
 	}
 }
 
-func workerCredentials(t *testing.T, token string) {
-	t.Setenv(TokenEnv, token)
+// credentialed starts an embedded NATS server, a Server on it connected as
+// its own user, and the workers' credentials.
+func credentialed(t *testing.T) (*Embedded, *nats.Conn, *Server, *Credentials) {
+	t.Helper()
 	e, err := StartEmbedded("127.0.0.1:0", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	t.Cleanup(e.Close)
 	log := slog.New(slog.DiscardHandler)
 	nc, err := Connect(e.URL(), "server", log, e.ServerAuth())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc.Close()
-	ctx := context.Background()
-	srv, err := NewServer(ctx, nc, 5*time.Second, t.TempDir(), log)
+	t.Cleanup(nc.Close)
+	srv, err := NewServer(context.Background(), nc, 5*time.Second, t.TempDir(), log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	creds, err := OpenCredentials(filepath.Join(t.TempDir(), "workers.json"), e)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv.UseCredentials(creds)
+	return e, nc, srv, creds
+}
+
+// dialWorker connects as worker name with its secret; the channel gets the
+// connection's asynchronous errors (permissions violations).
+func dialWorker(t *testing.T, e *Embedded, name, secret string) (*nats.Conn, chan error) {
+	t.Helper()
+	errs := make(chan error, 100)
+	c, err := nats.Connect(e.URL(), append(WorkerAuth(name, secret), nats.Timeout(10*time.Second), nats.NoReconnect(),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			select {
+			case errs <- err:
+			default:
+			}
+		}))...)
+	if err != nil {
+		t.Fatalf("%s with its credentials: %v", name, err)
+	}
+	t.Cleanup(c.Close)
+	return c, errs
+}
+
+// violation waits for a permissions violation on errs.
+func violation(t *testing.T, errs chan error, what string) {
+	t.Helper()
+	select {
+	case err := <-errs:
+		if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
+			t.Errorf("%s: %v, want a permissions violation", what, err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Errorf("%s: no permissions violation", what)
+	}
+}
+
+func workerCredentials(t *testing.T, token string) {
+	t.Setenv(TokenEnv, token)
+	e, _, srv, creds := credentialed(t)
+	ctx := context.Background()
 
 	// Before the first credential, the shared token (or, without one,
 	// nothing) still lets a worker in.
@@ -212,34 +254,11 @@ func workerCredentials(t *testing.T, token string) {
 	refused("a name without credentials", nats.UserInfo("mallory", bobSecret))
 	refused("the server's name", nats.UserInfo(serverUser, bobSecret))
 
-	dial := func(name, secret string) (*nats.Conn, chan error) {
-		t.Helper()
-		errs := make(chan error, 100)
-		c, err := nats.Connect(e.URL(), append(WorkerAuth(name, secret), nats.Timeout(10*time.Second), nats.NoReconnect(),
-			nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
-				select {
-				case errs <- err:
-				default:
-				}
-			}))...)
-		if err != nil {
-			t.Fatalf("%s with its credentials: %v", name, err)
-		}
-		t.Cleanup(c.Close)
-		return c, errs
-	}
-	alice, _ := dial("alice", aliceSecret)
-	bob, bobErrs := dial("bob", bobSecret)
+	alice, _ := dialWorker(t, e, "alice", aliceSecret)
+	bob, bobErrs := dialWorker(t, e, "bob", bobSecret)
 	violation := func(what string) {
 		t.Helper()
-		select {
-		case err := <-bobErrs:
-			if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
-				t.Errorf("%s: %v, want a permissions violation", what, err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Errorf("%s: no permissions violation", what)
-		}
+		violation(t, bobErrs, what)
 	}
 
 	spec := tournament.GameSpec{ID: 7, Settings: tournament.Settings{Game: "othello", Size: 8}}
@@ -337,4 +356,111 @@ func workerCredentials(t *testing.T, token string) {
 		t.Fatal("Play did not return")
 	}
 	t.Logf("stats %+v", srv.Stats())
+}
+
+// A worker's credentials (issue 36, item 4) do not reach beyond its own
+// work: another worker's queue message cannot be acknowledged, handed back
+// (which would have let bob claim alice's game when it came round again) or
+// ended, not even by its exact subject, and the logs stream cannot be
+// purged; alice still acknowledges her own message and puts her logs.
+func TestWorkerPermissionsNarrow(t *testing.T) {
+	t.Setenv(TokenEnv, "")
+	e, nc, _, creds := credentialed(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	secrets := map[string]string{}
+	for _, name := range []string{"alice", "bob"} {
+		s, err := creds.Issue(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		secrets[name] = s
+	}
+	alice, _ := dialWorker(t, e, "alice", secrets["alice"])
+	bob, bobErrs := dialWorker(t, e, "bob", secrets["bob"])
+
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(ctx, GamesSubject, []byte(`{"game":7}`)); err != nil {
+		t.Fatal(err)
+	}
+	ajs, err := jetstream.New(alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acons, err := ajs.Consumer(ctx, Stream, Consumer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, err := acons.Fetch(1, jetstream.FetchMaxWait(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m jetstream.Msg
+	for msg := range batch.Messages() {
+		m = msg
+	}
+	if m == nil {
+		t.Fatalf("alice took no message: %v", batch.Error())
+	}
+	meta, err := m.Metadata()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Her log, put with her own credentials.
+	alogs, err := ajs.ObjectStore(ctx, LogBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alogs.PutBytes(ctx, "g7-a1-black", []byte("alice's engine log")); err != nil {
+		t.Fatalf("alice puts her log: %v", err)
+	}
+
+	// Bob, on alice's message: its own ack subject, and one forged from the
+	// sequence numbers.
+	forged := fmt.Sprintf("$JS.ACK.%s.%s.1.%d.%d.0.0", Stream, Consumer, meta.Sequence.Stream, meta.Sequence.Consumer)
+	for _, a := range []struct{ subject, body string }{
+		{m.Reply(), "-NAK"}, {m.Reply(), "+TERM"}, {m.Reply(), "+ACK"}, {m.Reply(), "+WPI"},
+		{forged, "-NAK"}, {forged, "+ACK"},
+	} {
+		bob.Publish(a.subject, []byte(a.body))
+		violation(t, bobErrs, fmt.Sprintf("bob sends %s to %s", a.body, a.subject))
+	}
+	bob.Publish("$JS.API.STREAM.PURGE.OBJ_"+LogBucket, nil)
+	violation(t, bobErrs, "bob purges the logs stream")
+
+	info, err := js.Consumer(ctx, Stream, Consumer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := info.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ci.NumAckPending != 1 || ci.NumRedelivered != 0 || ci.NumPending != 0 {
+		t.Errorf("after bob's acks: %d pending ack, %d redelivered, %d waiting; want alice's message pending with her alone (1, 0, 0)", ci.NumAckPending, ci.NumRedelivered, ci.NumPending)
+	}
+	logs, err := js.ObjectStore(ctx, LogBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := logs.GetBytes(ctx, "g7-a1-black"); err != nil || string(got) != "alice's engine log" {
+		t.Errorf("alice's log after bob's purge: %q %v", got, err)
+	}
+
+	// Alice tells the queue she is at work, then acknowledges.
+	if err := m.InProgress(); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.DoubleAck(ctx); err != nil {
+		t.Fatalf("alice acknowledges her own message: %v", err)
+	}
+	if ci, err = info.Info(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ci.NumAckPending != 0 || ci.NumPending != 0 {
+		t.Errorf("after alice's ack: %d pending ack, %d waiting; want 0, 0", ci.NumAckPending, ci.NumPending)
+	}
 }
