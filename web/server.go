@@ -292,6 +292,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		r.With(s.admin).Get("/workers/credentials", s.listWorkerCredentials)
 		r.With(s.admin).Post("/workers/credentials", s.issueWorkerCredentials)
 		r.With(s.admin).Delete("/workers/credentials/{name}", s.revokeWorkerCredentials)
+		r.Post("/workers/enroll", s.enrollWorker)
 		r.Get("/games", s.listRunningGames)
 		r.Get("/games/{id}", s.getGame)
 		r.Get("/games/{id}/log/{color}", s.getGameLog)

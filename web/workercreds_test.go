@@ -1,9 +1,15 @@
 package web_test
 
 import (
+	"context"
+	"log/slog"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/taikai-dev/taikai/tournament/cluster"
 	"github.com/taikai-dev/taikai/web"
@@ -48,5 +54,71 @@ func TestWorkerCredentialsAPI(t *testing.T) {
 	}
 	if code := s.call(t, "DELETE", "/api/workers/credentials/w1", nil, nil); code != http.StatusNotFound {
 		t.Errorf("revoke again: %d, want 404", code)
+	}
+}
+
+// A worker enrolls itself with the join token (issue 36: the compose
+// workers' own credentials): POST /api/workers/enroll answers a secret that
+// connects to the server's NATS as that worker; a wrong or missing join
+// token is 401, a name that has credentials 409 (the join token cannot take
+// over a worker), and without a join token on the server enrollment is off
+// (403).
+func TestWorkerEnrollAPI(t *testing.T) {
+	const join = "join-token-0123456789abcdef"
+	t.Setenv(cluster.TokenEnv, "")
+	t.Setenv(cluster.JoinTokenEnv, join)
+	e, err := cluster.StartEmbedded("127.0.0.1:0", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	creds, err := cluster.OpenCredentials(filepath.Join(t.TempDir(), "nats-workers.json"), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startSite(t, func(srv *web.Server) { srv.WorkerCredentials = creds })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	log := slog.New(slog.DiscardHandler)
+	for _, bad := range []string{"", "wrong", s.token} {
+		if _, err := cluster.Enroll(ctx, s.URL, bad, "w1", log); err == nil || !strings.Contains(err.Error(), "401") {
+			t.Errorf("join token %q: %v, want 401", bad, err)
+		}
+	}
+	secret, err := cluster.Enroll(ctx, s.URL, join, "w1", log)
+	if err != nil || len(secret) != 64 {
+		t.Fatalf("enroll w1: %q %v", secret, err)
+	}
+	if _, err := cluster.Enroll(ctx, s.URL, join, "w1", log); err == nil || !strings.Contains(err.Error(), "409") {
+		t.Errorf("enroll w1 again: %v, want 409", err)
+	}
+	if _, err := cluster.Enroll(ctx, s.URL, join, "a.b", log); err == nil || !strings.Contains(err.Error(), "400") {
+		t.Errorf("enroll a.b: %v, want 400", err)
+	}
+	nc, err := nats.Connect(e.URL(), append(cluster.WorkerAuth("w1", secret), nats.Timeout(10*time.Second), nats.NoReconnect())...)
+	if err != nil {
+		t.Fatalf("w1's enrolled secret: %v", err)
+	}
+	nc.Close()
+	var list struct{ Names []string }
+	s.mustCall(t, "GET", "/api/workers/credentials", nil, &list)
+	if len(list.Names) != 1 || list.Names[0] != "w1" {
+		t.Errorf("names %v, want [w1]", list.Names)
+	}
+
+	// A server without a join token.
+	t.Setenv(cluster.JoinTokenEnv, "")
+	e2, err := cluster.StartEmbedded("127.0.0.1:0", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	creds2, err := cluster.OpenCredentials(filepath.Join(t.TempDir(), "nats-workers.json"), e2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := startSite(t, func(srv *web.Server) { srv.WorkerCredentials = creds2 })
+	if _, err := cluster.Enroll(ctx, off.URL, join, "w1", log); err == nil || !strings.Contains(err.Error(), "403") {
+		t.Errorf("enroll without a join token on the server: %v, want 403", err)
 	}
 }

@@ -1,7 +1,9 @@
 package web
 
 import (
+	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -129,6 +131,47 @@ func (s *Server) issueWorkerCredentials(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	writeJSON(w, http.StatusCreated, map[string]string{"name": req.Name, "secret": secret})
+}
+
+// enrollWorker is a worker asking for credentials of its own (POST
+// /api/workers/enroll {"name"} with Authorization: Bearer <join token>,
+// taikai worker --enroll): answered as the admin's POST
+// /api/workers/credentials, but only for a name without credentials.
+func (s *Server) enrollWorker(w http.ResponseWriter, r *http.Request) {
+	join, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="taikai"`)
+		s.writeError(w, r, &games.Error{Code: games.EUnauthorized, Message: "this needs the workers' join token: Authorization: Bearer <" + cluster.JoinTokenEnv + ">", Field: "Authorization"})
+		return
+	}
+	var req struct {
+		Name string `json:"name"`
+	}
+	if err := decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if !s.workerCredentials(w, r) {
+		return
+	}
+	if !cluster.WorkerNames.MatchString(req.Name) {
+		s.writeError(w, r, errInvalid("name", "name: want 1 to 64 letters, digits, - or _ (the worker's --name)"))
+		return
+	}
+	secret, err := s.WorkerCredentials.Enroll(join, req.Name)
+	switch {
+	case errors.Is(err, cluster.ErrJoinToken):
+		s.writeError(w, r, &games.Error{Code: games.EUnauthorized, Message: err.Error(), Field: "Authorization"})
+	case errors.Is(err, cluster.ErrEnrollOff):
+		s.writeError(w, r, &games.Error{Code: games.EForbidden, Message: err.Error()})
+	case errors.Is(err, cluster.ErrNameIsUsed):
+		s.writeError(w, r, &games.Error{Code: games.EConflict, Message: "worker " + req.Name + ": " + err.Error(), Field: "name"})
+	case err != nil:
+		s.writeError(w, r, errInvalid("name", err.Error()))
+	default:
+		s.log().Info("a worker enrolled", "worker", req.Name, "addr", r.RemoteAddr)
+		writeJSON(w, http.StatusCreated, map[string]string{"name": req.Name, "secret": secret})
+	}
 }
 
 func (s *Server) revokeWorkerCredentials(w http.ResponseWriter, r *http.Request) {

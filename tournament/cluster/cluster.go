@@ -175,7 +175,18 @@ type Embedded struct {
 	opts     *server.Options
 	password string // of serverUser
 	token    string
+	join     string // TAIKAI_WORKER_JOIN_TOKEN: workers enroll, and need their own credentials from the start
 }
+
+// JoinTokenEnv holds the secret with which a worker asks the server for
+// credentials of its own (Credentials.Enroll). On the server it turns
+// enrollment on and makes its embedded NATS server take workers' own
+// credentials only, from the start; on a worker it goes with --enroll.
+const JoinTokenEnv = "TAIKAI_WORKER_JOIN_TOKEN"
+
+// MinJoinToken is the shortest join token the server takes: it is the one
+// secret that makes a new worker.
+const MinJoinToken = 24
 
 // StartEmbedded starts a NATS server with JetStream listening on addr
 // (host:port), keeping its streams under dir; clients need the token from
@@ -201,7 +212,7 @@ func StartEmbedded(addr, dir string) (*Embedded, error) {
 	}
 	pw := make([]byte, 32)
 	rand.Read(pw)
-	e := &Embedded{password: hex.EncodeToString(pw), token: os.Getenv(TokenEnv)}
+	e := &Embedded{password: hex.EncodeToString(pw), token: os.Getenv(TokenEnv), join: os.Getenv(JoinTokenEnv)}
 	e.opts = &server.Options{
 		ServerName: "taikai", Host: host, Port: port, JetStream: true, StoreDir: dir,
 		NoSigs: true, MaxPayload: 8 << 20,
@@ -221,11 +232,12 @@ func StartEmbedded(addr, dir string) (*Embedded, error) {
 }
 
 // auth sets the server's users: its own, the workers' (name → bcrypt hash),
-// and, while no worker has credentials, the shared token or, without one,
-// no authentication at all. The caller holds e.mu or owns e.
+// and, while no worker has credentials and there is no join token, the
+// shared token or, without one, no authentication at all. The caller holds
+// e.mu or owns e.
 func (e *Embedded) auth(workers map[string]string) {
 	e.opts.Users, e.opts.Authorization = nil, ""
-	if len(workers) == 0 && e.token == "" {
+	if len(workers) == 0 && e.token == "" && e.join == "" {
 		// Open, as before credentials (a server on loopback only). The
 		// server's own connection presents its user all the same, so that
 		// it stays in when the first credential closes the server.
@@ -235,7 +247,7 @@ func (e *Embedded) auth(workers map[string]string) {
 	for name, hash := range workers {
 		e.opts.Users = append(e.opts.Users, &server.User{Username: name, Password: hash, Permissions: workerPermissions(name)})
 	}
-	if len(workers) == 0 {
+	if len(workers) == 0 && e.join == "" {
 		e.opts.Authorization = e.token
 	}
 }

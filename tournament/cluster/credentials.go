@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -24,15 +25,24 @@ import (
 // own subjects (taikai.game.<id>.<kind>.<name>, taikai.worker.<name>), read
 // only its own inbox, take games from the queue and put logs; it cannot
 // queue games, answer for another worker or manage the streams. Once one
-// credential exists, the shared token (TAIKAI_NATS_TOKEN) and anonymous
-// clients are refused: it is the server's alone. The secrets are kept as
-// bcrypt hashes in a file of the server's data directory.
+// credential exists (or from the start, when the server has a join token,
+// JoinTokenEnv), the shared token (TAIKAI_NATS_TOKEN) and anonymous clients
+// are refused: it is the server's alone. The secrets are kept as bcrypt
+// hashes in a file of the server's data directory.
 type Credentials struct {
 	path  string
+	join  string // the join token, "" when workers cannot enroll
 	mu    sync.Mutex
 	users map[string]string // name → bcrypt hash of the secret
 	apply func(map[string]string) error
 }
+
+// Errors of Enroll.
+var (
+	ErrEnrollOff  = errors.New("enrollment is off: the server has no " + JoinTokenEnv)
+	ErrJoinToken  = errors.New("wrong join token")
+	ErrNameIsUsed = errors.New("a worker of this name has credentials already: revoke them first, or choose another --name")
+)
 
 // SecretEnv holds a worker's own secret (never a flag: it would show in ps);
 // the worker's --name is its user.
@@ -51,7 +61,7 @@ const serverUser = "taikai"
 // OpenCredentials reads the credentials kept at path (none if it does not
 // exist) and gives them to the embedded server e.
 func OpenCredentials(path string, e *Embedded) (*Credentials, error) {
-	c := &Credentials{path: path, users: map[string]string{}, apply: e.setWorkers}
+	c := &Credentials{path: path, join: e.join, users: map[string]string{}, apply: e.setWorkers}
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -97,6 +107,23 @@ func (c *Credentials) save() error {
 // Issue makes a new secret for the worker name (replacing its old one, whose
 // connections are closed) and returns it; it is shown this once.
 func (c *Credentials) Issue(name string) (string, error) {
+	return c.issue(name, true)
+}
+
+// Enroll is Issue asked by a worker itself with the join token: only for a
+// name without credentials, so that the join token cannot take over a
+// worker's name (and the claims it holds).
+func (c *Credentials) Enroll(join, name string) (string, error) {
+	if c.join == "" {
+		return "", ErrEnrollOff
+	}
+	if subtle.ConstantTimeCompare([]byte(join), []byte(c.join)) != 1 {
+		return "", ErrJoinToken
+	}
+	return c.issue(name, false)
+}
+
+func (c *Credentials) issue(name string, replace bool) (string, error) {
 	if !WorkerNames.MatchString(name) || name == serverUser {
 		return "", fmt.Errorf("worker name %q: want 1 to 64 letters, digits, - or _ (not %q)", name, serverUser)
 	}
@@ -112,6 +139,9 @@ func (c *Credentials) Issue(name string) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old, had := c.users[name]
+	if had && !replace {
+		return "", ErrNameIsUsed
+	}
 	c.users[name] = string(hash)
 	if err := c.save(); err != nil {
 		if had {

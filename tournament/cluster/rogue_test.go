@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -462,5 +463,40 @@ func TestWorkerPermissionsNarrow(t *testing.T) {
 	}
 	if ci.NumAckPending != 0 || ci.NumPending != 0 {
 		t.Errorf("after alice's ack: %d pending ack, %d waiting; want 0, 0", ci.NumAckPending, ci.NumPending)
+	}
+}
+
+// With a join token (the compose deployment's), the embedded NATS server
+// takes workers' own credentials only from the start: before any worker
+// enrolled, neither an anonymous client nor the shared token gets in, and
+// the server itself still does.
+func TestJoinTokenCredentialsOnly(t *testing.T) {
+	t.Setenv(TokenEnv, "shared-token")
+	t.Setenv(JoinTokenEnv, "join-token-0123456789abcdef")
+	e, _, _, creds := credentialed(t)
+	for _, c := range []struct {
+		what string
+		opts []nats.Option
+	}{
+		{"no credentials", nil},
+		{"the shared token", []nats.Option{nats.Token("shared-token")}},
+		{"the join token", []nats.Option{nats.Token("join-token-0123456789abcdef")}},
+	} {
+		nc, err := nats.Connect(e.URL(), append(c.opts, nats.Timeout(10*time.Second), nats.NoReconnect())...)
+		if err == nil {
+			nc.Close()
+			t.Errorf("%s, no worker enrolled yet: connected, want refused", c.what)
+		}
+	}
+	secret, err := creds.Enroll("join-token-0123456789abcdef", "w1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dialWorker(t, e, "w1", secret)
+	if _, err := creds.Enroll("join-token-0123456789abcdef", "w1"); !errors.Is(err, ErrNameIsUsed) {
+		t.Errorf("enroll w1 again: %v, want %v", err, ErrNameIsUsed)
+	}
+	if _, err := creds.Enroll("wrong", "w2"); !errors.Is(err, ErrJoinToken) {
+		t.Errorf("enroll with a wrong join token: %v, want %v", err, ErrJoinToken)
 	}
 }
