@@ -49,6 +49,9 @@ Environment:
   TAIKAI_NATS_EMBEDDED same as --nats-embedded
   TAIKAI_NATS_TOKEN   the token of the NATS server (embedded: the one it
                       requires); never a flag, so that ps does not show it
+  TAIKAI_WORKER_JOIN_TOKEN with --nats-embedded: workers enroll with it for
+                      credentials of their own (taikai worker --enroll), and
+                      the embedded NATS takes nothing else
   TAIKAI_WORKER_TIMEOUT same as --worker-timeout
   TAIKAI_MAX_CONNS, TAIKAI_MAX_CONNS_PER_ADDR  same as --max-conns, --max-conns-per-addr
   TAIKAI_PARTICIPANT_MAX_MEMORY_MB, TAIKAI_PARTICIPANT_MAX_PROCS,
@@ -178,8 +181,15 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	if c.nats != "" && c.natsEmbedded != "" {
 		return nil, errors.New("--nats and --nats-embedded: give one (the embedded server is the one the workers dial)")
 	}
-	if c.natsEmbedded != "" && os.Getenv(cluster.TokenEnv) == "" && !loopbackAddr(c.natsEmbedded) {
-		return nil, fmt.Errorf("--nats-embedded %s listens beyond this machine: set %s (the same on every worker), or anyone who reaches the port can hand in results and queue commands for the workers", c.natsEmbedded, cluster.TokenEnv)
+	join := os.Getenv(cluster.JoinTokenEnv)
+	if join != "" && c.natsEmbedded == "" {
+		return nil, fmt.Errorf("%s needs --nats-embedded: workers enroll on the server's own NATS server (an external one, --nats, keeps its own users)", cluster.JoinTokenEnv)
+	}
+	if join != "" && len(join) < cluster.MinJoinToken {
+		return nil, fmt.Errorf("%s: %d characters, want at least %d (it makes new workers: openssl rand -hex 32)", cluster.JoinTokenEnv, len(join), cluster.MinJoinToken)
+	}
+	if c.natsEmbedded != "" && os.Getenv(cluster.TokenEnv) == "" && join == "" && !loopbackAddr(c.natsEmbedded) {
+		return nil, fmt.Errorf("--nats-embedded %s listens beyond this machine: set %s (workers enroll with it for credentials of their own) or %s (the same on every worker), or anyone who reaches the port can hand in results and queue commands for the workers", c.natsEmbedded, cluster.JoinTokenEnv, cluster.TokenEnv)
 	}
 	if c.workerTimeout < time.Second {
 		return nil, fmt.Errorf("--worker-timeout %v: want at least 1s", c.workerTimeout)
@@ -426,8 +436,8 @@ func (a *server) openCluster(ctx context.Context, data string) error {
 		}
 		a.cluster.UseCredentials(creds)
 		a.workerCreds = creds
-		if n := len(creds.Names()); n > 0 {
-			a.log.Info("workers play with their own nats credentials; the shared token is refused", "workers", n)
+		if n := len(creds.Names()); n > 0 || os.Getenv(cluster.JoinTokenEnv) != "" {
+			a.log.Info("workers play with their own nats credentials; the shared token is refused", "workers", n, "enrollment", os.Getenv(cluster.JoinTokenEnv) != "")
 		}
 	}
 	a.service.Dispatch = a.cluster

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/nats-io/nats.go"
 
@@ -35,6 +37,8 @@ Environment:
   TAIKAI_WORKER_SECRET      this worker's own secret, issued by the server's
                             admin for its --name (POST /api/workers/credentials);
                             needed once the server gives workers their own
+  TAIKAI_WORKER_ENROLL      same as --enroll
+  TAIKAI_WORKER_JOIN_TOKEN  the server's join token, with --enroll
   TAIKAI_NATS_TOKEN         the shared NATS token, if the server requires one
                             and this worker has no secret of its own
   TAIKAI_WORKER_NAME        same as --name
@@ -48,6 +52,7 @@ Flags:
 
 type workerConfig struct {
 	nats        string
+	enroll      string
 	name        string
 	concurrency int
 	data        string
@@ -72,6 +77,7 @@ func parseWorker(args []string, stderr io.Writer) (*workerConfig, error) {
 		return nil, fmt.Errorf("TAIKAI_WORKER_CONCURRENCY=%q: want a number", os.Getenv("TAIKAI_WORKER_CONCURRENCY"))
 	}
 	fs.StringVar(&c.nats, "nats", envOr("TAIKAI_NATS", ""), "NATS `URL` of the server's queue (nats://host:4222; several, comma-separated)")
+	fs.StringVar(&c.enroll, "enroll", envOr("TAIKAI_WORKER_ENROLL", ""), "the taikai server's `URL` (http://host:8080): without TAIKAI_WORKER_SECRET, ask it for this worker's own credentials with the join token (TAIKAI_WORKER_JOIN_TOKEN) and keep them under --data")
 	fs.StringVar(&c.name, "name", envOr("TAIKAI_WORKER_NAME", defName), "worker `name` shown in the dashboard (letters, digits, - and _); default host-pid")
 	fs.IntVar(&c.concurrency, "concurrency", conc, "games played at once (`N`); default the number of CPUs")
 	fs.StringVar(&c.data, "data", envOr("TAIKAI_DATA", "./worker-data"), "`directory` for the engine cache and the pipe engines' folders")
@@ -86,6 +92,8 @@ func parseWorker(args []string, stderr io.Writer) (*workerConfig, error) {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case c.nats == "":
 		return nil, errors.New("--nats (or TAIKAI_NATS): the server's NATS URL is required")
+	case c.enroll != "" && !httpURL(c.enroll):
+		return nil, fmt.Errorf("--enroll (or TAIKAI_WORKER_ENROLL) %q: want the server's http:// or https:// URL, like http://taikai:8080", c.enroll)
 	case !cluster.WorkerNames.MatchString(c.name):
 		return nil, fmt.Errorf("--name %q: want 1 to 64 letters, digits, - or _", c.name)
 	case c.concurrency < 1 || c.concurrency > 256:
@@ -153,7 +161,13 @@ func work(ctx context.Context, cfg *workerConfig, log *slog.Logger) error {
 	engineSandbox(cfg.sandbox, launcher, cacheDir, log)
 	defer launcher.Close()
 	var auth []nats.Option
-	if secret := os.Getenv(cluster.SecretEnv); secret != "" {
+	secret := os.Getenv(cluster.SecretEnv)
+	if secret == "" && cfg.enroll != "" {
+		if secret, err = enrolled(ctx, cfg, data, log); err != nil {
+			return err
+		}
+	}
+	if secret != "" {
 		auth = cluster.WorkerAuth(cfg.name, secret)
 	}
 	nc, err := cluster.Connect(cfg.nats, "taikai-worker-"+cfg.name, log, auth...)
@@ -168,4 +182,44 @@ func work(ctx context.Context, cfg *workerConfig, log *slog.Logger) error {
 		CacheDir: cacheDir, CacheEntries: cfg.cache, Log: log,
 	}
 	return w.Run(ctx, nc)
+}
+
+// httpURL says whether s is an http(s) URL with a host.
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// enrolled is the worker's own secret from an earlier enrollment, kept under
+// data, or, the first time, one the server issues for the join token. A
+// secret kept is used as it is: once revoked, the worker is refused until
+// the file is removed (it does not enroll again by itself).
+func enrolled(ctx context.Context, cfg *workerConfig, data string, log *slog.Logger) (string, error) {
+	path := filepath.Join(data, "credentials", cfg.name)
+	if b, err := os.ReadFile(path); err == nil {
+		log.Info("worker credentials from an earlier enrollment", "file", path)
+		return strings.TrimSpace(string(b)), nil
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	join := os.Getenv(cluster.JoinTokenEnv)
+	if join == "" {
+		if os.Getenv(cluster.TokenEnv) != "" {
+			log.Warn("--enroll without " + cluster.JoinTokenEnv + ": this worker connects with the shared " + cluster.TokenEnv + ", as every worker before per-worker credentials (whoever holds it can act as any worker)")
+			return "", nil
+		}
+		return "", fmt.Errorf("--enroll %s needs the server's join token in %s", cfg.enroll, cluster.JoinTokenEnv)
+	}
+	secret, err := cluster.Enroll(ctx, cfg.enroll, join, cfg.name, log)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, []byte(secret+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("keep the worker's credentials: %w", err)
+	}
+	log.Info("enrolled: this worker has credentials of its own", "server", cfg.enroll, "file", path)
+	return secret, nil
 }

@@ -38,6 +38,8 @@ type Worker struct {
 	cache   *cache
 	ackWait time.Duration
 
+	stop context.CancelCauseFunc
+
 	mu    sync.Mutex
 	games map[int64]*attempt
 	done  atomic.Int64
@@ -105,16 +107,27 @@ func (w *Worker) Run(ctx context.Context, nc *nats.Conn) error {
 	defer sub.Unsubscribe()
 	w.Log.Info("worker ready", "name", w.Name, "concurrency", w.Concurrency, "ack_wait", w.ackWait, "sandbox", w.Runner.Launcher.SandboxState())
 
+	// A connection NATS closed for good (its credentials revoked) stops the
+	// worker: it would never take a game again.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	w.stop = stop
 	var wg sync.WaitGroup
 	wg.Go(func() { w.heartbeats(ctx) })
 	for range w.Concurrency {
 		wg.Go(func() { w.slot(ctx) })
 	}
 	wg.Wait()
+	if err := context.Cause(ctx); errors.Is(err, errClosed) {
+		return err
+	}
 	w.heartbeat(true)
 	nc.FlushTimeout(5 * time.Second)
 	return nil
 }
+
+// errClosed: NATS closed the worker's connection and will not take it back.
+var errClosed = errors.New("nats closed the connection")
 
 // slot plays one game at a time.
 func (w *Worker) slot(ctx context.Context) {
@@ -123,6 +136,10 @@ func (w *Worker) slot(ctx context.Context) {
 		batch, err := w.cons.Fetch(1, jetstream.FetchContext(fctx))
 		if err != nil {
 			cancel()
+			if w.nc.IsClosed() {
+				w.stop(fmt.Errorf("%w (its credentials revoked?): %v", errClosed, w.nc.LastError()))
+				return
+			}
 			if ctx.Err() == nil {
 				w.Log.Warn("no game taken from the queue", "err", err)
 				sleep(ctx, time.Second)
