@@ -67,6 +67,7 @@ const (
 const (
 	answerGo     = "go"     // claim: play it
 	answerStale  = "stale"  // a newer attempt of the game was claimed
+	answerBusy   = "busy"   // claim: its worker still plays the game; back to the queue for later
 	answerGone   = "gone"   // the server does not wait for this game (stored, cancelled, or from before a restart)
 	answerStored = "stored" // result: stored
 	answerFailed = "failed" // result: not stored (the server plays the game again itself)

@@ -303,6 +303,22 @@ func workerCredentials(t *testing.T, token string) {
 	if a, _ := ask(bob, gameSubject(7, "claim", "bob"), claimMsg{Attempt: 1, Worker: "alice"}); a != answerStale {
 		t.Errorf("bob claims alice's attempt: %q, want stale", a)
 	}
+	// A newer attempt, named by bob while alice plays the game (her
+	// heartbeat says so): not his.
+	hb, _ := json.Marshal(Heartbeat{Name: "alice", Concurrency: 1, Running: 1, Games: []int64{7}})
+	alice.Publish(workerPrefix+"alice", hb)
+	alice.Flush()
+	for deadline := time.Now().Add(10 * time.Second); len(srv.Workers()) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("alice's heartbeat never arrived")
+		}
+	}
+	if a, _ := ask(bob, gameSubject(7, "claim", "bob"), claimMsg{Attempt: 9, Worker: "bob"}); a != answerBusy {
+		t.Errorf("bob claims a newer attempt of alice's game: %q, want busy", a)
+	}
+	if a, err := ask(bob, gameSubject(7, "result", "bob"), resultMsg{Attempt: 9, Worker: "bob", Played: &tournament.Played{Record: stolen}}); a != answerStale {
+		t.Errorf("bob's result for the attempt he named: %q %v, want stale", a, err)
+	}
 	select {
 	case p := <-got:
 		t.Fatalf("bob's result was taken: %+v", p.Outcome)
@@ -316,7 +332,7 @@ func workerCredentials(t *testing.T, token string) {
 	}
 	bob.Publish(GamesSubject, []byte(`{"game":99}`))
 	violation("bob queues a game")
-	hb, _ := json.Marshal(Heartbeat{Name: "alice", Concurrency: 64})
+	hb, _ = json.Marshal(Heartbeat{Name: "alice", Concurrency: 64})
 	bob.Publish(workerPrefix+"alice", hb)
 	violation("bob's heartbeat as alice")
 	hb, _ = json.Marshal(Heartbeat{Name: "carol", Concurrency: 64})
@@ -324,13 +340,13 @@ func workerCredentials(t *testing.T, token string) {
 	hb, _ = json.Marshal(Heartbeat{Name: "bob", Concurrency: 2})
 	bob.Publish(workerPrefix+"bob", hb)
 	bob.Flush()
-	for deadline := time.Now().Add(10 * time.Second); len(srv.Workers()) == 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); len(srv.Workers()) < 2; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("bob's own heartbeat never arrived")
 		}
 	}
-	if ws := srv.Workers(); len(ws) != 1 || ws[0].Name != "bob" {
-		t.Errorf("workers %+v, want bob alone", ws)
+	if ws := srv.Workers(); len(ws) != 2 || ws[0].Name != "alice" || ws[0].Concurrency != 1 || ws[1].Name != "bob" {
+		t.Errorf("workers %+v, want alice (her own heartbeat) and bob", ws)
 	}
 
 	// Revoked, bob is cut off and cannot connect again.

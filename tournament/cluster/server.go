@@ -28,6 +28,7 @@ type Server struct {
 	files   jetstream.ObjectStore
 	logs    jetstream.ObjectStore
 	dataDir string
+	ackWait time.Duration
 	log     *slog.Logger
 	subs    []*nats.Subscription
 
@@ -49,10 +50,11 @@ type Server struct {
 // pending is a game the server waits for.
 type pending struct {
 	spec    tournament.GameSpec
-	attempt int    // the latest claimed attempt, 0 while queued
-	worker  string // the worker of that attempt
-	got     bool   // its result arrived (it is being stored)
-	ticks   int    // moves shown of that attempt, at most maxTicks
+	attempt int       // the latest claimed attempt, 0 while queued
+	worker  string    // the worker of that attempt
+	seen    time.Time // when that worker last claimed it or said it plays it
+	got     bool      // its result arrived (it is being stored)
+	ticks   int       // moves shown of that attempt, at most maxTicks
 	result  chan *resultMsg
 	replies []*nats.Msg // result requests to answer once stored
 }
@@ -76,7 +78,7 @@ func NewServer(ctx context.Context, nc *nats.Conn, ackWait time.Duration, dataDi
 	if err := setup(sctx, js, ackWait); err != nil {
 		return nil, fmt.Errorf("nats: %w", err)
 	}
-	s := &Server{nc: nc, js: js, dataDir: dataDir, log: log, pending: map[int64]*pending{}, workers: map[string]*WorkerState{}, stored: map[string]storedDir{},
+	s := &Server{nc: nc, js: js, dataDir: dataDir, ackWait: ackWait, log: log, pending: map[int64]*pending{}, workers: map[string]*WorkerState{}, stored: map[string]storedDir{},
 		run: strconv.FormatInt(time.Now().UnixNano(), 36)}
 	if s.files, err = js.ObjectStore(sctx, EngineBucket); err != nil {
 		return nil, err
@@ -431,7 +433,15 @@ func (s *Server) claim(id int64, c claimMsg) string {
 	}
 	again := p.attempt > 0
 	lost := p.worker
-	p.attempt, p.worker, p.ticks = c.Attempt, c.Worker, 0
+	if again && c.Worker != p.worker && time.Since(p.seen) < s.ackWait {
+		// Its worker still plays it (the queue hands a game out again
+		// only when its worker stopped telling it so for ackWait; heartbeats
+		// say the same to the server): a worker naming a newer attempt
+		// does not take it over (issue 36).
+		s.mu.Unlock()
+		return answerBusy
+	}
+	p.attempt, p.worker, p.ticks, p.seen = c.Attempt, c.Worker, 0, time.Now()
 	s.mu.Unlock()
 	if again {
 		s.redelivered.Add(1)
@@ -455,6 +465,12 @@ func (s *Server) onHeartbeat(m *nats.Msg) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	now := time.Now()
+	for _, id := range h.Games {
+		if p := s.pending[id]; p != nil && p.worker == h.Name {
+			p.seen = now
+		}
+	}
 	if h.Leaving {
 		delete(s.workers, h.Name)
 		return

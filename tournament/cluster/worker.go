@@ -202,6 +202,13 @@ func (w *Worker) play(ctx context.Context, m jetstream.Msg) {
 		m.Nak()
 		return
 	}
+	if answer == answerBusy {
+		// Handed out again while its worker still plays it (that worker's
+		// acknowledgements did not reach the queue): the queue keeps it
+		// until the server has that worker's result, or lost the worker.
+		m.NakWithDelay(max(w.ackWait/4, time.Second))
+		return
+	}
 	if answer != answerGo {
 		log.Info("game not played: the server does not want it", "answer", answer)
 		m.Term()
