@@ -2,10 +2,11 @@
 
 // Package deploy_test runs the deployment for real: it builds the base images
 // the Dockerfile names (deploy/base-images.sh, no registry needed), builds and
-// starts docker-compose.yml (the server, NATS and a worker), plays a short
-// tournament through the REST API, takes the stack down without its volumes,
-// starts it again and checks that the volume kept every game
-// (TestComposeDeployment). TestComposeWorkersLost then runs three workers,
+// starts docker-compose.yml (the server, its NATS inside it, and a worker
+// with credentials of its own), lets a rogue NATS client on the compose
+// network try to bend a game the worker plays, plays a short tournament
+// through the REST API, takes the stack down without its volumes, starts it
+// again and checks that the volume kept every game (TestComposeDeployment). TestComposeWorkersLost then runs three workers,
 // kills one and cuts another off the network while they play, and checks that
 // the tournament still ends with every game played exactly once.
 //
@@ -40,10 +41,8 @@ import (
 const (
 	service        = "taikai"
 	workerService  = "worker"
-	natsService    = "nats"
-	testImage      = "taikai:compose-test"      // kept between runs: its layers are the next build's cache
-	testNATSImage  = "taikai-nats:compose-test" // the same
-	lostWorkerWait = 5 * time.Second            // TAIKAI_WORKER_TIMEOUT of TestComposeWorkersLost
+	testImage      = "taikai:compose-test" // kept between runs: its layers are the next build's cache
+	lostWorkerWait = 5 * time.Second       // TAIKAI_WORKER_TIMEOUT of TestComposeWorkersLost
 	pollEvery      = 500 * time.Millisecond
 	baseImages     = 25 * time.Minute // debootstrap + apt + the Go toolchain, first run
 	buildAndUp     = 20 * time.Minute // apt-get of the runtime stage, go mod download, cgo
@@ -64,8 +63,11 @@ type stack struct {
 	project string
 	env     []string // the environment every compose command runs with
 	volume  string
-	nats    string // the NATS volume
 	token   string
+	// natsToken is the shared NATS token in the env file, joinToken the
+	// workers' join token: the server takes the latter and refuses the
+	// former.
+	natsToken, joinToken string
 	// anonymous volumes seen on the project's containers (the workers' /data):
 	// `down` without -v leaves them behind, cleanup removes them.
 	anonymous map[string]bool
@@ -122,7 +124,7 @@ func setUp(t *testing.T, o options) *stack {
 
 	// 2. Build and start.
 	start = time.Now()
-	previous := map[string]string{testImage: imageID(t, testImage), testNATSImage: imageID(t, testNATSImage)}
+	previous := map[string]string{testImage: imageID(t, testImage)}
 	if _, err := s.composeLogged(buildAndUp, "up", "-d", "--build", "--scale", fmt.Sprintf("%s=%d", workerService, o.workers)); err != nil {
 		t.Fatalf("up -d --build: %v", err)
 	}
@@ -143,16 +145,17 @@ func setUp(t *testing.T, o options) *stack {
 	t.Logf("GET /healthz answered %s after up", since(start))
 	s.checkContainer()
 	s.checkSandbox()
-	s.checkNATSContainer()
 	s.checkWorkerContainers(o.workers)
 	start = time.Now()
 	s.waitWorkers(o.workers)
 	t.Logf("%d worker(s) reported in, sandboxed, %s after the server answered", o.workers, since(start))
+	s.checkCredentials()
 	return s
 }
 
 func TestComposeDeployment(t *testing.T) {
 	s := setUp(t, options{workers: 1, workerConcurrency: 2})
+	s.rogue()
 
 	// 3. A short tournament through the REST API, played by the worker.
 	start := time.Now()
@@ -165,7 +168,7 @@ func TestComposeDeployment(t *testing.T) {
 	s.trackVolumes()
 	s.composeOK(stopDown, "stop")
 	s.composeOK(stopDown, "down")
-	for _, v := range []string{s.volume, s.nats} {
+	for _, v := range []string{s.volume} {
 		if out, err := run(t, 30*time.Second, "", nil, "docker", "volume", "inspect", v); err != nil {
 			t.Fatalf("volume %s is gone after `down` without -v: %v\n%s", v, err, out)
 		}
@@ -571,10 +574,14 @@ func newStack(t *testing.T, compose []string, root string, o options) *stack {
 		t.Fatal(err)
 	}
 	token := hex.EncodeToString(tok[:])
-	if _, err := rand.Read(tok[:]); err != nil {
-		t.Fatal(err)
+	secret := func() string {
+		if _, err := rand.Read(tok[:]); err != nil {
+			t.Fatal(err)
+		}
+		return hex.EncodeToString(tok[:])
 	}
-	env := "TAIKAI_ADMIN_TOKEN=" + token + "\nTAIKAI_NATS_TOKEN=" + hex.EncodeToString(tok[:]) + "\n"
+	natsToken, joinToken := secret(), secret()
+	env := "TAIKAI_ADMIN_TOKEN=" + token + "\nTAIKAI_NATS_TOKEN=" + natsToken + "\nTAIKAI_WORKER_JOIN_TOKEN=" + joinToken + "\n"
 	if o.workerTimeout != "" {
 		env += "TAIKAI_WORKER_TIMEOUT=" + o.workerTimeout + "\n"
 	}
@@ -589,10 +596,12 @@ func newStack(t *testing.T, compose []string, root string, o options) *stack {
 		root:    root,
 		project: project,
 		volume:  project + "-data",
-		nats:    project + "-nats",
 		token:   token,
-		base:    "http://127.0.0.1:" + strconv.Itoa(port),
-		client:  &http.Client{Timeout: 10 * time.Second},
+
+		natsToken: natsToken,
+		joinToken: joinToken,
+		base:      "http://127.0.0.1:" + strconv.Itoa(port),
+		client:    &http.Client{Timeout: 10 * time.Second},
 
 		anonymous: map[string]bool{},
 	}
@@ -603,13 +612,11 @@ func newStack(t *testing.T, compose []string, root string, o options) *stack {
 		"TAIKAI_ENV_FILE=" + envFile,
 		"TAIKAI_IMAGE=" + testImage,
 		"TAIKAI_VOLUME=" + s.volume,
-		"TAIKAI_NATS_IMAGE=" + testNATSImage,
-		"TAIKAI_NATS_VOLUME=" + s.nats,
 		"TAIKAI_WORKER_CONCURRENCY=" + strconv.Itoa(o.workerConcurrency),
 		"TAIKAI_HTTP_PORT=127.0.0.1:" + strconv.Itoa(port),
 		"TAIKAI_DEMO=0",
 	}
-	t.Logf("project %s, volumes %s and %s, %s", project, s.volume, s.nats, s.base)
+	t.Logf("project %s, volume %s, %s", project, s.volume, s.base)
 	t.Cleanup(func() {
 		if t.Failed() {
 			if out, err := s.compose(time.Minute, "ps", "-a"); err == nil {
@@ -625,7 +632,7 @@ func newStack(t *testing.T, compose []string, root string, o options) *stack {
 		// down -v removes the project's volumes, and the anonymous ones of the
 		// containers it removes; make sure, whatever happened, and remove
 		// those of containers an earlier `down` removed.
-		volumes := []string{s.volume, s.nats}
+		volumes := []string{s.volume}
 		for v := range s.anonymous {
 			volumes = append(volumes, v)
 		}
@@ -708,7 +715,7 @@ func (s *stack) trackVolumes() {
 		return
 	}
 	for _, v := range strings.Fields(out) {
-		if v != s.volume && v != s.nats {
+		if v != s.volume {
 			s.anonymous[v] = true
 		}
 	}
@@ -882,7 +889,7 @@ func (s *stack) checkWorkerContainers(n int) {
 		var ok bool
 		for _, m := range c.Mounts {
 			if m.Destination == "/data" {
-				ok = m.Type == "volume" && m.Name != s.volume && m.Name != s.nats && !data[m.Name]
+				ok = m.Type == "volume" && m.Name != s.volume && !data[m.Name]
 				data[m.Name] = true
 			}
 		}
@@ -892,27 +899,129 @@ func (s *stack) checkWorkerContainers(n int) {
 	}
 }
 
-// checkNATSContainer: the nats service runs the locally built nats-server, as
-// its own user, its store on the NATS volume, no port published.
-func (s *stack) checkNATSContainer() {
+// checkCredentials: every worker heard from has NATS credentials of its own,
+// under its own name (it enrolled with the join token), and no other name
+// has any.
+func (s *stack) checkCredentials() {
 	t := s.t
 	t.Helper()
-	c := s.inspect(s.serviceContainer(natsService))
-	if c.Config.User != "nats" {
-		t.Errorf("nats: container user %q, want nats", c.Config.User)
+	var names struct {
+		Names []string `json:"names"`
 	}
-	if len(c.HostConfig.PortBindings) != 0 {
-		t.Errorf("nats: published ports %+v, want none", c.HostConfig.PortBindings)
+	s.getJSON("/api/workers/credentials", &names)
+	var workers []string
+	for _, w := range s.workers().Workers {
+		if !w.Silent {
+			workers = append(workers, w.Name)
+		}
 	}
-	if !slices.ContainsFunc(c.Mounts, func(m mount) bool { return m.Destination == "/data" && m.Type == "volume" && m.Name == s.nats }) {
-		t.Errorf("nats: mounts %+v, want the volume %s at /data", c.Mounts, s.nats)
+	slices.Sort(workers)
+	if !reflect.DeepEqual(names.Names, workers) {
+		t.Errorf("GET /api/workers/credentials: %q; want the workers' own names %q", names.Names, workers)
 	}
-	// The token is required: a client without it is refused.
-	out, err := run(t, 30*time.Second, "", nil, "docker", "exec", c.ID, "bash", "-c",
-		`exec 3<>/dev/tcp/127.0.0.1/4222 && printf 'CONNECT {"verbose":false}\r\nPING\r\n' >&3 && timeout 5 head -n2 <&3`)
-	if !strings.Contains(out, "Authorization Violation") {
-		t.Errorf("nats: a client without the token: %v\n%s\nwant -ERR 'Authorization Violation'", err, out)
+	t.Logf("workers with credentials of their own: %q", names.Names)
+}
+
+// rogue (issue 36, item 4): while the worker plays a game, a NATS client in
+// a container of its own on the compose network (deploy/testdata/rogue)
+// tries to bend it. Without credentials, with the shared NATS token, with the
+// join token, with a revoked worker's credentials: it cannot connect. With
+// credentials of its own: it cannot hand in a result on the worker's
+// subject, nor for the worker's attempt on its own, nor claim the game by
+// naming a newer attempt, nor acknowledge or hand back the worker's queue
+// message, nor queue a game or purge the logs. The game is then finished by
+// the worker, at its first attempt.
+func (s *stack) rogue() {
+	t := s.t
+	t.Helper()
+	start := time.Now()
+	var ids []int64
+	for _, b := range []string{"othello-random", "othello-greedy"} {
+		var eng struct{ ID int64 }
+		s.postJSON("/api/engines", map[string]any{"name": "rogue-" + b, "game": "othello", "builtin": b}, &eng)
+		if eng.ID == 0 {
+			t.Fatalf("POST /api/engines %s: no id", b)
+		}
+		ids = append(ids, eng.ID)
 	}
+	var tour struct {
+		ID int64 `json:"id"`
+	}
+	// One game at a time, paced so that it lasts long enough.
+	s.postJSON("/api/tournaments", map[string]any{
+		"name": "rogue", "game": "othello", "engines": ids,
+		"games_per_pair": 2, "move_time_ms": 300, "pace_ms": 400, "concurrency": 1, "start": true,
+	}, &tour)
+	if tour.ID == 0 {
+		t.Fatal("POST /api/tournaments: no id")
+	}
+	var own, revoked struct{ Name, Secret string }
+	s.postJSON("/api/workers/credentials", map[string]string{"name": "rogue"}, &own)
+	s.postJSON("/api/workers/credentials", map[string]string{"name": "rogue-revoked"}, &revoked)
+	s.expectStatus("DELETE", "/api/workers/credentials/rogue-revoked", s.token, "", http.StatusNoContent)
+	if own.Secret == "" || revoked.Secret == "" {
+		t.Fatalf("credentials issued: %+v %+v", own, revoked)
+	}
+
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil { // the image's user runs it
+		t.Fatal(err)
+	}
+	if out, err := run(t, 5*time.Minute, filepath.Join(s.root, "deploy"), []string{"CGO_ENABLED=0"}, "go", "build", "-o", filepath.Join(dir, "rogue"), "./testdata/rogue"); err != nil {
+		t.Fatalf("go build the rogue client: %v\n%s", err, out)
+	}
+	at := s.playingWorker(time.Now().Add(playing), "", 0)
+	network := s.network(s.containerID())
+	out, err := run(t, 5*time.Minute, "", nil, "docker", "run", "--rm", "--network", network,
+		"-v", dir+":/rogue:ro", "--entrypoint", "/rogue/rogue",
+		"-e", "ROGUE_TOKEN="+s.natsToken, "-e", "ROGUE_JOIN="+s.joinToken,
+		"-e", "ROGUE_REVOKED_NAME="+revoked.Name, "-e", "ROGUE_REVOKED_SECRET="+revoked.Secret,
+		"-e", "ROGUE_NAME="+own.Name, "-e", "ROGUE_SECRET="+own.Secret,
+		testImage, "-nats", "nats://taikai:4222", "-game", strconv.FormatInt(at.game.ID, 10), "-holder", at.worker.Name)
+	if err != nil {
+		t.Fatalf("docker run the rogue client: %v\n%s", err, out)
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var o struct{ Attack, Outcome string }
+		if json.Unmarshal([]byte(line), &o) == nil && o.Attack != "" {
+			got[o.Attack] = o.Outcome
+		}
+	}
+	t.Logf("rogue client on %s, against game %d of worker %s: %v", network, at.game.ID, at.worker.Name, got)
+	want := map[string]string{
+		"anonymous": "refused", "shared token": "refused", "join token": "refused", "revoked credentials": "refused",
+		"own credentials":                 "connected",
+		"result on the holder's subject":  "violation",
+		"result for the holder's attempt": "answer:stale",
+		"claim of a newer attempt":        "answer:busy",
+		"result for that attempt":         "answer:stale",
+		"forged acks":                     "violation 20 of 20",
+		"queue a game":                    "violation",
+		"purge the logs":                  "violation",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("rogue client's outcomes:\n got %v\nwant %v\n%s", got, want, out)
+	}
+	s.expectStatus("DELETE", "/api/workers/credentials/rogue", s.token, "", http.StatusNoContent)
+
+	// The game is the worker's: finished by it, at its first attempt.
+	deadline := time.Now().Add(playing)
+	for {
+		g := s.game(at.game.ID)
+		if g.Status == "finished" {
+			if g.Worker != at.worker.Name || g.Attempt != 1 || g.Reason == nil || *g.Reason != "normal" {
+				t.Errorf("game %d after the rogue: worker %q, attempt %d, reason %v; want finished normally by %s at attempt 1", g.ID, g.Worker, g.Attempt, g.Reason, at.worker.Name)
+			}
+			break
+		}
+		if g.Status != "running" && g.Status != "pending" || time.Now().After(deadline) {
+			t.Fatalf("game %d after the rogue: %+v", g.ID, g)
+		}
+		time.Sleep(pollEvery)
+	}
+	s.waitTournament(tour.ID, playing)
+	t.Logf("rogue client refused in every attempt; game %d finished by %s; %s", at.game.ID, at.worker.Name, since(start))
 }
 
 // ---------------------------------------------------------------- workers
@@ -1116,25 +1225,7 @@ func (s *stack) playTournament() played {
 		t.Fatalf("POST /api/tournaments: %+v, want an id and 4 games", tour)
 	}
 
-	deadline := time.Now().Add(playing)
-	var status struct {
-		Status        string `json:"status"`
-		FinishedGames int    `json:"finished_games"`
-		TotalGames    int    `json:"total_games"`
-	}
-	for {
-		s.getJSON(fmt.Sprintf("/api/tournaments/%d", tour.ID), &status)
-		if status.Status == "finished" {
-			break
-		}
-		if status.Status == "cancelled" {
-			t.Fatalf("tournament %d cancelled", tour.ID)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tournament %d: %s, %d/%d games after %s", tour.ID, status.Status, status.FinishedGames, status.TotalGames, playing)
-		}
-		time.Sleep(pollEvery)
-	}
+	s.waitTournament(tour.ID, playing)
 
 	p := s.readGames(tour.ID)
 	if len(p.list) != 4 {
@@ -1171,6 +1262,31 @@ func (s *stack) playTournament() played {
 		}
 	}
 	return p
+}
+
+// waitTournament waits for a tournament to finish.
+func (s *stack) waitTournament(id int64, within time.Duration) {
+	t := s.t
+	t.Helper()
+	deadline := time.Now().Add(within)
+	var status struct {
+		Status        string `json:"status"`
+		FinishedGames int    `json:"finished_games"`
+		TotalGames    int    `json:"total_games"`
+	}
+	for {
+		s.getJSON(fmt.Sprintf("/api/tournaments/%d", id), &status)
+		if status.Status == "finished" {
+			return
+		}
+		if status.Status == "cancelled" {
+			t.Fatalf("tournament %d cancelled", id)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tournament %d: %s, %d/%d games after %s", id, status.Status, status.FinishedGames, status.TotalGames, within)
+		}
+		time.Sleep(pollEvery)
+	}
 }
 
 func (s *stack) readGames(tournament int64) played {

@@ -32,7 +32,7 @@ func TestComposeVolumesPerProject(t *testing.T) {
 		cmd := exec.CommandContext(ctx, "docker", append([]string{"compose", "-f", "../docker-compose.yml", "--project-directory", ".."}, append(args, "config")...)...)
 		var clean []string
 		for _, kv := range env {
-			if !strings.HasPrefix(kv, "TAIKAI_VOLUME=") && !strings.HasPrefix(kv, "TAIKAI_NATS_VOLUME=") && !strings.HasPrefix(kv, "COMPOSE_PROJECT_NAME=") {
+			if !strings.HasPrefix(kv, "TAIKAI_VOLUME=") && !strings.HasPrefix(kv, "COMPOSE_PROJECT_NAME=") {
 				clean = append(clean, kv)
 			}
 		}
@@ -46,9 +46,8 @@ func TestComposeVolumesPerProject(t *testing.T) {
 	}
 	class1, class2 := full(nil, "-p", "class1"), full(nil, "-p", "class2")
 	for _, c := range []struct{ config, want string }{
-		{class1, "name: class1-data"}, {class1, "name: class1-nats"},
-		{class2, "name: class2-data"}, {class2, "name: class2-nats"},
-		{full([]string{"TAIKAI_VOLUME=taikai-data", "TAIKAI_NATS_VOLUME=taikai-nats"}, "-p", "class2"), "name: taikai-data"},
+		{class1, "name: class1-data"}, {class2, "name: class2-data"},
+		{full([]string{"TAIKAI_VOLUME=taikai-data"}, "-p", "class2"), "name: taikai-data"},
 	} {
 		if !strings.Contains(c.config, c.want) {
 			t.Errorf("the config lacks %q:\n%s", c.want, c.config)
