@@ -23,16 +23,7 @@ func TestWorkerCredentialsAPI(t *testing.T) {
 	if code := plain.call(t, "POST", "/api/workers/credentials", map[string]string{"name": "w1"}, nil); code != http.StatusConflict {
 		t.Errorf("credentials without an embedded NATS: %d, want 409", code)
 	}
-	e, err := cluster.StartEmbedded("127.0.0.1:0", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	creds, err := cluster.OpenCredentials(filepath.Join(t.TempDir(), "nats-workers.json"), e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := startSite(t, func(srv *web.Server) { srv.WorkerCredentials = creds })
+	_, s := credentialsSite(t)
 	var got struct{ Name, Secret string }
 	if code := s.call(t, "POST", "/api/workers/credentials", map[string]string{"name": "w1"}, &got); code != http.StatusCreated || got.Name != "w1" || len(got.Secret) != 64 {
 		t.Fatalf("issue: %d %+v", code, got)
@@ -67,16 +58,7 @@ func TestWorkerEnrollAPI(t *testing.T) {
 	const join = "join-token-0123456789abcdef"
 	t.Setenv(cluster.TokenEnv, "")
 	t.Setenv(cluster.JoinTokenEnv, join)
-	e, err := cluster.StartEmbedded("127.0.0.1:0", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	creds, err := cluster.OpenCredentials(filepath.Join(t.TempDir(), "nats-workers.json"), e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := startSite(t, func(srv *web.Server) { srv.WorkerCredentials = creds })
+	e, s := credentialsSite(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	log := slog.New(slog.DiscardHandler)
@@ -108,17 +90,24 @@ func TestWorkerEnrollAPI(t *testing.T) {
 
 	// A server without a join token.
 	t.Setenv(cluster.JoinTokenEnv, "")
-	e2, err := cluster.StartEmbedded("127.0.0.1:0", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e2.Close()
-	creds2, err := cluster.OpenCredentials(filepath.Join(t.TempDir(), "nats-workers.json"), e2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	off := startSite(t, func(srv *web.Server) { srv.WorkerCredentials = creds2 })
+	_, off := credentialsSite(t)
 	if _, err := cluster.Enroll(ctx, off.URL, join, "w1", log); err == nil || !strings.Contains(err.Error(), "403") {
 		t.Errorf("enroll without a join token on the server: %v, want 403", err)
 	}
+}
+
+// credentialsSite is a site whose workers' credentials live on an embedded
+// NATS server of its own.
+func credentialsSite(t *testing.T) (*cluster.Embedded, *site) {
+	t.Helper()
+	e, err := cluster.StartEmbedded("127.0.0.1:0", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	creds, err := cluster.OpenCredentials(filepath.Join(t.TempDir(), "nats-workers.json"), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, startSite(t, func(srv *web.Server) { srv.WorkerCredentials = creds })
 }

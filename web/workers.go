@@ -110,27 +110,37 @@ func (s *Server) listWorkerCredentials(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) issueWorkerCredentials(w http.ResponseWriter, r *http.Request) {
+// workerName reads the {"name"} of a request for a worker's credentials;
+// false once it has answered an error.
+func (s *Server) workerName(w http.ResponseWriter, r *http.Request) (string, bool) {
 	var req struct {
 		Name string `json:"name"`
 	}
 	if err := decode(w, r, &req); err != nil {
 		s.writeError(w, r, err)
-		return
+		return "", false
 	}
 	if !s.workerCredentials(w, r) {
-		return
+		return "", false
 	}
 	if !cluster.WorkerNames.MatchString(req.Name) {
 		s.writeError(w, r, errInvalid("name", "name: want 1 to 64 letters, digits, - or _ (the worker's --name)"))
+		return "", false
+	}
+	return req.Name, true
+}
+
+func (s *Server) issueWorkerCredentials(w http.ResponseWriter, r *http.Request) {
+	name, ok := s.workerName(w, r)
+	if !ok {
 		return
 	}
-	secret, err := s.WorkerCredentials.Issue(req.Name)
+	secret, err := s.WorkerCredentials.Issue(name)
 	if err != nil {
 		s.writeError(w, r, errInvalid("name", err.Error()))
 		return
 	}
-	writeJSON(w, http.StatusCreated, map[string]string{"name": req.Name, "secret": secret})
+	writeJSON(w, http.StatusCreated, map[string]string{"name": name, "secret": secret})
 }
 
 // enrollWorker is a worker asking for credentials of its own (POST
@@ -144,33 +154,23 @@ func (s *Server) enrollWorker(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, &games.Error{Code: games.EUnauthorized, Message: "this needs the workers' join token: Authorization: Bearer <" + cluster.JoinTokenEnv + ">", Field: "Authorization"})
 		return
 	}
-	var req struct {
-		Name string `json:"name"`
-	}
-	if err := decode(w, r, &req); err != nil {
-		s.writeError(w, r, err)
+	name, ok := s.workerName(w, r)
+	if !ok {
 		return
 	}
-	if !s.workerCredentials(w, r) {
-		return
-	}
-	if !cluster.WorkerNames.MatchString(req.Name) {
-		s.writeError(w, r, errInvalid("name", "name: want 1 to 64 letters, digits, - or _ (the worker's --name)"))
-		return
-	}
-	secret, err := s.WorkerCredentials.Enroll(join, req.Name)
+	secret, err := s.WorkerCredentials.Enroll(join, name)
 	switch {
 	case errors.Is(err, cluster.ErrJoinToken):
 		s.writeError(w, r, &games.Error{Code: games.EUnauthorized, Message: err.Error(), Field: "Authorization"})
 	case errors.Is(err, cluster.ErrEnrollOff):
 		s.writeError(w, r, &games.Error{Code: games.EForbidden, Message: err.Error()})
 	case errors.Is(err, cluster.ErrNameIsUsed):
-		s.writeError(w, r, &games.Error{Code: games.EConflict, Message: "worker " + req.Name + ": " + err.Error(), Field: "name"})
+		s.writeError(w, r, &games.Error{Code: games.EConflict, Message: "worker " + name + ": " + err.Error(), Field: "name"})
 	case err != nil:
 		s.writeError(w, r, errInvalid("name", err.Error()))
 	default:
-		s.log().Info("a worker enrolled", "worker", req.Name, "addr", r.RemoteAddr)
-		writeJSON(w, http.StatusCreated, map[string]string{"name": req.Name, "secret": secret})
+		s.log().Info("a worker enrolled", "worker", name, "addr", r.RemoteAddr)
+		writeJSON(w, http.StatusCreated, map[string]string{"name": name, "secret": secret})
 	}
 }
 
