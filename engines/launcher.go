@@ -71,6 +71,10 @@ type Launcher struct {
 	// are also checked while the engine runs (watchFolder).
 	FolderLimit   int64
 	FolderEntries int
+	// CPUQuota is the CPU time each sandboxed engine may use, in CPUs
+	// (sandbox.Config.CPUQuota): 0 the default (one CPU's worth), negative
+	// none.
+	CPUQuota float64
 	// WrapConn, if set, stands between the referee and each engine's
 	// accepted connection (tests: a server whose own socket fails).
 	WrapConn func(net.Conn) net.Conn

@@ -66,6 +66,7 @@ func (l *Launcher) SandboxConfig(e Engine) (sandbox.Config, error) {
 		EngineDir:   e.Dir,
 		MemoryBytes: int64(e.MemoryMB) << 20,
 		Pids:        e.MaxProcs,
+		CPUQuota:    l.CPUQuota,
 		Helper:      self,
 	}
 	if cfg.MemoryBytes == 0 {

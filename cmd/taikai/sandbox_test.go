@@ -415,6 +415,7 @@ func javaPlays(t *testing.T, s *serverProcess, opponent int64) {
 			javaMoves++
 		}
 	}
+	t.Logf("the Java client made %d moves; the game ended by %s", javaMoves, *g.Reason)
 	if javaMoves < 10 || (*g.Reason != "normal" && *g.Reason != "timeout") {
 		t.Errorf("the Java client made %d moves, the game ended by %s; want it played", javaMoves, *g.Reason)
 	}

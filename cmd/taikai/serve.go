@@ -45,6 +45,7 @@ Environment:
   TAIKAI_LOG_FORMAT   same as --log-format
   TAIKAI_AFFINITY     1 or true: same as --affinity
   TAIKAI_SANDBOX      same as --sandbox
+  TAIKAI_ENGINE_CPUS  same as --engine-cpus
   TAIKAI_NATS         same as --nats
   TAIKAI_NATS_EMBEDDED same as --nats-embedded
   TAIKAI_NATS_TOKEN   the token of the NATS server (embedded: the one it
@@ -74,6 +75,9 @@ type serveConfig struct {
 	token     string
 	affinity  bool
 	sandbox   string // auto, on or off
+	// engineCPUs is the CPU time each sandboxed engine may use, in CPUs
+	// (0: no quota).
+	engineCPUs float64
 
 	nats          string        // NATS URL: games go to workers
 	natsEmbedded  string        // address of the embedded NATS server to start
@@ -125,6 +129,11 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.BoolVar(&c.affinity, "affinity", affinity, affinityUsage)
 	fs.StringVar(&c.logFormat, "log-format", envOr("TAIKAI_LOG_FORMAT", "text"), "log `format`: text or json")
 	fs.StringVar(&c.sandbox, "sandbox", envOr("TAIKAI_SANDBOX", "auto"), "engine `sandbox`: auto or on (every engine runs in a sandbox; if this host cannot, only the built-in engines run, and the reason is logged and shown), or off (engines run with the server's rights: only for programs you trust)")
+	engineCPUs, cerr := strconv.ParseFloat(envOr("TAIKAI_ENGINE_CPUS", "1"), 64)
+	if cerr != nil {
+		return nil, fmt.Errorf("TAIKAI_ENGINE_CPUS=%q: want a number of CPUs", os.Getenv("TAIKAI_ENGINE_CPUS"))
+	}
+	fs.Float64Var(&c.engineCPUs, "engine-cpus", engineCPUs, "the CPU time each sandboxed engine may use, in `CPUs` (1.5: one and a half CPUs' worth), all its processes together, where the sandbox has a cgroup; 0: no quota")
 	fs.StringVar(&c.nats, "nats", envOr("TAIKAI_NATS", ""), "NATS `URL` (nats://host:4222): queue the games for 'taikai worker' processes instead of playing them here")
 	fs.StringVar(&c.natsEmbedded, "nats-embedded", envOr("TAIKAI_NATS_EMBEDDED", ""), "start a NATS server with JetStream inside this process, listening on `address` (host:port, 0.0.0.0:4222 for other machines), its data under --data/nats, and queue the games for workers on it")
 	workerTimeout, err := time.ParseDuration(envOr("TAIKAI_WORKER_TIMEOUT", "30s"))
@@ -171,6 +180,9 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	}
 	if c.limits.ConnectTimeoutMS < 1000 || c.limits.ConnectTimeoutMS > engines.MaxConnectTimeoutMS {
 		return nil, fmt.Errorf("--participant-max-connect %v: want 1s-%v", *maxConnect, time.Duration(engines.MaxConnectTimeoutMS)*time.Millisecond)
+	}
+	if c.engineCPUs < 0 || c.engineCPUs > 1024 {
+		return nil, fmt.Errorf("--engine-cpus %g: want 0 (no quota) to 1024", c.engineCPUs)
 	}
 	if c.limits.Engines < 1 {
 		return nil, fmt.Errorf("--max-engines-per-participant %d: want at least 1", c.limits.Engines)
@@ -300,7 +312,10 @@ func (a *server) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	launcher := &engines.Launcher{Self: self, Log: a.log, FoldersDir: filepath.Join(data, "folders")}
+	launcher := &engines.Launcher{Self: self, Log: a.log, FoldersDir: filepath.Join(data, "folders"), CPUQuota: a.cfg.engineCPUs}
+	if a.cfg.engineCPUs == 0 {
+		launcher.CPUQuota = -1 // none
+	}
 	a.enginesDir = filepath.Join(data, "engines") // web/upload.go puts uploads there
 	if err := os.MkdirAll(a.enginesDir, 0o755); err != nil {
 		return fmt.Errorf("data directory: %w", err)

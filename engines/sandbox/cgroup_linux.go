@@ -274,6 +274,16 @@ func newGroup(s *cgroupSetup, name string, cfg *Config) (*group, error) {
 		set(g.dirs["memory"], "memory.kmem.tcp.limit_in_bytes", mem, true)
 		set(g.dirs["pids"], "pids.max", strconv.Itoa(cfg.Pids), false)
 	}
+	// The CPU quota, where the cpu controller is there (optional on v2).
+	if cfg.CPUQuota > 0 {
+		quota := strconv.Itoa(max(1000, int(cfg.CPUQuota*cpuPeriod)))
+		if s.v2 {
+			set(g.dirs[""], "cpu.max", quota+" "+strconv.Itoa(cpuPeriod), true)
+		} else if dir, ok := g.dirs["cpu"]; ok {
+			set(dir, "cpu.cfs_period_us", strconv.Itoa(cpuPeriod), true)
+			set(dir, "cpu.cfs_quota_us", quota, true)
+		}
+	}
 	if err != nil {
 		g.remove()
 		return nil, err
@@ -283,6 +293,9 @@ func newGroup(s *cgroupSetup, name string, cfg *Config) (*group, error) {
 	}
 	return g, nil
 }
+
+// cpuPeriod is the period of the CPU quota, in µs (the kernel's default).
+const cpuPeriod = 100000
 
 // reweigh gives v1's parent of the sandboxes' cpu cgroups the weight of as
 // many processes as it has sandboxes (cpu.shares 1024 each): otherwise all

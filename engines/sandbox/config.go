@@ -54,6 +54,9 @@ const (
 	DefaultMemory = 1 << 30 // bytes
 	DefaultPids   = 256     // processes and threads
 	DefaultNoFile = 1024    // open files
+	// DefaultCPUQuota is the CPU time an engine's processes may use
+	// together, in CPUs: one CPU's worth.
+	DefaultCPUQuota = 1.0
 	// DefaultUID is the host uid engines run as when the server is root.
 	DefaultUID = 65534
 	// EngineMount is where the engine directory appears inside the sandbox.
@@ -90,6 +93,12 @@ type Config struct {
 	NoFile int
 	// CPUs, if set, are the only CPUs the engine may run on.
 	CPUs []int
+	// CPUQuota bounds the CPU time of all its processes together, in CPUs
+	// (1.5: one and a half CPUs' worth of every 100 ms), where the sandbox
+	// has a cpu cgroup (cpu.max on v2, cpu.cfs_quota_us on v1); default
+	// DefaultCPUQuota, negative for none. A hog then leaves a single-
+	// threaded opponent its CPU on a machine with a CPU per engine.
+	CPUQuota float64
 	// Port, if not 0, is the TCP port of 127.0.0.1 inside the sandbox's
 	// network namespace on which Sandbox.Listener accepts the engine.
 	Port int

@@ -155,6 +155,9 @@ func (cfg *Config) defaults() error {
 	if cfg.NoFile <= 0 {
 		cfg.NoFile = DefaultNoFile
 	}
+	if cfg.CPUQuota == 0 {
+		cfg.CPUQuota = DefaultCPUQuota
+	}
 	if cfg.UID == 0 && cfg.GID == 0 {
 		if os.Geteuid() == 0 {
 			cfg.UID, cfg.GID = DefaultUID, DefaultUID

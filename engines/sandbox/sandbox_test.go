@@ -1281,27 +1281,66 @@ func TestCPUHog(t *testing.T) {
 		}
 		return time.Duration(ms) * time.Millisecond
 	}
-	var alone, beside []time.Duration
+	// beside times the work beside a hog of the given quota.
+	beside := func(quota float64) time.Duration {
+		hog, out := start(t, Config{CPUQuota: quota}, "sh", "-c", `for i in $(seq 32); do (while :; do :; done) & done; echo spinning; wait`)
+		defer hog.Stop(0)
+		poll(t, 30*time.Second, "the hog spinning", func() bool { return strings.Contains(out.String(), "spinning") })
+		return timed()
+	}
+	var alone, quota, weight []time.Duration
 	for range 7 {
 		alone = append(alone, timed())
-		hog, out := start(t, Config{}, "sh", "-c", `for i in $(seq 32); do (while :; do :; done) & done; echo spinning; wait`)
-		poll(t, 30*time.Second, "the hog spinning", func() bool { return strings.Contains(out.String(), "spinning") })
-		beside = append(beside, timed())
-		hog.Stop(0)
+		quota = append(quota, beside(0))    // the default: one CPU's worth
+		weight = append(weight, beside(-1)) // no quota: the cgroups' weights alone
 	}
 	median := func(d []time.Duration) time.Duration {
 		s := slices.Clone(d)
 		slices.Sort(s)
 		return s[len(s)/2]
 	}
-	ratio := float64(median(beside)) / float64(median(alone))
+	ratio := float64(median(quota)) / float64(median(alone))
+	unquoted := float64(median(weight)) / float64(median(alone))
 	// Its fair share: with a CPU for each of the two sandboxes the opponent
 	// keeps its own (1x); with one CPU (user-mode Linux) the best a fair
 	// scheduler can give is half of it (2x), where without a cpu cgroup the
 	// hog's 32 processes would leave it a 33rd.
 	fair := max(1, 2/float64(runtime.NumCPU()))
-	t.Logf("fixed work alone %v, beside 32 spinning processes %v: %.2fx, fair %.1fx (cgroups: %s)", alone, beside, ratio, fair, cmp.Or(hostCgroups().none, "yes"))
+	t.Logf("fixed work alone %v; beside 32 spinning processes with the default quota %v: %.2fx; without a quota %v: %.2fx; fair %.1fx (cgroups: %s)",
+		alone, quota, ratio, weight, unquoted, fair, cmp.Or(hostCgroups().none, "yes"))
 	if ratio > 1.5*fair {
 		t.Errorf("32 spinning processes slowed the opponent %.2fx, over 1.5 times its fair share (%.1fx on %d CPUs)", ratio, fair, runtime.NumCPU())
+	}
+}
+
+// TestCPUQuota: Config.CPUQuota is the kernel's quota of the sandbox's cpu
+// cgroup, and holds: four spinning processes under a quarter of a CPU use
+// at most about a quarter of the time that passes.
+func TestCPUQuota(t *testing.T) {
+	requireSandbox(t)
+	if why := hostCgroups().none; why != "" {
+		t.Skipf("no cgroup here, so no CPU quota: %s", why)
+	}
+	sb, out := start(t, Config{CPUQuota: 0.25}, "sh", "-c", `for i in 1 2 3 4; do (while :; do :; done) & done; echo spinning; wait`)
+	defer sb.Stop(0)
+	t0 := time.Now()
+	poll(t, 30*time.Second, "the hog spinning", func() bool { return strings.Contains(out.String(), "spinning") })
+	g := sb.watched
+	file, want := filepath.Join(g.dirs[""], "cpu.max"), "25000 100000"
+	if !g.v2 {
+		if g.dirs["cpu"] == "" {
+			t.Skip("no cpu hierarchy of cgroup v1 here")
+		}
+		file, want = filepath.Join(g.dirs["cpu"], "cpu.cfs_quota_us"), "25000"
+	}
+	if b, err := os.ReadFile(file); err != nil || strings.TrimSpace(string(b)) != want {
+		t.Errorf("%s: %q %v, want %q", file, b, err, want)
+	}
+	var u Usage
+	poll(t, time.Minute, "half a second of CPU time", func() bool { g.usage(&u); return u.CPUTime >= 500*time.Millisecond })
+	wall := time.Since(t0)
+	t.Logf("%v of CPU time in %v (%.2f CPUs)", u.CPUTime, wall, u.CPUTime.Seconds()/wall.Seconds())
+	if u.CPUTime.Seconds() > 0.25*1.2*wall.Seconds()+0.1 {
+		t.Errorf("%v of CPU time in %v: over a quarter of a CPU", u.CPUTime, wall)
 	}
 }
