@@ -91,7 +91,7 @@ const (
 type Event struct {
 	Kind   EventKind
 	Move   games.Move // Attempt
-	At     time.Time  // when the line was read
+	At     time.Time  // when the line arrived: the kernel's receive time where it gives one, else the read
 	What   string     // Violation: what was refused; Chat: the text
 	Nick   string     // Chat: the sender's nickname
 	Reason string     // Left: disconnect, close or resign
@@ -122,6 +122,14 @@ type Traits struct {
 // answered, or with an error if it left first (ErrGone) or ctx ended.
 type Greeter interface {
 	Greet(ctx context.Context, size int) error
+}
+
+// Unread is a Seat that can tell whether its client's input holds bytes its
+// reader has not yet turned into events (TCP on Linux): the referee waits for
+// them before it flags the client, since they may be a move that arrived in
+// time while the server was busy elsewhere.
+type Unread interface {
+	Unread() bool
 }
 
 // ErrGone: the engine closed its output or exited before it answered.

@@ -17,9 +17,6 @@ type Tick struct {
 	Ply       int
 	Move      games.Ply
 	Remaining [2]time.Duration // black, white; 0 when the side has no total clock
-	// FlagLate is, for a move the server made because the clock ran out, how long
-	// after the deadline it noticed (the benchmark's clock exactness).
-	FlagLate time.Duration
 	// Opening: the move is one of the opening's, played by the server before
 	// the engines were told the game began.
 	Opening bool
@@ -51,9 +48,8 @@ type Referee struct {
 	remaining   [2]time.Duration
 	passes      int // in a row
 	pending     []games.Ply
-	flagLate    time.Duration // of the timeout being handled
-	shown       time.Time     // when the last update went out, for pace_ms
-	opening     bool          // the opening is being played
+	shown       time.Time // when the last update went out, for pace_ms
+	opening     bool      // the opening is being played
 
 	// Play: the seats' events and the clock take turns under mu.
 	mu        sync.Mutex
@@ -246,13 +242,23 @@ func (r *Referee) onClock(ctx context.Context) {
 	r.checkClock(ctx)
 }
 
+// unreadWait is how long after its deadline a side's flag waits for input
+// the server has received from it but not yet read (engines.Unread): a line
+// that arrived in time is judged by when it arrived, not flagged because the
+// server's reader ran late. The wait is bounded: a client that trickles bytes
+// without a newline must not hold its flag up.
+const unreadWait = 100 * time.Millisecond
+
 // checkClock flags the side to move if its time is up.
 func (r *Referee) checkClock(ctx context.Context) {
 	now := r.now()
 	if now.Before(r.deadline) {
 		return
 	}
-	r.flagLate = now.Sub(r.deadline)
+	if u, ok := r.Seats[r.rules.Turn().Index()].(engines.Unread); ok && u.Unread() && now.Before(r.deadline.Add(unreadWait)) {
+		r.clock.Reset(time.Millisecond) // its reader judges the line first
+		return
+	}
 	next, out, over := r.timeout(ctx, r.rules.Turn(), r.deadline.Sub(r.turnStart))
 	if over {
 		r.end(out)
@@ -287,7 +293,6 @@ func (r *Referee) event(ctx context.Context, from games.Color, ev engines.Event,
 	case engines.Attempt:
 		if from == mover && ev.At.After(deadline) {
 			// Read after the deadline: the clock had run out.
-			r.flagLate = r.now().Sub(deadline)
 			next, out, over := r.timeout(ctx, mover, deadline.Sub(turnStart))
 			if over {
 				return time.Time{}, out, true
@@ -399,9 +404,6 @@ func (r *Referee) apply(c games.Color, m games.Move, auto bool, elapsed time.Dur
 	r.pending = append(r.pending, rec)
 	if r.OnMove != nil {
 		t := Tick{Ply: len(r.moves), Move: rec, Remaining: r.remaining, Opening: r.opening}
-		if auto && !m.Pass {
-			t.FlagLate = r.flagLate
-		}
 		r.OnMove(t)
 	}
 }

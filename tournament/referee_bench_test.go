@@ -23,7 +23,7 @@ import (
 // processes. allocs/op counts the whole game, clients and connections
 // included. With GOMAXPROCS=1 ns/move is the CPU a move costs; with more, the
 // clients' goroutines share the referee's scheduler as engine processes do
-// not, so the turnaround that engines see is taikai bench's business.
+// not. (taikai bench measures what engines feel: whole games, the clock.)
 func BenchmarkRefereeGame(b *testing.B) {
 	script, plies := scriptedGame(rand.New(rand.NewPCG(1, 2)))
 	b.ReportAllocs()

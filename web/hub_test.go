@@ -413,9 +413,7 @@ func rowsOf(b othello.Board) []string {
 // BenchmarkUnwatchedMoves is what publishing a move of a live game that
 // nobody watches costs the referee, with the hub taking the moves meanwhile
 // (each op publishes one move; at the end the hub must have them all). With
-// no viewer, an op is an append and now and then the timer's Reset; what
-// waking the hub on every move cost a real game shows in taikai bench's
-// hub_turnaround_p50_us.
+// no viewer, an op is an append and now and then the timer's Reset.
 func BenchmarkUnwatchedMoves(b *testing.B) {
 	g := newLiveGame(b, web.DefaultSendQueue)
 	for b.Loop() {

@@ -184,7 +184,7 @@ func (l *Live) event(ev tournament.Event) {
 		msg := mustJSON(moveMessage{
 			Type: "move", GameID: ev.GameID, TournamentID: ev.TournamentID,
 			MoveView: openingView(m.View(g.header.Game, ev.Tick.Ply), ev.Tick.Opening), Board: f.Board, Flipped: f.Flipped,
-			Remaining: remainingJSON(g.remaining), Sent: time.Now().UnixMicro(),
+			Remaining: remainingJSON(g.remaining),
 		})
 		l.Hub.Broadcast(msg, topics...)
 	case tournament.EventGameEnded:
@@ -221,7 +221,6 @@ type moveMessage struct {
 	Board     []string         `json:"board"`
 	Flipped   [][2]int         `json:"flipped,omitempty"`
 	Remaining map[string]int64 `json:"remaining,omitempty"`
-	Sent      int64            `json:"sent_us"` // server time the move was published, for latency figures
 }
 
 func remainingJSON(r [2]int64) map[string]int64 {

@@ -37,7 +37,7 @@ var benchWorkerCounts = []int{1, 2, 4}
 // same concurrency, measured in alternation. Engines answer after 20 ms; both
 // sides run them unsandboxed, so that the figures are the cost of the queue.
 func (b *bench) workers(ctx context.Context, r *BenchResult) error {
-	engine := b.withSelf(instant("--delay", "20ms"))
+	engine := b.timed("--delay", "20ms")
 	var one float64
 	for _, n := range benchWorkerCounts {
 		games := b.n(12) * n

@@ -32,7 +32,8 @@ func TestMain(m *testing.M) {
 	builtin.RunIfEngine()
 	// The test binary stands in for taikai as a worker too (bench's workers
 	// part, run in-process, starts `<self> worker ...`).
-	if len(os.Args) > 1 && os.Args[1] == "worker" {
+	// and for the bench's own engine (`<self> bench engine ...`).
+	if len(os.Args) > 1 && os.Args[1] == "worker" || len(os.Args) > 2 && os.Args[1] == "bench" && os.Args[2] == "engine" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Setenv("GORACE", "atexit_sleep_ms=0")

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -189,21 +190,26 @@ func TestBenchTiny(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
 		t.Fatalf("%v\n%s", err, stdout.String())
 	}
-	for _, k := range []string{"turnaround_p50_us", "turnaround_p99_us", "bare_roundtrip_us", "turnaround_ratio",
-		"bare_alternating_us", "turnaround_ratio_alternating", "engines_no_referee_us", "turnaround_ratio_engines", "games_per_sec", "games_per_sec_c2", "spawn_floor_games_per_sec", "throughput_ratio", "false_timeouts",
-		"timeout_flag_p99_ms", "stored_games_per_sec", "bytes_per_game",
-		"hub_turnaround_p50_us", "hub_turnaround_p99_us", "hub_turnaround_ratio", "hub_moves_per_sec"} {
+	for _, k := range []string{"games_per_sec", "games_per_sec_c2", "spawn_floor_games_per_sec", "throughput_ratio",
+		"false_timeouts", "clock_moves", "false_timeouts_read_time", "clock_moves_read_time", "clock_concurrency",
+		"timeout_flag_p50_ms", "timeout_flag_p99_ms", "timeout_samples", "stored_games_per_sec", "bytes_per_game"} {
 		v, ok := got[k].(float64)
 		if !ok {
 			t.Errorf("no number %s in %s", k, stdout.String())
 			continue
 		}
-		if k != "false_timeouts" && v <= 0 {
+		if !strings.HasPrefix(k, "false_timeouts") && v <= 0 {
 			t.Errorf("%s = %v", k, v)
 		}
 	}
-	if _, ok := got["baseline_disturbed"].(bool); !ok {
-		t.Errorf("no boolean baseline_disturbed in %s", stdout.String())
+	if got["clock_concurrency"] != float64(2*runtime.NumCPU()) {
+		t.Errorf("clock_concurrency = %v, want twice the %d cores", got["clock_concurrency"], runtime.NumCPU())
+	}
+	// The per-move turnaround is retired (docs/PERFORMANCE.md).
+	for _, k := range []string{"turnaround_p50_us", "bare_roundtrip_us", "hub_turnaround_p50_us", "baseline_disturbed"} {
+		if _, ok := got[k]; ok {
+			t.Errorf("retired key %s in %s", k, stdout.String())
+		}
 	}
 	if got["affinity"] != false {
 		t.Errorf("affinity = %v without flags", got["affinity"])
@@ -227,6 +233,12 @@ func TestBenchOnly(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"bench", "--only", "overhead,nope"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), `--only: unknown part "nope"`) {
 		t.Fatalf("exit %d, stderr %q; want 2 naming the part", code, stderr.String())
+	}
+	// A retired part is still accepted, says so, and measures nothing.
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"bench", "--only", "overhead", "--json"}, &stdout, &stderr); code != 0 || !strings.Contains(stderr.String(), `"overhead" is retired`) || stdout.Len() != 0 {
+		t.Fatalf("--only overhead: exit %d, stdout %q, stderr %q; want 0, nothing, and a note", code, stdout.String(), stderr.String())
 	}
 	stdout.Reset()
 	stderr.Reset()
@@ -274,7 +286,7 @@ func TestBenchCPUProfile(t *testing.T) {
 	t.Parallel()
 	prof := filepath.Join(t.TempDir(), "cpu.prof")
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"bench", "--only", "overhead", "--scale", "0.05", "--cpuprofile", prof}, &stdout, &stderr); code != 0 {
+	if code := run([]string{"bench", "--only", "storage", "--scale", "0.05", "--cpuprofile", prof}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
 	gotool, err := exec.LookPath("go")

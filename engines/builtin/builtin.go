@@ -6,7 +6,6 @@ package builtin
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -35,8 +34,7 @@ type Options struct {
 	Rule       string        // gomoku rule
 	BoardOrder string        // othello-board: column or row
 	Seed       uint64        // random seed; 0 for a random one
-	Delay      time.Duration // sleep this long before every answer (benchmarks)
-	Silent     bool          // never answer a move (benchmarks, tests)
+	Delay      time.Duration // sleep this long before every answer (a slow client, for tests)
 	Dial       time.Duration // how long to keep trying to connect
 }
 
@@ -97,8 +95,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&opt.Rule, "rule", os.Getenv("TAIKAI_RULE"), "gomoku `rule`: seed, freestyle, standard, renju")
 	fs.StringVar(&opt.BoardOrder, "board-order", os.Getenv("TAIKAI_BOARD_ORDER"), "othello-board cell `order`: column or row")
 	fs.Uint64Var(&opt.Seed, "seed", 0, "random `seed` (default: random)")
-	fs.DurationVar(&opt.Delay, "delay", 0, "sleep this `long` before every answer (for benchmarks)")
-	fs.BoolVar(&opt.Silent, "silent", false, "never answer (for tests of timeouts)")
+	fs.DurationVar(&opt.Delay, "delay", 0, "sleep this `long` before every answer (a slow client)")
 	fs.DurationVar(&opt.Dial, "dial", 10*time.Second, "keep trying to connect this `long`")
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		fs.Usage()
@@ -115,11 +112,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 		return opt, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	b, ok := engines.LookupBuiltin(opt.Engine)
-	switch {
-	case opt.Engine == "echo":
-		// A hidden engine for `taikai bench`: it answers every TURN line at once.
-		b = engines.Builtin{Name: "echo", Protocols: []string{"othello-board"}}
-	case !ok:
+	if !ok {
 		return opt, fmt.Errorf("unknown built-in %q, want one of %s", opt.Engine, strings.Join(engines.BuiltinNames(), ", "))
 	}
 	if *pbrainFlag {
@@ -185,8 +178,6 @@ func Run(opt Options) error {
 
 func (c *client) play() error {
 	switch {
-	case c.opt.Engine == "echo":
-		return c.echo()
 	case c.opt.Protocol == "othello-board":
 		return c.othelloBoard()
 	case c.opt.Protocol == "othello-move":
@@ -255,36 +246,10 @@ func (c *client) send(b []byte) error {
 	return err
 }
 
-// answer waits as the benchmarks ask before sending a move; false means stay silent.
-func (c *client) answer() bool {
-	if c.opt.Silent {
-		return false
-	}
+// wait sleeps --delay before a move is sent: a slow client.
+func (c *client) wait() {
 	if c.opt.Delay > 0 {
 		time.Sleep(c.opt.Delay)
-	}
-	return true
-}
-
-// echo answers every TURN line with a PUT line without looking at anything
-// else: the bare round trip the benchmark compares the referee against, with
-// the same message sizes as a move.
-func (c *client) echo() error {
-	reply := []byte("PUT 3 2\n")
-	for {
-		line, err := c.line()
-		if err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return err
-		}
-		if !bytes.HasPrefix(line, []byte("TURN")) {
-			continue
-		}
-		if err := c.send(reply); err != nil {
-			return err
-		}
 	}
 }
 

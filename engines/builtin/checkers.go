@@ -102,9 +102,7 @@ func (c *client) checkersBoard() error {
 			if !have {
 				return errors.New("TURN before any BOARD")
 			}
-			if !c.answer() {
-				continue
-			}
+			c.wait()
 			// The server does not send the move-count of the English draw
 			// rule; the search treats the position as fresh.
 			pos.Turn = me

@@ -84,9 +84,7 @@ func isBoardRow(line []byte, n int) bool {
 
 // gomokuTurnOnce plays one turn: get the board, choose, put until accepted.
 func (c *client) gomokuTurnOnce(rule gomoku.Rule, me games.Color) error {
-	if !c.answer() {
-		return nil
-	}
+	c.wait()
 	board, err := c.gomokuBoard()
 	if err != nil {
 		return err

@@ -88,9 +88,7 @@ func (c *client) nboardEngine(in io.Reader, out io.Writer) error {
 				return err
 			}
 		case "go":
-			if !c.answer() {
-				continue
-			}
+			c.wait()
 			budget := c.opt.MoveTime
 			if clock > 0 {
 				if share := clock / time.Duration(b.Empties()/2+2); share < budget {

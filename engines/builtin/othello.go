@@ -117,9 +117,7 @@ func (c *client) othelloBoard() error {
 				}
 				cells[i] = games.Color(n)
 			}
-			if !c.answer() {
-				continue
-			}
+			c.wait()
 			b := othello.FromCells(cells, order, me)
 			s := c.chooseOthello(&b, received, c.opt.MoveTime)
 			if s == othello.Pass {
@@ -250,9 +248,7 @@ func (c *client) moveMove(b *othello.Board, received time.Time, remaining time.D
 	if b.Turn() == othello.Empty {
 		return errors.New("no side to move")
 	}
-	if !c.answer() {
-		return nil
-	}
+	c.wait()
 	budget := c.opt.MoveTime
 	if remaining > 0 {
 		// Spread the total clock over the moves still to come.

@@ -57,9 +57,7 @@ func (c *client) pbrainBrain(in io.Reader, out io.Writer) error {
 		if b == nil {
 			return say("ERROR no START")
 		}
-		if !c.answer() {
-			return nil
-		}
+		c.wait()
 		budget := time.Duration(turnMS) * time.Millisecond
 		if timeLeft >= 0 {
 			if share := time.Duration(timeLeft/int64(max(b.Size()*b.Size()-b.Stones(), 2)/2+2)) * time.Millisecond; share < budget || budget == 0 {

@@ -45,6 +45,7 @@ var (
 type Conn struct {
 	c     engines.Stream
 	r     *bufio.Reader
+	k     *kernelClock // nil unless the kernel stamps what it receives
 	wmu   sync.Mutex
 	stamp [FloodLines]time.Time // times of the last FloodLines lines, a ring
 	next  int
@@ -56,15 +57,35 @@ type Conn struct {
 // NewConn wraps a connection.
 func NewConn(c engines.Stream) *Conn {
 	// Room for a maximal line plus "\r\n", so ReadSlice fills only on a long line.
+	if k := newKernelClock(c); k != nil {
+		return &Conn{c: c, k: k, r: bufio.NewReaderSize(k, MaxLine+2)}
+	}
 	return &Conn{c: c, r: bufio.NewReaderSize(c, MaxLine+2)}
 }
 
+// arrived is when the line just read reached this machine: the kernel's time
+// for its bytes where the kernel gives one (TCP on Linux), else now. The
+// reader fills its buffer only when no line is left in it, so every line it
+// returns ends in the last read's bytes.
+func (c *Conn) arrived() time.Time {
+	if c.k != nil {
+		if at := c.k.received(); !at.IsZero() {
+			return at
+		}
+	}
+	return time.Now()
+}
+
+// Unread reports whether the client's input holds bytes the reader has not
+// finished with (see engines.Unread); false when the kernel gives no time.
+func (c *Conn) Unread() bool { return c.k != nil && c.k.unread() }
+
 // ReadLine returns the next line without its "\n" and a trailing "\r", and the
-// time it was read. The slice is valid until the next call. ErrLineTooLong is
+// time it arrived (see arrived). The slice is valid until the next call. ErrLineTooLong is
 // not fatal; any other error is.
 func (c *Conn) ReadLine() ([]byte, time.Time, error) {
 	line, err := c.r.ReadSlice('\n')
-	now := time.Now()
+	now := c.arrived()
 	if err == bufio.ErrBufferFull {
 		// Discard to the newline, but not forever.
 		n := len(line)

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/taikai-dev/taikai/engines/builtin/othelloai"
+	"github.com/taikai-dev/taikai/games"
+	"github.com/taikai-dev/taikai/games/othello"
+)
+
+// benchEngine is the engine `taikai bench` plays with when time matters: an
+// othello-board client that answers a random legal move a set time after it
+// read the board, or never answers and writes down how late the server's
+// flag falls as it sees it. It is the bench's own, so that no engine of
+// taikai's keeps a switch only the bench uses.
+type benchEngine struct {
+	delay time.Duration // answer this long after reading TURN
+	clock time.Duration // silent: the clock the server runs on it
+	flags string        // silent: file the flag's lateness goes to, one line each
+}
+
+// benchEngineCommand is how the bench starts it.
+func benchEngineCommand(self string, args ...string) []string {
+	return append([]string{self, "bench", "engine", "--host", "{host}", "--port", "{port}"}, args...)
+}
+
+// runBenchEngine runs `taikai bench engine`.
+func runBenchEngine(args []string, stderr io.Writer) int {
+	var (
+		e    benchEngine
+		host string
+		port int
+	)
+	fs := flag.NewFlagSet("bench engine", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&host, "host", "127.0.0.1", "server `address`")
+	fs.IntVar(&port, "port", 0, "server `port`")
+	fs.DurationVar(&e.delay, "delay", 0, "answer this `long` after reading the move")
+	fs.StringVar(&e.flags, "flags", "", "never answer; append how late each flag falls to `file`")
+	fs.DurationVar(&e.clock, "clock", 0, "with --flags: the `time` per move the server gives")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	c, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(port)), 10*time.Second)
+	if err != nil {
+		fmt.Fprintln(stderr, "taikai bench engine:", err)
+		return 1
+	}
+	defer c.Close()
+	if err := e.play(c); err != nil {
+		fmt.Fprintln(stderr, "taikai bench engine:", err)
+		return 1
+	}
+	return 0
+}
+
+// play speaks othello-board until the server closes.
+func (e *benchEngine) play(c net.Conn) error {
+	var flags *os.File
+	if e.flags != "" {
+		f, err := os.OpenFile(e.flags, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		flags = f
+	}
+	if _, err := io.WriteString(c, "NICK bench\n"); err != nil {
+		return err
+	}
+	var (
+		rd    = bufio.NewReader(c)
+		rng   = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+		me    games.Color
+		board string
+		given time.Time // silent: when the move was ours; zero if it is not
+	)
+	for {
+		line, err := rd.ReadString('\n')
+		now := time.Now()
+		if err != nil {
+			return nil // the server closed: the game is over
+		}
+		if !given.IsZero() {
+			// The first line after a move we let pass is the server's
+			// word that it flagged us and moved.
+			fmt.Fprintf(flags, "%d\n", now.Sub(given)-e.clock)
+			given = time.Time{}
+		}
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		switch f[0] {
+		case "START":
+			if len(f) > 1 {
+				n, _ := strconv.Atoi(f[1])
+				me = games.Color(n)
+			}
+		case "BOARD":
+			board = line
+		case "TURN":
+			if n, _ := strconv.Atoi(f[len(f)-1]); games.Color(n) != me {
+				continue
+			}
+			if flags != nil {
+				given = now
+				continue
+			}
+			s, err := randomMove(board, me, rng)
+			if err != nil {
+				return err
+			}
+			if s == othello.Pass {
+				continue // the server passes for us
+			}
+			time.Sleep(time.Until(now.Add(e.delay)))
+			if _, err := fmt.Fprintf(c, "PUT %d %d\n", s.X(), s.Y()); err != nil {
+				return err
+			}
+		case "END":
+			return nil
+		}
+	}
+}
+
+// randomMove picks a legal move for me on an othello-board BOARD line.
+func randomMove(line string, me games.Color, rng *rand.Rand) (othello.Square, error) {
+	f := strings.Fields(line)
+	if len(f) != 65 {
+		return othello.Pass, fmt.Errorf("BOARD with %d cells, want 64", len(f)-1)
+	}
+	var cells [64]games.Color
+	for i := range cells {
+		n, err := strconv.Atoi(f[i+1])
+		if err != nil {
+			return othello.Pass, fmt.Errorf("BOARD cell %d: %q", i, f[i+1])
+		}
+		cells[i] = games.Color(n)
+	}
+	b := othello.FromCells(cells, othello.ColumnMajor, me)
+	return othelloai.Random(&b, rng), nil
+}
