@@ -65,8 +65,9 @@ func NewPerson(color games.Color) *Person {
 }
 
 // Traits: a person's refused moves never lose (a misclick is not a loss),
-// and a person whose clock runs out has left the board: they resign.
-func (p *Person) Traits() Traits { return Traits{Person: true} }
+// a person whose clock runs out has left the board (they resign), and the
+// server passes for a person who has no move.
+func (p *Person) Traits() Traits { return Traits{Person: true, AutoPass: true} }
 
 // Listen keeps the referee's handler for the person's moves.
 func (p *Person) Listen(handle func(Event)) {

@@ -506,7 +506,8 @@ type moveTextJSON struct {
 }
 
 // getSeat is the seat's view; with ?after=N it waits (up to 25 s) until
-// more than N plies have been played or the game is over.
+// more than N plies have been played, it is the seat's turn, or the game is
+// over.
 func (s *Server) getSeat(w http.ResponseWriter, r *http.Request) {
 	g, c, err := s.seatOf(r)
 	if err != nil {
@@ -524,7 +525,7 @@ func (s *Server) getSeat(w http.ResponseWriter, r *http.Request) {
 			defer cancel()
 			for {
 				st, changed := seat.State()
-				if st.Ended || st.Plies > after {
+				if st.Ended || st.Plies > after || st.Turn == c {
 					break
 				}
 				select {
@@ -560,6 +561,16 @@ func (s *Server) writeSeat(w http.ResponseWriter, r *http.Request, g *playGame, 
 		if stored.Status == tournament.GameRunning && ok {
 			// Ended, not yet stored: the seat's view is the last.
 			out.Over = true
+			out.Reason, out.Cause = st.Ending.Reason, st.Ending.Cause
+			switch {
+			case st.Ending.Reason == "", st.Ending.Reason == games.ReasonAborted:
+			case st.Ending.Verdict == engines.Win:
+				out.Result = c.String()
+			case st.Ending.Verdict == engines.Lose:
+				out.Result = c.Opponent().String()
+			default:
+				out.Result = "draw"
+			}
 		} else {
 			out.Over = stored.Status != tournament.GameRunning
 			out.Result, out.Reason, out.Cause = stored.Result, stored.Reason, stored.Cause
