@@ -452,8 +452,8 @@ func (s *Service) prepare(ctx context.Context, t *Tournament, p Pairing, cache m
 func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) bool {
 	header := &Game{
 		ID: spec.ID, TournamentID: t.ID, Index: spec.Index, Game: t.Settings.Game, Rule: t.Settings.Rule, Size: t.Settings.Size,
-		Black: Player{EngineID: spec.Black.ID, Name: spec.Black.Name, Human: spec.Black.Protocol == engines.Human},
-		White: Player{EngineID: spec.White.ID, Name: spec.White.Name, Human: spec.White.Protocol == engines.Human},
+		Black:  Player{EngineID: spec.Black.ID, Name: spec.Black.Name, Human: spec.Black.Protocol == engines.Human},
+		White:  Player{EngineID: spec.White.ID, Name: spec.White.Name, Human: spec.White.Protocol == engines.Human},
 		Status: GameRunning, Pair: spec.Pair, Slot: spec.Slot,
 	}
 	if o := spec.Opening; o != nil {
