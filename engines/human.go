@@ -34,6 +34,7 @@ type PersonState struct {
 	Color games.Color
 	Turn  games.Color // None before the game begins and once it is over
 	Plies int         // moves played, the opening's and passes included
+	Moves []games.Ply // the moves played, in order
 	Board [][]int8    // rows of At(x, y)
 	// Choices are the person's legal moves (and forbidden points) when it
 	// is their turn; empty otherwise.
@@ -41,6 +42,8 @@ type PersonState struct {
 	Begun   bool
 	Ended   bool
 	Ending  Ending
+	// Version counts the changes, for a page that waits for the next.
+	Version int64
 }
 
 // Person is a person's seat in one game: the referee drives it as it drives
@@ -78,21 +81,24 @@ func (p *Person) Listen(handle func(Event)) {
 
 // Begin records the start position.
 func (p *Person) Begin(_ context.Context, s Start) error {
-	p.set(s.Board, s.Turn, len(s.Opening), func(st *PersonState) { st.Begun = true })
+	p.set(s.Board, s.Turn, func(st *PersonState) {
+		st.Begun = true
+		st.Moves = append([]games.Ply(nil), s.Opening...)
+	})
 	return nil
 }
 
 // Update records the position and, on the person's turn, their choices.
 func (p *Person) Update(_ context.Context, u Update) error {
-	p.mu.Lock()
-	plies := p.state.Plies + len(u.Moves)
-	p.mu.Unlock()
-	p.set(u.Board, u.Turn, plies, nil)
+	p.set(u.Board, u.Turn, func(st *PersonState) {
+		// A new slice: a State taken before shares the old one's array.
+		st.Moves = append(st.Moves[:len(st.Moves):len(st.Moves)], u.Moves...)
+	})
 	return nil
 }
 
 // set copies what it needs of b, which is valid only during the call.
-func (p *Person) set(b games.Board, turn games.Color, plies int, more func(*PersonState)) {
+func (p *Person) set(b games.Board, turn games.Color, more func(*PersonState)) {
 	n := b.Size()
 	rows := make([][]int8, n)
 	for y := range n {
@@ -107,15 +113,15 @@ func (p *Person) set(b games.Board, turn games.Color, plies int, more func(*Pers
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.state.Board, p.state.Turn, p.state.Plies, p.state.Choices = rows, turn, plies, ch
-	if more != nil {
-		more(&p.state)
-	}
+	p.state.Board, p.state.Turn, p.state.Choices = rows, turn, ch
+	more(&p.state)
+	p.state.Plies = len(p.state.Moves)
 	p.notify()
 }
 
 // notify wakes every State waiter; p.mu is held.
 func (p *Person) notify() {
+	p.state.Version++
 	close(p.changed)
 	p.changed = make(chan struct{})
 }

@@ -46,6 +46,8 @@ type playGame struct {
 	who    string    // who started it, for the limits
 	tokens [2]string // hashes of black's and white's seat tokens, "" for an engine's side
 	game   string
+	names  [2]string // black's and white's
+	moveMS int64     // the engine's time per move, 0: its protocol's default
 }
 
 // plays are the games with people started on this server.
@@ -206,7 +208,8 @@ func (s *Server) startPlay(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, &games.Error{Code: games.EUnavailable, Message: "the game did not start in time", Err: err})
 		return
 	}
-	g := &playGame{gameID: gameID, engine: engineID, who: who, game: set.Game}
+	g := &playGame{gameID: gameID, engine: engineID, who: who, game: set.Game,
+		names: [2]string{players[0].Name, players[1].Name}, moveMS: req.MoveTimeMS}
 	var seats []seatJSON
 	for i, e := range players {
 		if e.Protocol != engines.Human {
@@ -490,7 +493,13 @@ type seatStateJSON struct {
 	Reason    string         `json:"reason,omitempty"`
 	Cause     string         `json:"cause,omitempty"`
 	View      games.View     `json:"view"`
-	Moves     []moveTextJSON `json:"moves,omitempty"`
+	Moves     []moveTextJSON `json:"moves"`
+	Black     string         `json:"black"` // the players' names
+	White     string         `json:"white"`
+	// MoveTimeMS is the engine's time per move as asked (0: its default).
+	MoveTimeMS int64 `json:"move_time_ms"`
+	// Version changes with every change of the view (?since=).
+	Version int64 `json:"version"`
 }
 
 type legalJSON struct {
@@ -503,29 +512,50 @@ type legalJSON struct {
 type moveTextJSON struct {
 	Color string `json:"color"`
 	Text  string `json:"text"`
+	X     *int   `json:"x"` // null for a pass
+	Y     *int   `json:"y"`
+}
+
+// coord is a move's coordinate v, nil for a pass.
+func coord(m games.Move, v int) *int {
+	if m.Pass {
+		return nil
+	}
+	return &v
 }
 
 // getSeat is the seat's view; with ?after=N it waits (up to 25 s) until
 // more than N plies have been played, it is the seat's turn, or the game is
-// over.
+// over; with ?since=V until the view's version is no longer V.
 func (s *Server) getSeat(w http.ResponseWriter, r *http.Request) {
 	g, c, err := s.seatOf(r)
 	if err != nil {
 		s.writeAuthError(w, r, err)
 		return
 	}
-	if v := r.URL.Query().Get("after"); v != "" {
-		after, err := strconv.Atoi(v)
-		if err != nil || after < 0 {
-			s.writeError(w, r, errInvalid("after", fmt.Sprintf("%q: want a number of plies", v)))
+	after, since := -1, int64(-1)
+	for _, q := range []struct {
+		name string
+		to   func(int64)
+	}{{"after", func(v int64) { after = int(v) }}, {"since", func(v int64) { since = v }}} {
+		v := r.URL.Query().Get(q.name)
+		if v == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 32)
+		if err != nil || n < 0 {
+			s.writeError(w, r, errInvalid(q.name, fmt.Sprintf("%q: want a whole number, 0 or more", v)))
 			return
 		}
+		q.to(n)
+	}
+	if after >= 0 || since >= 0 {
 		if seat, ok := s.people().Seat(g.gameID, c); ok {
 			ctx, cancel := context.WithTimeout(r.Context(), 25*time.Second)
 			defer cancel()
 			for {
 				st, changed := seat.State()
-				if st.Ended || st.Plies > after || st.Turn == c {
+				if st.Ended || after >= 0 && (st.Plies > after || st.Turn == c) || since >= 0 && st.Version != since {
 					break
 				}
 				select {
@@ -543,7 +573,8 @@ func (s *Server) getSeat(w http.ResponseWriter, r *http.Request) {
 // writeSeat answers with the seat's view: from the seat while the game is
 // played, from the store once it is over.
 func (s *Server) writeSeat(w http.ResponseWriter, r *http.Request, g *playGame, c games.Color) {
-	out := seatStateJSON{GameID: g.gameID, Game: g.game, Color: c.String(), Legal: []legalJSON{}, Forbidden: [][2]int{}}
+	out := seatStateJSON{GameID: g.gameID, Game: g.game, Color: c.String(), Legal: []legalJSON{}, Forbidden: [][2]int{}, Moves: []moveTextJSON{},
+		Black: g.names[0], White: g.names[1], MoveTimeMS: g.moveMS}
 	if gm, ok := games.Lookup(g.game); ok && gm.View != nil {
 		out.View = gm.View(0)
 	}
@@ -578,7 +609,7 @@ func (s *Server) writeSeat(w http.ResponseWriter, r *http.Request, g *playGame, 
 			rp := newReplay(stored.Game, stored.Rule, stored.Size)
 			for _, m := range stored.Moves {
 				rp.apply(m)
-				out.Moves = append(out.Moves, moveTextJSON{Color: m.Color.String(), Text: games.Text(stored.Game, m.Move)})
+				out.Moves = append(out.Moves, moveTextJSON{Color: m.Color.String(), Text: games.Text(stored.Game, m.Move), X: coord(m.Move, m.X), Y: coord(m.Move, m.Y)})
 			}
 			out.Board = rp.rows()
 			out.Turn = games.None.String()
@@ -589,7 +620,10 @@ func (s *Server) writeSeat(w http.ResponseWriter, r *http.Request, g *playGame, 
 			return
 		}
 	}
-	out.Turn, out.Plies = st.Turn.String(), st.Plies
+	out.Turn, out.Plies, out.Version = st.Turn.String(), st.Plies, st.Version
+	for _, m := range st.Moves {
+		out.Moves = append(out.Moves, moveTextJSON{Color: m.Color.String(), Text: games.Text(g.game, m.Move), X: coord(m.Move, m.X), Y: coord(m.Move, m.Y)})
+	}
 	if gm, ok := games.Lookup(g.game); ok && gm.View != nil {
 		out.View = gm.View(len(st.Board))
 	}
