@@ -112,6 +112,10 @@ type Traits struct {
 	// ForfeitOnTimeout: the protocol cannot tell a client that the server moved
 	// for it (othello-move), so running out of time always loses.
 	ForfeitOnTimeout bool
+	// Person: the seat is a person's (Human): refused moves are counted but
+	// never lose, and a clock that runs out (the person went away) is a
+	// resignation, cause idle.
+	Person bool
 }
 
 // Greeter is a Seat whose protocol opens with an exchange the engine answers

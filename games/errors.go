@@ -21,6 +21,9 @@ const (
 	EUnavailable  = "unavailable"          // the server cannot do it as it runs (no engine sandbox on this host, a database it cannot use)
 	ENoSpace      = "insufficient_storage" // the server's disk is full
 	EInternal     = "internal"             // anything else: a bug or a broken system, not the caller's doing
+	// EIllegal: a person's move the rules refuse; Key names the refusal
+	// (occupied, no_flip, forbidden, must_capture ...) and the game goes on.
+	EIllegal = "illegal_move"
 )
 
 // Error is taikai's one error type for errors a caller can act on: a code,

@@ -158,6 +158,7 @@ const (
 	CauseFlood        = "flood"  // too many lines, or a line without end
 	CauseFolder       = "folder" // stopped for filling its persistent folder over its bound
 	CauseServer       = "server" // aborted: the server's own failure (no descriptor, no memory), played again
+	CauseIdle         = "idle"   // a person's seat resigned: no move for the server's --play-idle
 )
 
 // Outcome is how a game ended.

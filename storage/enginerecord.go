@@ -12,9 +12,10 @@ import (
 // the same tables as the standings; nothing is stored twice.
 
 // EngineTournaments lists the tournaments an engine entered, `taikai match`
-// records included, newest first, with their entrants.
+// records included and games with people not, newest first, with their
+// entrants.
 func (db *DB) EngineTournaments(ctx context.Context, engineID int64) ([]*tournament.Tournament, error) {
-	return db.listWithEntrants(ctx, `WHERE id IN (SELECT tournament_id FROM entrants WHERE engine_id = ?) ORDER BY id DESC`, engineID)
+	return db.listWithEntrants(ctx, `WHERE kind != 'play' AND id IN (SELECT tournament_id FROM entrants WHERE engine_id = ?) ORDER BY id DESC`, engineID)
 }
 
 // EngineGames lists an engine's started games in every tournament, either
@@ -59,11 +60,12 @@ func (db *DB) EachEngineGame(ctx context.Context, engineID int64, fn func(*tourn
 }
 
 // GamePairs sums the pair results of every tournament of a game (every
-// format, `taikai match` records too) by pair of engines: the games of all
+// format, `taikai match` records too, games with people not) by pair of engines: the games of all
 // the engines of that game, as tournament.Ratings takes them.
 func (db *DB) GamePairs(ctx context.Context, game string) ([]tournament.PairResult, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT p.a, p.b, sum(p.a_wins), sum(p.draws), sum(p.b_wins), sum(p.p0), sum(p.p1), sum(p.p2), sum(p.p3), sum(p.p4)
-		FROM pairs p JOIN engines e ON e.id = p.a WHERE e.game = ? GROUP BY p.a, p.b ORDER BY p.a, p.b`, game)
+		FROM pairs p JOIN engines e ON e.id = p.a JOIN tournaments t ON t.id = p.tournament_id
+		WHERE e.game = ? AND t.kind != 'play' GROUP BY p.a, p.b ORDER BY p.a, p.b`, game)
 	if err != nil {
 		return nil, err
 	}

@@ -198,7 +198,8 @@ func nullString(s string) any {
 
 const gameColumns = `g.id, g.tournament_id, g.idx, t.settings, g.black_id, be.name, g.black_nick, g.white_id, we.name, g.white_nick,
 	g.status, g.result, g.reason, g.cause, g.plies, g.black_stones, g.white_stones, g.seed, g.logs, g.detail, g.started_at, g.ended_at, g.sandbox, g.black_connect_ms, g.white_connect_ms, g.black_wire_name, g.white_wire_name,
-	g.pair, g.opening_suite, g.opening_index, g.opening_plies, g.opening_text, g.slot, g.worker, g.attempt, g.refused`
+	g.pair, g.opening_suite, g.opening_index, g.opening_plies, g.opening_text, g.slot, g.worker, g.attempt, g.refused,
+	be.protocol = 'human', we.protocol = 'human'`
 
 const gameFrom = ` FROM games g JOIN tournaments t ON t.id = g.tournament_id JOIN engines be ON be.id = g.black_id JOIN engines we ON we.id = g.white_id`
 
@@ -219,7 +220,7 @@ func scanGame(s scanner, extra ...any) (*tournament.Game, error) {
 	)
 	dest := []any{&g.ID, &g.TournamentID, &g.Index, &settings, &g.Black.EngineID, &g.Black.Name, &bnick, &g.White.EngineID, &g.White.Name, &wnick,
 		&g.Status, &result, &reason, &cause, &g.Plies, &bstones, &wstones, &seed, &logs, &detail, &started, &ended, &sandbox, &bconnect, &wconnect, &bwire, &wwire,
-		&pair, &opSuite, &opIndex, &opPlies, &opText, &slot, &worker, &attempt, &refused}
+		&pair, &opSuite, &opIndex, &opPlies, &opText, &slot, &worker, &attempt, &refused, &g.Black.Human, &g.White.Human}
 	if err := s.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}

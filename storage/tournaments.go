@@ -139,9 +139,9 @@ func entrants(ctx context.Context, tx *sql.Tx, id int64) ([]int64, error) {
 }
 
 // Tournaments lists the tournaments of every format (not the records of
-// `taikai match`), newest first, with entrants.
+// `taikai match`, nor the games with people), newest first, with entrants.
 func (db *DB) Tournaments(ctx context.Context) ([]*tournament.Tournament, error) {
-	return db.listWithEntrants(ctx, `WHERE kind != 'match' ORDER BY id DESC`)
+	return db.listWithEntrants(ctx, `WHERE kind NOT IN ('match', 'play') ORDER BY id DESC`)
 }
 
 // TournamentsWithStatus lists the tournaments in a status, with entrants.

@@ -358,6 +358,9 @@ func (r *Referee) event(ctx context.Context, from games.Color, ev engines.Event,
 // tooMany counts a refused command and reports whether the seat is over its limit.
 func (r *Referee) tooMany(i int) bool {
 	r.errors[i]++
+	if r.Seats[i].Traits().Person {
+		return false // a misclick is not a loss
+	}
 	limit := r.Settings.maxErrors()
 	return limit >= 0 && r.errors[i] > limit
 }
@@ -371,6 +374,10 @@ func (r *Referee) timeout(ctx context.Context, mover games.Color, used time.Dura
 	outOfTotal := r.Clocks[mi].total > 0 && max(r.remaining[mi], 0)+r.Clocks[mi].byoyomi <= used
 	refused := r.refused[mi]
 	r.refused[mi] = nil
+	if r.Seats[mi].Traits().Person {
+		// A person's clock is the server's idle bound: they went away.
+		return time.Time{}, r.lost(mover, games.ReasonResign, games.CauseIdle), true
+	}
 	if r.Settings.OnTimeout != OnTimeoutRandom || outOfTotal || r.Seats[mi].Traits().ForfeitOnTimeout || r.timeouts[mi] >= r.Settings.maxTimeouts() {
 		cause := ""
 		if refused != nil {

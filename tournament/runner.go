@@ -82,6 +82,9 @@ type Runner struct {
 	// allowed CPUs in turn (serve/match --affinity, like fastchess's
 	// -use-affinity); nothing changes it afterwards.
 	Affinity bool
+	// People are the persons' seats (protocol engines.Human), nil if no
+	// person plays here.
+	People *People
 }
 
 // nextCPU counts the games started with Affinity, to take the CPUs in turn.
@@ -121,8 +124,17 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 	p.Spec.Settings = set // with the defaults filled in, as the game is played
 	players := [2]engines.Engine{spec.Black, spec.White}
 	p.Sandbox = "off"
-	if r.Launcher.Sandboxed(players[0]) && r.Launcher.Sandboxed(players[1]) {
+	if r.sandboxed(players[0]) && r.sandboxed(players[1]) {
 		p.Sandbox = "on"
+	}
+	var persons [2]*engines.Person
+	for i, e := range players {
+		if e.Protocol == engines.Human && r.People != nil {
+			persons[i] = r.People.open(spec, games.ColorAt(i))
+		}
+	}
+	if persons[0] != nil || persons[1] != nil {
+		defer r.People.closeGame(spec)
 	}
 	cpus := r.gameCPUs()
 
@@ -151,6 +163,14 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 				la.LogPath = filepath.Join(r.DataDir, la.LogPath)
 			}
 			p.Logs[i] = la.LogPath
+		}
+		if persons[i] != nil {
+			p.Logs[i] = ""
+			continue // a person's seat: nothing to launch
+		}
+		if players[i].Protocol == engines.Human {
+			errs[i] = fmt.Errorf("%w: nobody plays the person's seat here", engines.ErrRefused)
+			continue
 		}
 		wg.Go(func() {
 			t0[i] = time.Now()
@@ -215,6 +235,10 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 	}
 	var seats [2]engines.Seat
 	for i := range 2 {
+		if persons[i] != nil {
+			seats[i] = persons[i]
+			continue
+		}
 		clock := set.clockFor(players[i].Protocol)
 		seats[i] = newSeat(players[i].Protocol, conns[i], engines.SeatConfig{
 			Color:    games.ColorAt(i),
@@ -343,6 +367,12 @@ func explainStart(p *Played, heads [2]string) string {
 		why = append(why, p.Detail)
 	}
 	return strings.Join(why, "; ")
+}
+
+// sandboxed says whether an engine plays in the sandbox; a person's seat
+// runs nothing, so it counts as sandboxed.
+func (r *Runner) sandboxed(e engines.Engine) bool {
+	return e.Protocol == engines.Human || r.Launcher.Sandboxed(e)
 }
 
 // exitGrace is the time an engine gets to exit by itself.

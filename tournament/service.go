@@ -159,6 +159,14 @@ func (s *Service) Resume(ctx context.Context) error {
 		return fmt.Errorf("list running tournaments: %w", err)
 	}
 	for _, t := range list {
+		if t.Kind == KindPlay {
+			// Its person's seat went with the server that stopped: the game
+			// cannot go on.
+			if err := s.Store.SetTournamentStatus(ctx, t.ID, StatusCancelled); err != nil {
+				s.log().Error("play game not cancelled", "tournament", t.ID, "err", err)
+			}
+			continue
+		}
 		if err := s.allowed(ctx, t); err != nil {
 			s.log().Error("tournament not resumed", "tournament", t.ID, "err", err)
 			continue
@@ -178,6 +186,9 @@ func (s *Service) allowed(ctx context.Context, t *Tournament) error {
 		e, err := s.Store.Engine(ctx, id)
 		if err != nil {
 			return err
+		}
+		if e.Protocol == engines.Human {
+			continue // a person's seat runs nothing
 		}
 		if err := s.Runner.Launcher.Allowed(e); err != nil {
 			return err
@@ -441,7 +452,8 @@ func (s *Service) prepare(ctx context.Context, t *Tournament, p Pairing, cache m
 func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) bool {
 	header := &Game{
 		ID: spec.ID, TournamentID: t.ID, Index: spec.Index, Game: t.Settings.Game, Rule: t.Settings.Rule, Size: t.Settings.Size,
-		Black: Player{EngineID: spec.Black.ID, Name: spec.Black.Name}, White: Player{EngineID: spec.White.ID, Name: spec.White.Name},
+		Black:  Player{EngineID: spec.Black.ID, Name: spec.Black.Name, Human: spec.Black.Protocol == engines.Human},
+		White:  Player{EngineID: spec.White.ID, Name: spec.White.Name, Human: spec.White.Protocol == engines.Human},
 		Status: GameRunning, Pair: spec.Pair, Slot: spec.Slot,
 	}
 	if o := spec.Opening; o != nil {
@@ -455,7 +467,7 @@ func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) bool {
 	}
 	var p *Played
 	stored := func(bool) {}
-	if s.Dispatch != nil {
+	if s.Dispatch != nil && t.Kind != KindPlay { // a person's seat is here
 		spec.OnRestart = func() {
 			again := *header
 			again.Plies = 0

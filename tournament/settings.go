@@ -49,6 +49,9 @@ type Settings struct {
 	// probability ratio test decides, evaluated after every game pair (after
 	// every game without pairs).
 	SPRT *stats.SPRT `json:"sprt,omitempty"`
+	// IdleMS is a person's clock (issue 39): a person's seat with no move
+	// for this long resigns; 0: DefaultIdle. Engines' clocks are the others.
+	IdleMS int64 `json:"idle_ms,omitempty"`
 }
 
 // Openings says which suite a tournament's games start from and in what
@@ -109,6 +112,7 @@ func (s *Settings) SetOption(name, value string) {
 const (
 	DefaultMoveTime    = 10 * time.Second // when neither settings nor protocol say
 	DefaultMaxTimeouts = 3                // timeouts in a row that lose, with on_timeout random
+	DefaultIdle        = 10 * time.Minute // a person's seat with no move this long resigns
 	OnTimeoutForfeit   = "forfeit"
 	OnTimeoutRandom    = "random"
 	onTimeoutPlace     = "place" // gomoku-turn's word for random
@@ -160,6 +164,7 @@ func (s *Settings) Validate() error {
 		{"byoyomi_ms", s.ByoyomiMS, 3600 * 1000},
 		{"connect_timeout_ms", s.ConnectMS, 600 * 1000},
 		{"pace_ms", s.PaceMS, 60 * 1000},
+		{"idle_ms", s.IdleMS, 24 * 3600 * 1000},
 	} {
 		if f.v < 0 || f.v > f.max {
 			errs = errs.Add(games.OutOfRange(f.name, int64(f.v), 0, int64(f.max), ""))
@@ -208,6 +213,13 @@ type clockSpec struct {
 
 // clockFor resolves the clock of a seat speaking protocol.
 func (s *Settings) clockFor(protocol string) clockSpec {
+	if protocol == engines.Human {
+		idle := time.Duration(s.IdleMS) * time.Millisecond
+		if idle <= 0 {
+			idle = DefaultIdle
+		}
+		return clockSpec{perMove: idle}
+	}
 	c := clockSpec{
 		perMove: time.Duration(s.MoveTimeMS) * time.Millisecond,
 		total:   time.Duration(s.TotalTimeMS) * time.Millisecond,

@@ -66,7 +66,7 @@ type Tournament struct {
 // game pairs (openings), a schedule of pairs. Swiss and knockout have none:
 // see Plan.
 func (t *Tournament) Schedule() Schedule {
-	if t.Kind == KindMatch {
+	if t.Kind == KindMatch || t.Kind == KindPlay {
 		return Match{Games: int64(t.GamesPerPair), Pairs: t.Settings.Paired()}
 	}
 	legs := t.GamesPerPair
@@ -146,7 +146,7 @@ func (t *Tournament) Validate() error {
 	}
 	var plan Plan
 	switch t.Kind {
-	case KindRoundRobin, KindGauntlet, KindMatch:
+	case KindRoundRobin, KindGauntlet, KindMatch, KindPlay:
 		if t.Rounds != 0 {
 			errs = errs.Add(games.Invalid("rounds", "only a swiss tournament has rounds"))
 		}
@@ -185,6 +185,8 @@ type Player struct {
 	// WireName is the name as the opponent's client was sent it, where its
 	// protocol had to change it (othello-move: "n6321120" for "6321120").
 	WireName string `json:"wire_name,omitempty"`
+	// Human: a person played this side (issue 39), Name is theirs.
+	Human bool `json:"human,omitempty"`
 }
 
 // Game is a stored game.

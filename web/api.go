@@ -297,6 +297,7 @@ type playerJSON struct {
 	Name     string `json:"name"`
 	Nick     string `json:"nick,omitempty"`
 	WireName string `json:"wire_name,omitempty"`
+	Human    bool   `json:"human,omitempty"` // a person played this side
 }
 
 type tournamentJSON struct {

@@ -120,7 +120,7 @@ func startSiteWith(tb testing.TB, withWorker bool, options ...func(*web.Server))
 	hub := web.NewLive(db, log)
 	svc := &tournament.Service{
 		Store:   db,
-		Runner:  &tournament.Runner{Launcher: &engines.Launcher{Self: self, Log: log}, DataDir: data, Log: log},
+		Runner:  &tournament.Runner{Launcher: &engines.Launcher{Self: self, Log: log}, DataDir: data, Log: log, People: &tournament.People{}},
 		Sink:    sinkFanout{hub, metrics},
 		DataDir: data,
 		Log:     log,

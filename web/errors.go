@@ -23,6 +23,7 @@ var statusOf = map[string]int{
 	games.EUnavailable:  http.StatusServiceUnavailable,
 	games.ENoSpace:      http.StatusInsufficientStorage,
 	games.EInternal:     http.StatusInternalServerError,
+	games.EIllegal:      http.StatusUnprocessableEntity,
 }
 
 // errorJSON is an error as the API shows it: {"error": {"code", "message", "field"}}.

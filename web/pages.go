@@ -30,7 +30,7 @@ var assets embed.FS
 
 // pageNames are the templates under templates/ that are whole pages; each is
 // parsed together with layout.html and must define "title" and "content".
-var pageNames = []string{"index", "tournament", "game", "engines", "workers", "error", "engine", "participants", "invite"}
+var pageNames = []string{"index", "tournament", "game", "engines", "workers", "error", "engine", "participants", "invite", "play"}
 
 // pages are the dashboard's server-rendered pages and the static files they use.
 type pages struct {
@@ -281,6 +281,12 @@ func (p *pages) routes(r chi.Router, s *Server) {
 			}
 		}
 		p.render(w, r, s, "engine", &view{Engine: &e})
+	})
+	r.Get("/play", func(w http.ResponseWriter, r *http.Request) {
+		p.render(w, r, s, "play", &view{})
+	})
+	r.Get("/play/{id}", func(w http.ResponseWriter, r *http.Request) {
+		p.render(w, r, s, "play", &view{})
 	})
 	r.Get("/workers", func(w http.ResponseWriter, r *http.Request) {
 		ws := s.workersJSON()

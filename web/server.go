@@ -92,6 +92,9 @@ type Server struct {
 	// DefaultUploadQuota's.
 	UploadQuota UploadQuota
 	uploading   sync.Map // participant ids with an upload under way
+	// Play says who may play engines in the browser (issue 39).
+	Play  PlayOptions
+	plays plays
 
 	pages   *pages
 	signIns signInLimiter // failed sign-ins per client address
@@ -297,6 +300,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		r.Get("/games/{id}", s.getGame)
 		r.Get("/games/{id}/log/{color}", s.getGameLog)
 		r.With(s.admin).Get("/auth", s.checkAuth)
+		s.playRoutes(r)
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, &games.Error{Code: games.ENotFound, Message: "no API endpoint " + r.Method + " " + r.URL.Path})
 		})

@@ -84,6 +84,7 @@ type serveConfig struct {
 	workerTimeout time.Duration // how long a silent worker keeps its game
 
 	limits web.ParticipantLimits // the most a participant may give their engine
+	play   web.PlayOptions       // who may play engines in the browser (issue 39)
 
 	maxConns, maxConnsPerAddr int    // HTTP connections kept open; 0: from the descriptor limit
 	publicURL                 string // the address students reach the server at, for invitation links
@@ -165,7 +166,13 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 		return nil, err
 	}
 	maxConnect := fs.Duration("participant-max-connect", defConnect, "the longest connect `time` a participant may give their own engine (connect_timeout_ms)")
+	if err := playFlags(fs, &c.play); err != nil {
+		return nil, err
+	}
 	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if err := checkPlay(c.play); err != nil {
 		return nil, err
 	}
 	c.limits.ConnectTimeoutMS = maxConnect.Milliseconds()
@@ -325,7 +332,7 @@ func (a *server) Open(ctx context.Context) error {
 	}
 	a.sandbox(launcher)
 	a.launcher = launcher
-	runner := &tournament.Runner{Launcher: launcher, DataDir: data, Log: a.log, Affinity: a.cfg.affinity}
+	runner := &tournament.Runner{Launcher: launcher, DataDir: data, Log: a.log, Affinity: a.cfg.affinity, People: &tournament.People{}}
 	metrics := web.NewMetrics()
 	a.live = web.NewLive(a.db, a.log)
 	a.service = &tournament.Service{
@@ -340,7 +347,7 @@ func (a *server) Open(ctx context.Context) error {
 	}
 	srv := &web.Server{DB: a.db, Service: a.service, Live: a.live, TokenHash: token, DataDir: data, Log: a.log, Metrics: metrics,
 		Allow: launcher.Allowed, Sandbox: launcher.SandboxState(), Workers: a.cluster, WorkerCredentials: a.workerCreds, ParticipantLimits: a.cfg.limits,
-		PublicURL: a.cfg.publicURL}
+		PublicURL: a.cfg.publicURL, Play: a.cfg.play}
 	if launcher.SandboxState() == "on" {
 		g := sandbox.HostGuarantees()
 		srv.SandboxLimits = &g

@@ -1,0 +1,398 @@
+package web_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/taikai-dev/taikai/games"
+	"github.com/taikai-dev/taikai/web"
+)
+
+// playAnswer is the answer of POST /api/play.
+type playAnswer struct {
+	GameID       int64  `json:"game_id"`
+	TournamentID int64  `json:"tournament_id"`
+	Color        string `json:"color"`
+	SeatToken    string `json:"seat_token"`
+	URL          string `json:"url"`
+	Second       *struct {
+		Color     string `json:"color"`
+		SeatToken string `json:"seat_token"`
+		URL       string `json:"url"`
+	} `json:"second"`
+}
+
+// seatView is GET /api/games/{id}/seat.
+type seatView struct {
+	Color     string   `json:"color"`
+	Turn      string   `json:"turn"`
+	Plies     int      `json:"plies"`
+	Board     []string `json:"board"`
+	Over      bool     `json:"over"`
+	Result    string   `json:"result"`
+	Reason    string   `json:"reason"`
+	Cause     string   `json:"cause"`
+	Forbidden [][2]int `json:"forbidden"`
+	Legal     []struct {
+		X    *int     `json:"x"`
+		Y    *int     `json:"y"`
+		Path [][2]int `json:"path"`
+		Text string   `json:"text"`
+	} `json:"legal"`
+}
+
+type apiErr struct {
+	Error struct {
+		Code       string `json:"code"`
+		Message    string `json:"message"`
+		MessageKey string `json:"message_key"`
+		Field      string `json:"field"`
+	} `json:"error"`
+}
+
+// seatCall does a request with a seat token ("" for none) and decodes the
+// answer into out.
+func seatCall(tb testing.TB, s *site, method, path, token string, body any, out any) int {
+	tb.Helper()
+	var rd *bytes.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	} else {
+		rd = bytes.NewReader(nil)
+	}
+	req, err := http.NewRequest(method, s.URL+path, rd)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return s.do(tb, req, out)
+}
+
+// waitTurn waits until it is the seat's turn or the game is over.
+func waitTurn(tb testing.TB, s *site, id int64, token string) seatView {
+	tb.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	plies := -1
+	for time.Now().Before(deadline) {
+		var v seatView
+		path := fmt.Sprintf("/api/games/%d/seat", id)
+		if plies >= 0 {
+			path += fmt.Sprintf("?after=%d", plies)
+		}
+		if code := seatCall(tb, s, "GET", path, token, nil, &v); code != 200 {
+			tb.Fatalf("GET seat: %d", code)
+		}
+		if v.Over || v.Turn == v.Color {
+			return v
+		}
+		plies = v.Plies
+	}
+	tb.Fatalf("game %d: not my turn within 60 s", id)
+	return seatView{}
+}
+
+// mirror is the test's own game, played by the games package's rules (an
+// independent move generator): it replays the stored moves and picks a
+// random legal move for the side to move.
+func mirror(tb testing.TB, s *site, id int64, game, rule string) games.Rules {
+	tb.Helper()
+	var g struct {
+		Rule  string `json:"rule"`
+		Size  int    `json:"size"`
+		Moves []struct {
+			Text string `json:"text"`
+		} `json:"moves"`
+	}
+	s.mustCall(tb, "GET", fmt.Sprintf("/api/games/%d", id), nil, &g)
+	gm, _ := games.Lookup(game)
+	r, err := gm.New(g.Rule, g.Size)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, m := range g.Moves {
+		mv, err := gm.ParseMove(m.Text)
+		if err != nil {
+			tb.Fatalf("move %q: %v", m.Text, err)
+		}
+		if _, ok := r.Check(mv); !ok {
+			tb.Fatalf("game %d: stored move %q is not legal for the test's own rules", id, m.Text)
+		}
+		r.Play(mv)
+	}
+	return r
+}
+
+// playOut plays a person's side to the end with legal moves of the test's
+// own rules, in the three forms of a move request by turns, and returns the
+// moves it made.
+func playOut(tb testing.TB, s *site, id int64, token, game string, rng *rand.Rand) (moves int, last seatView) {
+	tb.Helper()
+	for {
+		v := waitTurn(tb, s, id, token)
+		if v.Over {
+			return moves, v
+		}
+		r := mirror(tb, s, id, game, "")
+		if r.Turn().String() != v.Color {
+			tb.Fatalf("game %d: the seat says it is %s's turn, the test's rules say %s", id, v.Color, r.Turn())
+		}
+		m := r.Random(rng)
+		text := games.Text(game, m)
+		legal := make([]string, len(v.Legal))
+		for i, l := range v.Legal {
+			legal[i] = l.Text
+		}
+		if !slices.Contains(legal, text) {
+			var g map[string]any
+			s.mustCall(tb, "GET", fmt.Sprintf("/api/games/%d", id), nil, &g)
+			tb.Fatalf("game %d: %s is legal by the game's rules but not in the seat's legal moves %v; seat %v; game %v", id, text, legal, v.Board, g["moves"])
+		}
+		var body any
+		switch {
+		case moves%3 == 0 || m.Pass:
+			body = map[string]any{"text": text}
+		case len(m.Path) > 0:
+			path := [][2]int{{m.X, m.Y}}
+			for _, p := range m.Path {
+				path = append(path, [2]int{p.X, p.Y})
+			}
+			body = map[string]any{"path": path}
+		default:
+			body = map[string]any{"x": m.X, "y": m.Y}
+		}
+		var after seatView
+		if code := seatCall(tb, s, "POST", fmt.Sprintf("/api/games/%d/move", id), token, body, &after); code != 200 {
+			tb.Fatalf("game %d: move %s (%v): status %d", id, text, body, code)
+		}
+		moves++
+	}
+}
+
+func startPlay(tb testing.TB, s *site, body map[string]any) playAnswer {
+	tb.Helper()
+	var p playAnswer
+	s.mustCall(tb, "POST", "/api/play", body, &p)
+	if p.GameID == 0 || p.SeatToken == "" || p.URL == "" {
+		tb.Fatalf("POST /api/play %v: %+v", body, p)
+	}
+	return p
+}
+
+// TestPlayAgainstBuiltins: a person plays whole games through the REST API
+// against a built-in of each game; illegal, out-of-turn and wrong-token
+// moves are refused and the game goes on; the record says who was a person
+// and stays out of the engine's tournaments and ratings.
+func TestPlayAgainstBuiltins(t *testing.T) {
+	s := startSite(t)
+	rng := rand.New(rand.NewPCG(39, 1))
+	for _, c := range []struct{ game, builtin, occupied string }{
+		{"othello", "othello-greedy", "d4"},
+		{"gomoku", "gomoku-random", ""},
+		{"checkers", "checkers-random", ""},
+	} {
+		t.Run(c.game, func(t *testing.T) {
+			var e struct{ ID int64 }
+			s.mustCall(t, "POST", "/api/engines", map[string]any{"name": c.builtin, "game": c.game, "builtin": c.builtin}, &e)
+			p := startPlay(t, s, map[string]any{"engine": e.ID, "color": "black", "move_time_ms": 300})
+			if p.Color != "black" {
+				t.Fatalf("color %q, want black", p.Color)
+			}
+			id := p.GameID
+			v := waitTurn(t, s, id, p.SeatToken)
+			if len(v.Legal) == 0 {
+				t.Fatalf("black's first turn shows no legal move: %+v", v)
+			}
+			// A wrong or missing seat token.
+			var ae apiErr
+			if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", id), "", map[string]any{"text": v.Legal[0].Text}, &ae); code != 401 {
+				t.Errorf("move without a token: %d %+v, want 401", code, ae)
+			}
+			if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", id), "tks_wrong", map[string]any{"text": v.Legal[0].Text}, &ae); code != 403 {
+				t.Errorf("move with a wrong token: %d %+v, want 403", code, ae)
+			}
+			// An illegal move: 422 naming why, and the game goes on.
+			illegal := map[string]any{"othello": map[string]any{"x": 0, "y": 0}, "gomoku": map[string]any{"x": -1, "y": 3},
+				"checkers": map[string]any{"text": "1-5"}}[c.game]
+			why := map[string]string{"othello": "no_flip", "gomoku": "off_board", "checkers": "illegal_move"}[c.game]
+			ae = apiErr{}
+			if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", id), p.SeatToken, illegal, &ae); code != 422 || ae.Error.MessageKey != why {
+				t.Errorf("illegal move %v: %d %+v, want 422 %s", illegal, code, ae, why)
+			}
+			if c.occupied != "" {
+				ae = apiErr{}
+				if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", id), p.SeatToken, map[string]any{"text": c.occupied}, &ae); code != 422 || ae.Error.MessageKey != "occupied" {
+					t.Errorf("occupied %s: %d %+v, want 422 occupied", c.occupied, code, ae)
+				}
+			}
+			ae = apiErr{}
+			if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", id), p.SeatToken, map[string]any{"text": "not a move"}, &ae); code != 400 || ae.Error.Field != "text" {
+				t.Errorf("unreadable text: %d %+v, want 400 naming text", code, ae)
+			}
+			moves, last := playOut(t, s, id, p.SeatToken, c.game, rng)
+			if !last.Over || last.Reason == "" || last.Result == "" {
+				t.Fatalf("game %d after %d moves of the person: %+v, want it over with a result", id, moves, last)
+			}
+			t.Logf("%s: the person made %d moves; result %s (%s)", c.game, moves, last.Result, last.Reason)
+			if last.Reason != "normal" {
+				t.Errorf("game %d ended by %s, want normal (the person made only legal moves)", id, last.Reason)
+			}
+			var g struct {
+				Status string `json:"status"`
+				Black  struct {
+					Name  string
+					Human bool
+				} `json:"black"`
+				White struct {
+					Name  string
+					Human bool
+				} `json:"white"`
+				Violations map[string]map[string]int `json:"violations"`
+			}
+			waitAPI(t, "the game stored", 30*time.Second, func() bool {
+				s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", id), nil, &g)
+				return g.Status != "running"
+			})
+			if g.Status != "finished" || !g.Black.Human || g.Black.Name != "admin" || g.White.Human || g.White.Name != c.builtin {
+				t.Errorf("stored game: %+v, want finished, black the person admin (human), white %s", g, c.builtin)
+			}
+			if g.Violations["black"][why] != 1 {
+				t.Errorf("black's violations %v: want the refused %s counted once", g.Violations["black"], why)
+			}
+			// After the end, a move is a conflict.
+			if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", id), p.SeatToken, map[string]any{"pass": true}, &ae); code != 409 {
+				t.Errorf("move after the end: %d, want 409", code)
+			}
+			// Exported like any game.
+			gm, _ := games.Lookup(c.game)
+			ext := gm.Records[0].Ext
+			req, _ := http.NewRequest("GET", fmt.Sprintf("%s/api/games/%d.%s", s.URL, id, ext), nil)
+			if code := s.do(t, req, nil); code != 200 {
+				t.Errorf("GET game %d.%s: %d", id, ext, code)
+			}
+			// Out of the engine's tournaments and the tournament list.
+			var rec struct {
+				Tournaments []struct{ ID int64 } `json:"tournaments"`
+			}
+			s.mustCall(t, "GET", fmt.Sprintf("/api/engines/%d/record", e.ID), nil, &rec)
+			if len(rec.Tournaments) != 0 {
+				t.Errorf("engine %d's record lists tournaments %+v: a game with a person is none", e.ID, rec.Tournaments)
+			}
+			var list struct{ Tournaments []struct{ ID int64 } }
+			s.mustCall(t, "GET", "/api/tournaments", nil, &list)
+			for _, tt := range list.Tournaments {
+				if tt.ID == p.TournamentID {
+					t.Errorf("the game's tournament %d is in the tournament list", tt.ID)
+				}
+			}
+		})
+	}
+}
+
+// TestPlayTwoPeople: two people play each other through the two seat links;
+// out of turn is a 409 and counts against nobody.
+func TestPlayTwoPeople(t *testing.T) {
+	s := startSite(t)
+	p := startPlay(t, s, map[string]any{"engine": nil, "game": "othello", "color": "white"})
+	if p.Color != "white" || p.Second == nil || p.Second.Color != "black" || p.Second.SeatToken == p.SeatToken {
+		t.Fatalf("two people: %+v, want the caller white and a second seat black", p)
+	}
+	white, black := p.SeatToken, p.Second.SeatToken
+	var ae apiErr
+	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), white, map[string]any{"text": "f5"}, &ae); code != 409 {
+		t.Fatalf("white before black's first move: %d %+v, want 409", code, ae)
+	}
+	rng := rand.New(rand.NewPCG(39, 2))
+	gm, _ := games.Lookup("othello")
+	for n := 0; ; n++ {
+		r := mirror(t, s, p.GameID, "othello", "")
+		if r.Turn() == games.None || r.Finished() {
+			break
+		}
+		token := map[games.Color]string{games.Black: black, games.White: white}[r.Turn()]
+		other := map[games.Color]string{games.Black: white, games.White: black}[r.Turn()]
+		m := r.Random(rng)
+		if n == 5 {
+			if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), other, map[string]any{"text": gm.Notation(m)}, &ae); code != 409 {
+				t.Fatalf("move out of turn: %d, want 409", code)
+			}
+		}
+		if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), token, map[string]any{"text": gm.Notation(m)}, nil); code != 200 {
+			t.Fatalf("ply %d %s: %d", n+1, gm.Notation(m), code)
+		}
+	}
+	v := waitTurn(t, s, p.GameID, black)
+	if !v.Over || v.Reason != "normal" {
+		t.Fatalf("two people's game: %+v, want over, normal", v)
+	}
+	var g struct {
+		Status       string
+		Black, White struct{ Human bool }
+		Violations   map[string]map[string]int `json:"violations"`
+	}
+	waitAPI(t, "the game stored", 30*time.Second, func() bool {
+		s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", p.GameID), nil, &g)
+		return g.Status != "running"
+	})
+	if !g.Black.Human || !g.White.Human {
+		t.Errorf("stored: %+v, want both sides human", g)
+	}
+	if len(g.Violations["black"])+len(g.Violations["white"]) != 0 {
+		t.Errorf("violations %v: a move out of turn is refused before the referee, counted against nobody", g.Violations)
+	}
+}
+
+// TestPlayResignAndIdle: a resignation ends the game for the engine; a seat
+// with no move for --play-idle resigns.
+func TestPlayResignAndIdle(t *testing.T) {
+	s := startSite(t, func(srv *web.Server) { srv.Play.Idle = 2 * time.Second })
+	var e struct{ ID int64 }
+	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "rnd", "game": "othello", "builtin": "othello-random"}, &e)
+
+	p := startPlay(t, s, map[string]any{"engine": e.ID, "color": "white"})
+	v := waitTurn(t, s, p.GameID, p.SeatToken)
+	if v.Over {
+		t.Fatalf("over before white's first move: %+v", v)
+	}
+	var after seatView
+	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/resign", p.GameID), p.SeatToken, nil, &after); code != 200 {
+		t.Fatalf("resign: %d", code)
+	}
+	v = waitTurn(t, s, p.GameID, p.SeatToken)
+	if !v.Over || v.Result != "black" || v.Reason != "resign" || v.Cause != "" {
+		t.Errorf("after resigning: %+v, want black (the engine) to win by resign", v)
+	}
+
+	p = startPlay(t, s, map[string]any{"engine": e.ID, "color": "black"})
+	v = waitTurn(t, s, p.GameID, p.SeatToken) // black's turn at once
+	if v.Over {
+		var g map[string]any
+		s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", p.GameID), nil, &g)
+		t.Fatalf("over before black's first move: %+v\n%v", v, g)
+	}
+	start := time.Now()
+	v = waitTurn(t, s, p.GameID, p.SeatToken)
+	for !v.Over && time.Since(start) < 60*time.Second {
+		// The seat answers at once while it is black's turn: wait for the end.
+		var st seatView
+		seatCall(t, s, "GET", fmt.Sprintf("/api/games/%d/seat?after=%d", p.GameID, v.Plies), p.SeatToken, nil, &st)
+		v = st
+	}
+	if !v.Over || v.Result != "white" || v.Reason != "resign" || v.Cause != "idle" {
+		t.Errorf("an idle seat: %+v, want white to win by resign, cause idle", v)
+	}
+	if took := time.Since(start); took < time.Second {
+		t.Errorf("the idle seat resigned after %v, before its 2 s", took)
+	}
+}
