@@ -908,7 +908,10 @@ func (s *stack) checkCredentials() {
 	var names struct {
 		Names []string `json:"names"`
 	}
-	s.getJSON("/api/workers/credentials", &names)
+	code, body := s.do("GET", "/api/workers/credentials", s.token, "")
+	if err := json.Unmarshal(body, &names); code != http.StatusOK || err != nil {
+		t.Fatalf("GET /api/workers/credentials: %d %v %s", code, err, body)
+	}
 	var workers []string
 	for _, w := range s.workers().Workers {
 		if !w.Silent {

@@ -88,6 +88,20 @@ func TestWorkerEnrollAPI(t *testing.T) {
 		t.Errorf("names %v, want [w1]", list.Names)
 	}
 
+	// Wrong join tokens are failed sign-ins of their address: 429 soon.
+	limited := 0
+	for i := 0; i < 20 && limited == 0; i++ {
+		req, _ := http.NewRequest("POST", s.URL+"/api/workers/enroll", strings.NewReader(`{"name":"w9"}`))
+		req.Header.Set("Authorization", "Bearer guess")
+		if code := s.do(t, req, nil); code == http.StatusTooManyRequests {
+			limited = i + 1
+		}
+	}
+	if limited == 0 {
+		t.Error("20 wrong join tokens from one address: never 429")
+	}
+	t.Logf("wrong join tokens: 429 at the %dth", limited)
+
 	// A server without a join token.
 	t.Setenv(cluster.JoinTokenEnv, "")
 	_, off := credentialsSite(t)

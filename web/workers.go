@@ -146,8 +146,14 @@ func (s *Server) issueWorkerCredentials(w http.ResponseWriter, r *http.Request) 
 // enrollWorker is a worker asking for credentials of its own (POST
 // /api/workers/enroll {"name"} with Authorization: Bearer <join token>,
 // taikai worker --enroll): answered as the admin's POST
-// /api/workers/credentials, but only for a name without credentials.
+// /api/workers/credentials, but only for a name without credentials. Wrong
+// join tokens count as failed sign-ins of the address.
 func (s *Server) enrollWorker(w http.ResponseWriter, r *http.Request) {
+	addr, now := clientAddr(r), time.Now()
+	if wait, blocked := s.signIns.blocked(addr, now); blocked {
+		s.writeAuthError(w, r, tooMany("too many failed sign-ins from this address: try again in %s s", wait))
+		return
+	}
 	join, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="taikai"`)
@@ -161,6 +167,7 @@ func (s *Server) enrollWorker(w http.ResponseWriter, r *http.Request) {
 	secret, err := s.WorkerCredentials.Enroll(join, name)
 	switch {
 	case errors.Is(err, cluster.ErrJoinToken):
+		s.signIns.failed(addr, now)
 		s.writeError(w, r, &games.Error{Code: games.EUnauthorized, Message: err.Error(), Field: "Authorization"})
 	case errors.Is(err, cluster.ErrEnrollOff):
 		s.writeError(w, r, &games.Error{Code: games.EForbidden, Message: err.Error()})

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -514,5 +517,196 @@ func TestJoinTokenCredentialsOnly(t *testing.T) {
 	}
 	if _, err := creds.Enroll("wrong", "w2"); !errors.Is(err, ErrJoinToken) {
 		t.Errorf("enroll with a wrong join token: %v, want %v", err, ErrJoinToken)
+	}
+}
+
+// cutter forwards TCP connections to a NATS server and can cut them all.
+type cutter struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func newCutter(t *testing.T, target string) *cutter {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &cutter{ln: ln}
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		ln.Close()
+		c.cut()
+		wg.Wait()
+	})
+	wg.Go(func() {
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.DialTimeout("tcp", target, 10*time.Second)
+			if err != nil {
+				in.Close()
+				continue
+			}
+			c.mu.Lock()
+			c.conns = append(c.conns, in, out)
+			c.mu.Unlock()
+			wg.Go(func() { io.Copy(out, in); out.Close() })
+			wg.Go(func() { io.Copy(in, out); in.Close() })
+		}
+	})
+	return c
+}
+
+func (c *cutter) url() string { return "nats://" + c.ln.Addr().String() }
+
+// cut closes every connection forwarded so far.
+func (c *cutter) cut() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, conn := range c.conns {
+		conn.Close()
+	}
+	c.conns = nil
+}
+
+// A worker's acknowledgements are a permission of its connection: after a
+// reconnect it cannot tell the queue it still plays the game it took, and the
+// queue hands that game out again after the ack wait. The server answers the
+// new claim busy while the worker's heartbeats list the game, so the game is
+// not played again: alice's result is stored at her first attempt, and the
+// message, handed out once more, is answered gone and ended.
+func TestReconnectedWorkerKeepsItsGame(t *testing.T) {
+	t.Setenv(TokenEnv, "")
+	e, _, srv, creds := credentialed(t) // ack wait 5 s
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	aliceSecret, err := creds.Issue("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bobSecret, err := creds.Issue("bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newCutter(t, strings.TrimPrefix(e.URL(), "nats://"))
+	aliceErrs, reconnected := make(chan error, 100), make(chan struct{}, 1)
+	alice, err := nats.Connect(proxy.url(), append(WorkerAuth("alice", aliceSecret), nats.Timeout(10*time.Second),
+		nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond),
+		nats.ReconnectHandler(func(*nats.Conn) { reconnected <- struct{}{} }),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			select {
+			case aliceErrs <- err:
+			default:
+			}
+		}))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alice.Close()
+	bob, _ := dialWorker(t, e, "bob", bobSecret)
+
+	spec := tournament.GameSpec{ID: 7, Settings: tournament.Settings{Game: "othello", Size: 8}}
+	got := make(chan *tournament.Played, 1)
+	go func() {
+		p, stored := srv.Play(ctx, spec)
+		stored(true)
+		got <- p
+	}()
+	take := func(c *nats.Conn, who string) (jetstream.Msg, uint64) {
+		t.Helper()
+		js, err := jetstream.New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cons, err := js.Consumer(ctx, Stream, Consumer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch, err := cons.Fetch(1, jetstream.FetchMaxWait(30*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for m := range batch.Messages() {
+			meta, err := m.Metadata()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m, meta.NumDelivered
+		}
+		t.Fatalf("%s took no message within 30 s: %v", who, batch.Error())
+		return nil, 0
+	}
+	claim := func(c *nats.Conn, who string, attempt uint64) string {
+		t.Helper()
+		data, _ := json.Marshal(claimMsg{Attempt: int(attempt), Worker: who})
+		m, err := c.Request(gameSubject(7, "claim", who), data, 10*time.Second)
+		if err != nil {
+			t.Fatalf("%s's claim: %v", who, err)
+		}
+		return string(m.Data)
+	}
+	m, n := take(alice, "alice")
+	if a := claim(alice, "alice", n); n != 1 || a != answerGo {
+		t.Fatalf("alice's claim of delivery %d: %s", n, a)
+	}
+	// Alice's heartbeats say she plays game 7.
+	beats, stopBeats := context.WithCancel(ctx)
+	defer stopBeats()
+	go func() {
+		hb, _ := json.Marshal(Heartbeat{Name: "alice", Concurrency: 1, Running: 1, Games: []int64{7}})
+		for {
+			alice.Publish(workerPrefix+"alice", hb)
+			select {
+			case <-beats.Done():
+				return
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+	}()
+
+	proxy.cut()
+	select {
+	case <-reconnected:
+	case <-time.After(30 * time.Second):
+		t.Fatal("alice did not reconnect")
+	}
+	m.InProgress()
+	violation(t, aliceErrs, "alice's progress on a message taken before her reconnect")
+
+	// The queue hands it out again (after the ack wait): bob's claim is busy.
+	m2, n2 := take(bob, "bob")
+	if a := claim(bob, "bob", n2); n2 != 2 || a != answerBusy {
+		t.Errorf("bob's claim of delivery %d while alice plays the game: %s, want delivery 2 and busy", n2, a)
+	}
+	m2.NakWithDelay(time.Second)
+
+	// Alice's result is stored, at her first attempt; nothing was played again.
+	data, _ := json.Marshal(resultMsg{Attempt: 1, Worker: "alice", Played: &tournament.Played{Record: legalGame(t, 5)}})
+	r, err := alice.Request(gameSubject(7, "result", "alice"), data, 30*time.Second)
+	if err != nil {
+		t.Fatalf("alice's result: %v", err)
+	}
+	if string(r.Data) != answerStored {
+		t.Fatalf("alice's result: %s, want stored", r.Data)
+	}
+	p := <-got
+	if p.Worker != "alice" || p.Attempt != 1 || p.Outcome.Reason == games.ReasonAborted {
+		t.Errorf("stored %+v by %q at attempt %d, want alice's game at attempt 1", p.Outcome, p.Worker, p.Attempt)
+	}
+	if st := srv.Stats(); st.Redelivered != 0 {
+		t.Errorf("stats %+v: the game was played again", st)
+	}
+	stopBeats()
+	// Handed out once more: the server no longer waits for it; ended.
+	m3, n3 := take(bob, "bob")
+	if a := claim(bob, "bob", n3); a != answerGone {
+		t.Errorf("bob's claim of delivery %d after the result was stored: %s, want gone", n3, a)
+	}
+	if err := m3.DoubleAck(ctx); err != nil { // as the worker's Term, confirmed
+		t.Fatal(err)
 	}
 }
