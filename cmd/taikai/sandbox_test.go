@@ -407,8 +407,11 @@ func javaPlays(t *testing.T, s *serverProcess, opponent int64) {
 	}
 	var g gameDetail
 	s.call(t, "GET", fmt.Sprintf("/api/games/%d", *list[0].ID), nil, "", &g)
-	// The client plays its moves; it never answers when it must pass (it
-	// is the students' program as it is), which ends a game by timeout.
+	// The client plays its moves until its own bugs stop it (it is the
+	// students' program as it is): it never answers when it must pass, and
+	// it weighs only squares worth more than 155, answering PUT 0 0 again
+	// and again when no legal one is; either ends the game by timeout, at a
+	// move that depends on the random opponent (after 9 and 11 moves seen).
 	javaMoves := 0
 	for _, m := range g.Moves {
 		if (m.Color == "black") == (g.Black.EngineID == id) {
@@ -416,7 +419,7 @@ func javaPlays(t *testing.T, s *serverProcess, opponent int64) {
 		}
 	}
 	t.Logf("the Java client made %d moves; the game ended by %s", javaMoves, *g.Reason)
-	if javaMoves < 10 || (*g.Reason != "normal" && *g.Reason != "timeout") {
+	if javaMoves < 5 || (*g.Reason != "normal" && *g.Reason != "timeout") {
 		t.Errorf("the Java client made %d moves, the game ended by %s; want it played", javaMoves, *g.Reason)
 	}
 	checkOthelloGame(t, g.apiGame)
