@@ -409,8 +409,8 @@ func javaPlays(t *testing.T, s *serverProcess, opponent int64) {
 	s.call(t, "GET", fmt.Sprintf("/api/games/%d", *list[0].ID), nil, "", &g)
 	// The client plays its moves until its own bugs stop it (it is the
 	// students' program as it is): it never answers when it must pass, and
-	// it weighs only squares worth more than 155, answering PUT 0 0 again
-	// and again when no legal one is; either ends the game by timeout, at a
+	// it weighs only squares worth more than 155, answering an illegal PUT
+	// 0 0 when no legal one is, then waiting; either ends the game by timeout, at a
 	// move that depends on the random opponent (after 9 and 11 moves seen).
 	javaMoves := 0
 	for _, m := range g.Moves {
