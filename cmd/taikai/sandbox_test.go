@@ -626,7 +626,11 @@ func TestBenchSandboxFigures(t *testing.T) {
 	bin := taikaiBinary(t)
 	out, err := exec.Command(bin, "bench", "--only", "throughput", "--scale", "0.05", "--json", "--dir", t.TempDir()).Output()
 	if err != nil {
-		t.Fatalf("bench: %v\n%s", err, out)
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("bench: %v\n%s\n%s", err, out, stderr)
 	}
 	var r struct {
 		Sandbox              string
