@@ -1157,3 +1157,30 @@ func TestSandboxServersSideBySide(t *testing.T) {
 		}
 	}
 }
+
+// serve --engine-cpus (TAIKAI_ENGINE_CPUS): the CPU quota of every
+// sandboxed engine, one CPU by default, 0 for none; a bad value is an error
+// naming the flag or the variable.
+func TestServeEngineCPUs(t *testing.T) {
+	var stderr bytes.Buffer
+	if c, err := parseServe(nil, &stderr); err != nil || c.engineCPUs != 1 {
+		t.Errorf("default: %+v %v", c, err)
+	}
+	if c, err := parseServe([]string{"--engine-cpus", "1.5"}, &stderr); err != nil || c.engineCPUs != 1.5 {
+		t.Errorf("--engine-cpus 1.5: %+v %v", c, err)
+	}
+	if c, err := parseServe([]string{"--engine-cpus", "0"}, &stderr); err != nil || c.engineCPUs != 0 {
+		t.Errorf("--engine-cpus 0: %+v %v", c, err)
+	}
+	if _, err := parseServe([]string{"--engine-cpus", "-1"}, &stderr); err == nil || !strings.Contains(err.Error(), "--engine-cpus") {
+		t.Errorf("--engine-cpus -1: %v", err)
+	}
+	t.Setenv("TAIKAI_ENGINE_CPUS", "0.5")
+	if c, err := parseServe(nil, &stderr); err != nil || c.engineCPUs != 0.5 {
+		t.Errorf("TAIKAI_ENGINE_CPUS=0.5: %+v %v", c, err)
+	}
+	t.Setenv("TAIKAI_ENGINE_CPUS", "one")
+	if _, err := parseServe(nil, &stderr); err == nil || !strings.Contains(err.Error(), "TAIKAI_ENGINE_CPUS") {
+		t.Errorf("TAIKAI_ENGINE_CPUS=one: %v", err)
+	}
+}
