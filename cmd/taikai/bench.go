@@ -24,6 +24,7 @@ import (
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/protocol/othelloboard"
+	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
 	"github.com/taikai-dev/taikai/storage"
@@ -324,9 +325,12 @@ func instant(extra ...string) engines.Engine {
 }
 
 // withSelf fills in the binary of a command built by instant.
-func (b *bench) withSelf(e engines.Engine) engines.Engine {
+func (b *bench) withSelf(e engines.Engine) engines.Engine { return withBinary(e, b.self) }
+
+// withBinary fills in bin as the binary of a command built by instant.
+func withBinary(e engines.Engine, bin string) engines.Engine {
 	if len(e.Command) > 0 && e.Command[0] == "{self}" {
-		e.Command = append([]string{b.self}, e.Command[1:]...)
+		e.Command = append([]string{bin}, e.Command[1:]...)
 	}
 	return e
 }
@@ -334,7 +338,13 @@ func (b *bench) withSelf(e engines.Engine) engines.Engine {
 // games plays n games between two engines, concurrency at a time, and returns
 // the records and the wall time.
 func (b *bench) games(ctx context.Context, rn *tournament.Runner, n, concurrency int, black, white engines.Engine, set tournament.Settings, onMove func(tournament.Tick)) ([]*tournament.Played, time.Duration, error) {
-	black, white = b.withSelf(black), b.withSelf(white)
+	self := b.self
+	if rn.Launcher.Sandbox {
+		// Inside, the binary is at sandbox.HelperPath; its own path may
+		// be in a directory the sandbox does not show (a 0700 home).
+		self = sandbox.HelperPath
+	}
+	black, white = withBinary(black, self), withBinary(white, self)
 	out := make([]*tournament.Played, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
