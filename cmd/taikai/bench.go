@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
 	"github.com/taikai-dev/taikai/storage"
@@ -296,6 +297,15 @@ func instant() engines.Engine {
 	return engines.Engine{Name: "othello-random", Game: "othello", Protocol: "othello-board", Builtin: "othello-random"}
 }
 
+// inSandbox names the binary of a command that runs self by the path the
+// sandbox shows it at.
+func inSandbox(e engines.Engine, self string) engines.Engine {
+	if len(e.Command) > 0 && e.Command[0] == self {
+		e.Command = append([]string{sandbox.HelperPath}, e.Command[1:]...)
+	}
+	return e
+}
+
 // timed is the bench's own engine (taikai bench engine) with args.
 func (b *bench) timed(args ...string) engines.Engine {
 	return engines.Engine{Name: "bench", Game: "othello", Protocol: "othello-board", Command: benchEngineCommand(b.self, args...)}
@@ -304,6 +314,11 @@ func (b *bench) timed(args ...string) engines.Engine {
 // games plays n games between two engines, concurrency at a time, and returns
 // the records and the wall time.
 func (b *bench) games(ctx context.Context, rn *tournament.Runner, n, concurrency int, black, white engines.Engine, set tournament.Settings) ([]*tournament.Played, time.Duration, error) {
+	if rn.Launcher.Sandbox {
+		// Inside, the binary is at sandbox.HelperPath; its own path may be in
+		// a directory the sandbox does not show (a 0700 home).
+		black, white = inSandbox(black, b.self), inSandbox(white, b.self)
+	}
 	out := make([]*tournament.Played, n)
 	next := make(chan int)
 	var wg sync.WaitGroup

@@ -1,3 +1,20 @@
+/*
+ * deploy/uml/xstate.c: preloaded into linux.uml by deploy/uml/run.sh.
+ *
+ * Debian's user-mode Linux 6.1 saves and restores each of its processes'
+ * FPU state with PTRACE_GETREGSET/PTRACE_SETREGSET (NT_X86_XSTATE) and an
+ * XSAVE area of its own size (832 bytes). A host kernel accepts a
+ * SETREGSET only with its whole XSAVE area, which is larger on a CPU with
+ * AVX-512 or AMX: there every write fails with EFAULT ("ptrace set fp regs
+ * failed, errno = 14") and UML's init dies at once.
+ *
+ * This wrapper of ptrace(2) reads the whole area on every such call: on a
+ * read it gives the caller its part and keeps the rest, by the caller's
+ * buffer (UML keeps one per thread); on a write it sends the caller's part
+ * followed by the rest kept for that buffer (or, for a buffer never read,
+ * the traced thread's current state). Every other request, and every
+ * request on a host whose area is no larger, goes to ptrace unchanged.
+ */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <elf.h>

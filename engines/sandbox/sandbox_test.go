@@ -632,6 +632,12 @@ int main(void) {
 }
 `
 
+// scaled is d times TAIKAI_TEST_TIME_SCALE (as setupTimeout is 10 s times
+// it): 1 but where a harness on a slow kernel sets it (deploy/uml).
+func scaled(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * float64(setupTimeout) / float64(10*time.Second))
+}
+
 func TestMemory(t *testing.T) {
 	requireSandbox(t)
 	eng := publicDir(t)
@@ -654,8 +660,10 @@ func TestMemory(t *testing.T) {
 		t.Errorf("not OOM killed: %+v\n%s", u, out)
 	}
 	// Within 2 s of crossing the limit, as issue 15 asks: on a busy machine
-	// (the whole suite beside it) 0.5 s was exceeded once.
-	if mib < 900 || afterLimit > 2*time.Second {
+	// (the whole suite beside it) 0.5 s was exceeded once. Times
+	// TAIKAI_TEST_TIME_SCALE in user-mode Linux, where touching the last
+	// 64 MiB alone took over a second (3.1 s seen in all).
+	if mib < 900 || afterLimit > scaled(2*time.Second) {
 		t.Errorf("took %v, %v after passing %d MiB", took, afterLimit, mib)
 	}
 	if u.PeakMemory < 900<<20 || u.PeakMemory > DefaultMemory+(64<<20) {
