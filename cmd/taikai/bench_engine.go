@@ -26,6 +26,7 @@ type benchEngine struct {
 	delay time.Duration // answer this long after reading TURN
 	clock time.Duration // silent: the clock the server runs on it
 	flags string        // silent: file the flag's lateness goes to, one line each
+	times string        // file each answer's own time goes to: from reading TURN to writing PUT
 }
 
 // benchEngineCommand is how the bench starts it.
@@ -47,6 +48,7 @@ func runBenchEngine(args []string, stderr io.Writer) int {
 	fs.DurationVar(&e.delay, "delay", 0, "answer this `long` after reading the move")
 	fs.StringVar(&e.flags, "flags", "", "never answer; append how late each flag falls to `file`")
 	fs.DurationVar(&e.clock, "clock", 0, "with --flags: the `time` per move the server gives")
+	fs.StringVar(&e.times, "times", "", "append each answer's time, from reading the move to writing it, to `file`")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -65,14 +67,20 @@ func runBenchEngine(args []string, stderr io.Writer) int {
 
 // play speaks othello-board until the server closes.
 func (e *benchEngine) play(c net.Conn) error {
-	var flags *os.File
-	if e.flags != "" {
-		f, err := os.OpenFile(e.flags, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	var flags, times *os.File
+	for _, out := range []struct {
+		path string
+		f    **os.File
+	}{{e.flags, &flags}, {e.times, &times}} {
+		if out.path == "" {
+			continue
+		}
+		f, err := os.OpenFile(out.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		flags = f
+		*out.f = f
 	}
 	if _, err := io.WriteString(c, "NICK bench\n"); err != nil {
 		return err
@@ -124,8 +132,12 @@ func (e *benchEngine) play(c net.Conn) error {
 				continue // the server passes for us
 			}
 			time.Sleep(time.Until(now.Add(e.delay)))
+			sent := time.Now()
 			if _, err := fmt.Fprintf(c, "PUT %d %d\n", s.X(), s.Y()); err != nil {
 				return err
+			}
+			if times != nil {
+				fmt.Fprintf(times, "%d\n", sent.Sub(now))
 			}
 		case "END":
 			return nil
