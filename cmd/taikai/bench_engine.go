@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"io"
@@ -13,20 +12,23 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/engines/builtin/othelloai"
+	"github.com/taikai-dev/taikai/engines/protocol"
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
 )
 
 // benchEngine is the engine `taikai bench` plays with when time matters: an
-// othello-board client that answers a random legal move a set time after it
-// read the board, or never answers and writes down how late the server's
-// flag falls as it sees it. It is the bench's own, so that no engine of
+// othello-board client that answers a random legal move a set time after its
+// turn reached it, or never answers and writes down how late the server's
+// flag falls as it sees it. Times are the kernel's receive times where it
+// gives them (TCP on Linux), so that they leave out this process's own
+// scheduling. It is the bench's own, so that no engine of
 // taikai's keeps a switch only the bench uses.
 type benchEngine struct {
 	delay time.Duration // answer this long after reading TURN
 	clock time.Duration // silent: the clock the server runs on it
 	flags string        // silent: file the flag's lateness goes to, one line each
-	times string        // file each answer's own time goes to: from reading TURN to writing PUT
+	times string        // file each answer's own time goes to: from TURN's arrival to writing PUT
 }
 
 // benchEngineCommand is how the bench starts it.
@@ -48,7 +50,7 @@ func runBenchEngine(args []string, stderr io.Writer) int {
 	fs.DurationVar(&e.delay, "delay", 0, "answer this `long` after reading the move")
 	fs.StringVar(&e.flags, "flags", "", "never answer; append how late each flag falls to `file`")
 	fs.DurationVar(&e.clock, "clock", 0, "with --flags: the `time` per move the server gives")
-	fs.StringVar(&e.times, "times", "", "append each answer's time, from reading the move to writing it, to `file`")
+	fs.StringVar(&e.times, "times", "", "append each answer's time, from its turn's arrival to writing it, to `file`")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -86,18 +88,25 @@ func (e *benchEngine) play(c net.Conn) error {
 		return err
 	}
 	var (
-		rd    = bufio.NewReader(c)
+		// The server's own reader: on Linux it gives the kernel's receive
+		// time of each line, so that the engine's times leave out its own
+		// late wake-ups.
+		rd    = protocol.NewConn(c)
 		rng   = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 		me    games.Color
 		board string
 		given time.Time // silent: when the move was ours; zero if it is not
 	)
 	for {
-		line, err := rd.ReadString('\n')
-		now := time.Now()
+		b, now, err := rd.ReadLine()
+		if err == protocol.ErrLineTooLong {
+			continue
+		}
 		if err != nil {
 			return nil // the server closed: the game is over
 		}
+		rd.Invited() // the server's lines are no flood
+		line := string(b)
 		if !given.IsZero() {
 			// The first line after a move we let pass is the server's
 			// word that it flagged us and moved.
