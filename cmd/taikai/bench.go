@@ -728,7 +728,6 @@ func quantile(d []time.Duration, q float64) time.Duration {
 	return s[min(max(i, 0), len(s)-1)]
 }
 
-func us(d time.Duration) float64 { return round(float64(d.Nanoseconds())/1000, 1) }
 
 func round(x float64, digits int) float64 {
 	p := math.Pow(10, float64(digits))
