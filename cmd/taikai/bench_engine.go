@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -45,13 +46,20 @@ func runBenchEngine(args []string, stderr io.Writer) int {
 	)
 	fs := flag.NewFlagSet("bench engine", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: taikai bench engine --host H --port P [flags]\n\nThe othello-board client taikai bench plays its timed games with.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
 	fs.StringVar(&host, "host", "127.0.0.1", "server `address`")
 	fs.IntVar(&port, "port", 0, "server `port`")
-	fs.DurationVar(&e.delay, "delay", 0, "answer this `long` after reading the move")
+	fs.DurationVar(&e.delay, "delay", 0, "answer this `long` after the move arrived")
 	fs.StringVar(&e.flags, "flags", "", "never answer; append how late each flag falls to `file`")
 	fs.DurationVar(&e.clock, "clock", 0, "with --flags: the `time` per move the server gives")
 	fs.StringVar(&e.times, "times", "", "append each answer's time, from its turn's arrival to writing it, to `file`")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return 2
 	}
 	c, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(port)), 10*time.Second)
