@@ -68,6 +68,16 @@ func scriptedGame(rng *rand.Rand) (script [2][][]byte, plies int) {
 // playScripted referees one game between two scripted clients and returns the
 // moves it recorded.
 func playScripted(tb testing.TB, script [2][][]byte) int {
+	ref, out := refereeScripted(tb, script, Settings{Game: "othello", MoveTimeMS: 10000}, nil)
+	if out.Reason != games.ReasonNormal {
+		tb.Fatalf("scripted game ended by %s", out.Reason)
+	}
+	return len(ref.Moves())
+}
+
+// refereeScripted referees one game under set between two scripted clients
+// over loopback TCP, their seats first passed to wrap if it is not nil.
+func refereeScripted(tb testing.TB, script [2][][]byte, set Settings, wrap func(*[2]engines.Seat)) (*Referee, games.Outcome) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
@@ -89,26 +99,25 @@ func playScripted(tb testing.TB, script [2][][]byte) int {
 		turn := fmt.Appendf(nil, "TURN %d", games.ColorAt(i))
 		go func() { errs <- answer(cc, turn, script[i]) }()
 	}
-	set := Settings{Game: "othello", MoveTimeMS: 10000}
+	if wrap != nil {
+		wrap(&seats)
+	}
 	if err := set.Validate(); err != nil {
 		tb.Fatal(err)
 	}
 	ref := &Referee{Settings: set, Seats: seats, Clocks: [2]clockSpec{set.clockFor("othello-board"), set.clockFor("othello-board")}}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	out := ref.Run(ctx)
 	for _, s := range seats {
 		s.Close()
 	}
 	for range 2 {
-		if err := <-errs; err != nil {
+		if err := <-errs; err != nil && out.Reason == games.ReasonNormal {
 			tb.Fatal(err)
 		}
 	}
-	if out.Reason != games.ReasonNormal {
-		tb.Fatalf("scripted game ended by %s", out.Reason)
-	}
-	return len(ref.Moves())
+	return ref, out
 }
 
 // answer plays one side: every TURN of its colour gets the next scripted move.

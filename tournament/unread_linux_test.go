@@ -1,15 +1,11 @@
 package tournament
 
 import (
-	"context"
-	"fmt"
 	"math/rand/v2"
-	"net"
 	"testing"
 	"time"
 
 	"github.com/taikai-dev/taikai/engines"
-	"github.com/taikai-dev/taikai/engines/protocol/othelloboard"
 	"github.com/taikai-dev/taikai/games"
 )
 
@@ -42,44 +38,11 @@ func (s *lateHandler) Unread() bool {
 // judged (engines.Unread), and charges the time the move arrived.
 func TestMoveArrivedInTimeIsNotFlagged(t *testing.T) {
 	script, _ := scriptedGame(rand.New(rand.NewPCG(5, 6)))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	var seats [2]engines.Seat
-	errs := make(chan error, 2)
-	for i := range 2 {
-		cc, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cc.Close()
-		sc, err := ln.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
-		seats[i] = othelloboard.New(sc, games.ColorAt(i), othelloboard.Options{})
-		turn := fmt.Appendf(nil, "TURN %d", games.ColorAt(i))
-		go func() { errs <- answer(cc, turn, script[i]) }()
-	}
 	// Black's first three moves are judged 120 ms after they arrived, on a
 	// 100 ms clock: 20 ms after the deadline, well within the wait.
-	seats[0] = &lateHandler{Seat: seats[0], late: 120 * time.Millisecond, moves: 3}
-	set := Settings{Game: "othello", MoveTimeMS: 100, MaxTimeouts: 1000}
-	if err := set.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	ref := &Referee{Settings: set, Seats: seats, Clocks: [2]clockSpec{set.clockFor("othello-board"), set.clockFor("othello-board")}}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	out := ref.Run(ctx)
-	for _, s := range seats {
-		s.Close()
-	}
-	for range 2 {
-		<-errs
-	}
+	ref, out := refereeScripted(t, script, Settings{Game: "othello", MoveTimeMS: 100, MaxTimeouts: 1000}, func(seats *[2]engines.Seat) {
+		seats[0] = &lateHandler{Seat: seats[0], late: 120 * time.Millisecond, moves: 3}
+	})
 	if out.Reason != games.ReasonNormal {
 		t.Fatalf("the game ended by %s (%s), want a normal end", out.Reason, out.Cause)
 	}

@@ -34,7 +34,7 @@ commands:
   match    play games between two engines without a server and print the result
   engine   run a built-in engine as a client of a server
   worker   play a server's games on this machine (taken from its NATS queue)
-  bench    measure the referee: per-move overhead, throughput, clock, storage
+  bench    measure games per second, the clock, storage and workers
 
 Run 'taikai <command> -h' for the flags of a command.
 `

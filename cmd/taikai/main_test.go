@@ -226,7 +226,7 @@ func TestServeBadDemoEnv(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"help"}, {"serve", "-h"}, {"match", "-h"}, {"engine", "-h"}, {"bench", "-h"}, {"worker", "-h"}} {
+	for _, args := range [][]string{{"help"}, {"serve", "-h"}, {"match", "-h"}, {"engine", "-h"}, {"bench", "-h"}, {"bench", "engine", "-h"}, {"worker", "-h"}} {
 		var stdout, stderr bytes.Buffer
 		if code := run(args, &stdout, &stderr); code != 0 || stdout.Len()+stderr.Len() == 0 {
 			t.Errorf("%q: exit %d, no help text", args, code)
