@@ -492,7 +492,7 @@ type seatStateJSON struct {
 	Result    string         `json:"result,omitempty"`
 	Reason    string         `json:"reason,omitempty"`
 	Cause     string         `json:"cause,omitempty"`
-	View      games.View     `json:"view"`
+	View      *boardView     `json:"view"`
 	Moves     []moveTextJSON `json:"moves"`
 	Black     string         `json:"black"` // the players' names
 	White     string         `json:"white"`
@@ -575,9 +575,7 @@ func (s *Server) getSeat(w http.ResponseWriter, r *http.Request) {
 func (s *Server) writeSeat(w http.ResponseWriter, r *http.Request, g *playGame, c games.Color) {
 	out := seatStateJSON{GameID: g.gameID, Game: g.game, Color: c.String(), Legal: []legalJSON{}, Forbidden: [][2]int{}, Moves: []moveTextJSON{},
 		Black: g.names[0], White: g.names[1], MoveTimeMS: g.moveMS}
-	if gm, ok := games.Lookup(g.game); ok && gm.View != nil {
-		out.View = gm.View(0)
-	}
+	out.View = boardViewOf(g.game, "", 0)
 	seat, ok := s.people().Seat(g.gameID, c)
 	var st engines.PersonState
 	if ok {
@@ -613,9 +611,7 @@ func (s *Server) writeSeat(w http.ResponseWriter, r *http.Request, g *playGame, 
 			}
 			out.Board = rp.rows()
 			out.Turn = games.None.String()
-			if gm, ok := games.Lookup(stored.Game); ok && gm.View != nil {
-				out.View = gm.View(stored.Size)
-			}
+			out.View = boardViewOf(stored.Game, stored.Rule, stored.Size)
 			writeJSON(w, http.StatusOK, out)
 			return
 		}
@@ -624,9 +620,7 @@ func (s *Server) writeSeat(w http.ResponseWriter, r *http.Request, g *playGame, 
 	for _, m := range st.Moves {
 		out.Moves = append(out.Moves, moveTextJSON{Color: m.Color.String(), Text: games.Text(g.game, m.Move), X: coord(m.Move, m.X), Y: coord(m.Move, m.Y)})
 	}
-	if gm, ok := games.Lookup(g.game); ok && gm.View != nil {
-		out.View = gm.View(len(st.Board))
-	}
+	out.View = boardViewOf(g.game, "", len(st.Board))
 	for _, row := range st.Board {
 		out.Board = append(out.Board, rowText(row))
 	}
