@@ -6,10 +6,15 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/web"
 )
@@ -395,4 +400,61 @@ func TestPlayResignAndIdle(t *testing.T) {
 	if took := time.Since(start); took < time.Second {
 		t.Errorf("the idle seat resigned after %v, before its 2 s", took)
 	}
+}
+
+// TestPlaySandboxedUpload: a person plays an uploaded engine, which plays
+// in the sandbox as in any game.
+func TestPlaySandboxedUpload(t *testing.T) {
+	dir := t.TempDir()
+	for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()+"/"); d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "taikai-helper")
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := sandbox.Check(sandbox.Config{Helper: bin, Port: engines.SandboxPort}); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the engine sandbox is required when CI=true: %v", err)
+		}
+		t.Skipf("engine sandbox unavailable: %v", err)
+	}
+	s := startSite(t, func(srv *web.Server) {
+		srv.Service.Runner.Launcher.Self = bin
+		srv.Service.Runner.Launcher.Sandbox = true
+	})
+	// The student's program: the built-in random player, run by a script
+	// from the engine's own directory inside the sandbox.
+	files := map[string]string{"run.sh": fmt.Sprintf("#!/bin/sh\nexec %s engine othello-random --protocol othello-move -H \"$1\" -p \"$2\"\n", sandbox.HelperPath)}
+	var e struct{ ID int64 }
+	if code := s.upload(t, map[string]any{"name": "student", "game": "othello", "protocol": "othello-move", "command": []string{"./run.sh", "{host}", "{port}"}}, files, &e); code != 201 {
+		t.Fatalf("upload: %d", code)
+	}
+	p := startPlay(t, s, map[string]any{"engine": e.ID, "color": "white", "move_time_ms": 2000})
+	moves, last := playOut(t, s, p.GameID, p.SeatToken, "othello", rand.New(rand.NewPCG(39, 3)))
+	if !last.Over || last.Reason != "normal" {
+		t.Fatalf("against the uploaded engine: %+v after %d moves, want a normal end", last, moves)
+	}
+	var g struct {
+		Status, Sandbox string
+		White           struct{ Human bool }
+	}
+	waitAPI(t, "the game stored", 30*time.Second, func() bool {
+		s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", p.GameID), nil, &g)
+		return g.Status != "running"
+	})
+	if g.Status != "finished" || g.Sandbox != "on" || !g.White.Human {
+		t.Errorf("game %d: %+v, want finished in the sandbox, white the person", p.GameID, g)
+	}
+	t.Logf("against the sandboxed upload: the person made %d moves, %s (%s)", moves, last.Result, last.Reason)
 }
