@@ -308,11 +308,26 @@ const maxPath = 32
 // maxMoveText bounds a move's text.
 const maxMoveText = 100
 
-// parseMove reads a person's move for a game: {"x", "y"} (Othello, Gomoku;
+// parseMove reads a person's move for a game (moveFromRequest), and refuses
+// a path for a game whose moves are points: a move must read back from
+// its own notation as itself.
+func parseMove(game string, body []byte) (games.Move, error) {
+	m, err := moveFromRequest(game, body)
+	if err != nil || len(m.Path) == 0 {
+		return m, err
+	}
+	g, _ := games.Lookup(game)
+	if back, err := g.ParseMove(games.Text(game, m)); err == nil && !back.Equal(m) {
+		return games.Move{}, errInvalid("path", fmt.Sprintf("a %s move is a point: give x and y, without a path", game))
+	}
+	return m, nil
+}
+
+// moveFromRequest reads a person's move for a game: {"x", "y"} (Othello, Gomoku;
 // with "path", the squares a checkers move lands on), {"path"} (a checkers
 // move from its first square), {"text"} in the game's notation, or
 // {"pass": true}. Exactly one form; the rules judge the move itself.
-func parseMove(game string, body []byte) (games.Move, error) {
+func moveFromRequest(game string, body []byte) (games.Move, error) {
 	var req moveRequest
 	if err := decodeJSON(strings.NewReader(string(body)), &req); err != nil {
 		return games.Move{}, err
