@@ -458,3 +458,42 @@ func TestPlaySandboxedUpload(t *testing.T) {
 	}
 	t.Logf("against the sandboxed upload: the person made %d moves, %s (%s)", moves, last.Result, last.Reason)
 }
+
+// TestPlayRenjuForbidden: under Renju the seat lists black's forbidden
+// points, and playing one is a 422 naming it; the game goes on.
+func TestPlayRenjuForbidden(t *testing.T) {
+	s := startSite(t)
+	p := startPlay(t, s, map[string]any{"engine": nil, "game": "gomoku", "rule": "renju", "color": "black"})
+	black, white := p.SeatToken, p.Second.SeatToken
+	// Black's 8,7 9,7 and 7,8 7,9: 7,7 would make two open threes.
+	for i, m := range [][2]int{{8, 7}, {0, 0}, {9, 7}, {0, 2}, {7, 8}, {0, 4}, {7, 9}, {0, 6}} {
+		token := black
+		if i%2 == 1 {
+			token = white
+		}
+		if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), token, map[string]any{"x": m[0], "y": m[1]}, nil); code != 200 {
+			t.Fatalf("move %d %v: %d", i+1, m, code)
+		}
+	}
+	v := waitTurn(t, s, p.GameID, black)
+	if !slices.Contains(v.Forbidden, [2]int{7, 7}) {
+		t.Fatalf("black's forbidden points %v: want 7,7 (double three)", v.Forbidden)
+	}
+	for _, l := range v.Legal {
+		if l.X != nil && *l.X == 7 && *l.Y == 7 {
+			t.Errorf("7,7 is both forbidden and legal")
+		}
+	}
+	var ae apiErr
+	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), black, map[string]any{"x": 7, "y": 7}, &ae); code != 422 || ae.Error.MessageKey != "forbidden" {
+		t.Errorf("7,7: %d %+v, want 422 forbidden", code, ae)
+	}
+	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), black, map[string]any{"x": 12, "y": 12}, nil); code != 200 {
+		t.Errorf("a legal move after the refused one: %d", code)
+	}
+	var w seatView
+	seatCall(t, s, "GET", fmt.Sprintf("/api/games/%d/seat", p.GameID), white, nil, &w)
+	if len(w.Forbidden) != 0 {
+		t.Errorf("white's forbidden points %v: Renju forbids black only", w.Forbidden)
+	}
+}
