@@ -18,8 +18,10 @@ const Human = "human"
 var (
 	// ErrNotYourTurn: the person moved while the other side was to move.
 	ErrNotYourTurn = errors.New("it is not your turn")
-	// ErrGameOver: the game has ended, or has not begun.
-	ErrGameOver = errors.New("the game is not being played")
+	// ErrGameOver: the game has ended.
+	ErrGameOver = errors.New("the game is over")
+	// ErrNotBegun: the game has not begun (its engine is starting).
+	ErrNotBegun = errors.New("the game has not begun yet")
 )
 
 // RefusedError is a person's move the rules refused; the game goes on.
@@ -176,16 +178,21 @@ func (p *Person) State() (PersonState, <-chan struct{}) {
 // Move plays the person's move: it returns once the referee has accepted it
 // (nil) or refused it (*RefusedError); ErrNotYourTurn and ErrGameOver never
 // reach the referee, so a click out of turn is not counted against anyone.
-func (p *Person) Move(m games.Move) error {
+// Before the game begins it waits for the beginning, until ctx is done
+// (ErrNotBegun).
+func (p *Person) Move(ctx context.Context, m games.Move) error {
 	p.play.Lock()
 	defer p.play.Unlock()
+	p.begun(ctx)
 	p.mu.Lock()
 	st, handle := p.state, p.handle
 	p.refused = nil
 	p.mu.Unlock()
 	switch {
-	case !st.Begun || st.Ended || handle == nil:
+	case st.Ended:
 		return ErrGameOver
+	case !st.Begun || handle == nil:
+		return ErrNotBegun
 	case st.Turn != p.color:
 		return ErrNotYourTurn
 	}
@@ -200,15 +207,35 @@ func (p *Person) Move(m games.Move) error {
 	return nil
 }
 
+// begun waits until the game has begun (its engine connected) or ended,
+// or ctx is done.
+func (p *Person) begun(ctx context.Context) {
+	for {
+		st, changed := p.State()
+		if st.Begun || st.Ended {
+			return
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
 // Resign gives the game up.
-func (p *Person) Resign() error {
+func (p *Person) Resign(ctx context.Context) error {
 	p.play.Lock()
 	defer p.play.Unlock()
+	p.begun(ctx)
 	p.mu.Lock()
 	st, handle := p.state, p.handle
 	p.mu.Unlock()
-	if !st.Begun || st.Ended || handle == nil {
+	switch {
+	case st.Ended:
 		return ErrGameOver
+	case !st.Begun || handle == nil:
+		return ErrNotBegun
 	}
 	handle(Event{Kind: Left, Reason: games.ReasonResign})
 	return nil

@@ -437,7 +437,9 @@ func (s *Server) playMove(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, gameOver(g.gameID))
 		return
 	}
-	if err := seat.Move(m); err != nil {
+	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+	defer cancel()
+	if err := seat.Move(ctx, m); err != nil {
 		s.writeError(w, r, moveError(g, m, err))
 		return
 	}
@@ -462,16 +464,30 @@ func moveError(g *playGame, m games.Move, err error) error {
 	var refused *engines.RefusedError
 	switch {
 	case errors.As(err, &refused):
-		why := refused.Why.String()
+		why, text := refused.Why.String(), moveText(g.game, m)
 		return (&games.Error{Code: games.EIllegal, Field: "move",
-			Message: fmt.Sprintf("%s: %s (the game goes on: play another move)", games.Text(g.game, m), why)}).
-			With(why, map[string]any{"move": games.Text(g.game, m)})
+			Message: fmt.Sprintf("%s: %s (the game goes on: play another move)", text, why)}).
+			With(why, map[string]any{"move": text})
 	case errors.Is(err, engines.ErrNotYourTurn):
 		return &games.Error{Code: games.EConflict, Message: "it is not your turn"}
 	case errors.Is(err, engines.ErrGameOver):
 		return gameOver(g.gameID)
+	case errors.Is(err, engines.ErrNotBegun):
+		return &games.Error{Code: games.EConflict, Message: fmt.Sprintf("game %d has not begun yet: its engine is starting", g.gameID)}
 	}
 	return err
+}
+
+// moveText names a move in the game's notation, or by its coordinates when
+// the notation cannot (a point off the board, which Othello's would wrap).
+func moveText(game string, m games.Move) string {
+	text := games.Text(game, m)
+	if g, ok := games.Lookup(game); ok {
+		if back, err := g.ParseMove(text); err == nil && back.Equal(m) {
+			return text
+		}
+	}
+	return fmt.Sprintf("x %d, y %d", m.X, m.Y)
 }
 
 func (s *Server) playResign(w http.ResponseWriter, r *http.Request) {
@@ -485,7 +501,9 @@ func (s *Server) playResign(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, gameOver(g.gameID))
 		return
 	}
-	if err := seat.Resign(); err != nil {
+	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+	defer cancel()
+	if err := seat.Resign(ctx); err != nil {
 		s.writeError(w, r, moveError(g, games.Move{}, err))
 		return
 	}

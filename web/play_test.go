@@ -497,3 +497,63 @@ func TestPlayRenjuForbidden(t *testing.T) {
 		t.Errorf("white's forbidden points %v: Renju forbids black only", w.Forbidden)
 	}
 }
+
+// TestPlayWhoAndHowMany: who may start a game with a person, and the
+// limits of games in flight.
+func TestPlayWhoAndHowMany(t *testing.T) {
+	s := startSite(t, func(srv *web.Server) { srv.Play.PerPerson, srv.Play.PerEngine = 2, 1 })
+	var greedy, rnd struct{ ID int64 }
+	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "greedy", "game": "othello", "builtin": "othello-greedy"}, &greedy)
+	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "rnd", "game": "othello", "builtin": "othello-random"}, &rnd)
+	var ae apiErr
+	// A guest, on a server without --play-guests.
+	if code := seatCall(t, s, "POST", "/api/play", "", map[string]any{"engine": greedy.ID}, &ae); code != 401 {
+		t.Errorf("a guest: %d %+v, want 401", code, ae)
+	}
+	// A participant: the built-ins and their own engines, not another's.
+	var inv invitedAnswer
+	s.mustCall(t, "POST", "/api/participants", map[string]string{"name": "ann"}, &inv)
+	ann := member{s: s, token: accept(t, s, inv.Participants[0].Invitation.Code)}
+	s.mustCall(t, "POST", "/api/participants", map[string]string{"name": "bob"}, &inv)
+	bob := member{s: s, token: accept(t, s, inv.Participants[0].Invitation.Code)}
+	var bobs struct{ ID int64 }
+	if code := bob.upload(t, "POST", "/api/engines", map[string]any{"name": "bob-bot", "game": "othello", "protocol": "othello-move", "command": studentCommand}, studentEngine(t, "othello-random"), &bobs); code != 201 {
+		t.Fatalf("bob's engine: %d", code)
+	}
+	if code := ann.call(t, "POST", "/api/play", map[string]any{"engine": bobs.ID}, &ae); code != 403 || ae.Error.Field != "engine" {
+		t.Errorf("ann plays bob's engine: %d %+v, want 403", code, ae)
+	}
+	var p playAnswer
+	if code := ann.call(t, "POST", "/api/play", map[string]any{"engine": greedy.ID, "color": "black"}, &p); code != 201 {
+		t.Fatalf("ann plays a built-in: %d", code)
+	}
+	var g struct{ Black struct{ Name string } }
+	s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", p.GameID), nil, &g)
+	if g.Black.Name != "ann" {
+		t.Errorf("the person's name in the record: %q, want ann", g.Black.Name)
+	}
+	// One game at a time against greedy (--play-per-engine 1).
+	if code := ann.call(t, "POST", "/api/play", map[string]any{"engine": greedy.ID}, &ae); code != 429 || ae.Error.Field != "engine" {
+		t.Errorf("a second game against greedy: %d %+v, want 429", code, ae)
+	}
+	var p2 playAnswer
+	if code := ann.call(t, "POST", "/api/play", map[string]any{"engine": rnd.ID}, &p2); code != 201 {
+		t.Fatalf("ann's second game: %d", code)
+	}
+	// Two at a time per person (--play-per-person 2).
+	if code := ann.call(t, "POST", "/api/play", map[string]any{"engine": nil, "game": "othello"}, &ae); code != 429 {
+		t.Errorf("ann's third game: %d %+v, want 429", code, ae)
+	}
+	// A seat's token is for its own game only.
+	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/resign", p2.GameID), p.SeatToken, nil, &ae); code != 403 {
+		t.Errorf("resigning game %d with game %d's token: %d, want 403", p2.GameID, p.GameID, code)
+	}
+	waitTurn(t, s, p.GameID, p.SeatToken) // begun: the engine has connected
+	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/resign", p.GameID), p.SeatToken, nil, nil); code != 200 {
+		t.Fatalf("resign: %d", code)
+	}
+	waitTurn(t, s, p.GameID, p.SeatToken)
+	waitAPI(t, "a seat free again", 30*time.Second, func() bool {
+		return ann.call(t, "POST", "/api/play", map[string]any{"engine": greedy.ID}, nil) == 201
+	})
+}
