@@ -24,8 +24,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/taikai-dev/taikai/engines"
-	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/engines/builtin"
+	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
 	"github.com/taikai-dev/taikai/storage"
