@@ -183,18 +183,9 @@ func (p *Person) State() (PersonState, <-chan struct{}) {
 func (p *Person) Move(ctx context.Context, m games.Move) error {
 	p.play.Lock()
 	defer p.play.Unlock()
-	p.begun(ctx)
-	p.mu.Lock()
-	st, handle := p.state, p.handle
-	p.refused = nil
-	p.mu.Unlock()
-	switch {
-	case st.Ended:
-		return ErrGameOver
-	case !st.Begun || handle == nil:
-		return ErrNotBegun
-	case st.Turn != p.color:
-		return ErrNotYourTurn
+	handle, err := p.ready(ctx, true)
+	if err != nil {
+		return err
 	}
 	// The referee answers on this goroutine, before handle returns: with
 	// Refuse, with Update, or by ending the game.
@@ -205,6 +196,24 @@ func (p *Person) Move(ctx context.Context, m games.Move) error {
 		return &RefusedError{Why: *p.refused}
 	}
 	return nil
+}
+
+// ready waits for the game to begin and returns the referee's handler, or
+// why the person cannot act now; p.play is held.
+func (p *Person) ready(ctx context.Context, move bool) (func(Event), error) {
+	p.begun(ctx)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.refused = nil
+	switch {
+	case p.state.Ended:
+		return nil, ErrGameOver
+	case !p.state.Begun || p.handle == nil:
+		return nil, ErrNotBegun
+	case move && p.state.Turn != p.color:
+		return nil, ErrNotYourTurn
+	}
+	return p.handle, nil
 }
 
 // begun waits until the game has begun (its engine connected) or ended,
@@ -227,15 +236,9 @@ func (p *Person) begun(ctx context.Context) {
 func (p *Person) Resign(ctx context.Context) error {
 	p.play.Lock()
 	defer p.play.Unlock()
-	p.begun(ctx)
-	p.mu.Lock()
-	st, handle := p.state, p.handle
-	p.mu.Unlock()
-	switch {
-	case st.Ended:
-		return ErrGameOver
-	case !st.Begun || handle == nil:
-		return ErrNotBegun
+	handle, err := p.ready(ctx, false)
+	if err != nil {
+		return err
 	}
 	handle(Event{Kind: Left, Reason: games.ReasonResign})
 	return nil

@@ -417,19 +417,37 @@ func (s *Server) seatOf(r *http.Request) (*playGame, games.Color, error) {
 }
 
 func (s *Server) playMove(w http.ResponseWriter, r *http.Request) {
+	s.seatAction(w, r, func(ctx context.Context, g *playGame, seat *engines.Person) error {
+		body, err := readBody(w, r)
+		if err != nil {
+			return err
+		}
+		m, err := parseMove(g.game, body)
+		if err != nil {
+			return err
+		}
+		if err := seat.Move(ctx, m); err != nil {
+			return moveError(g, m, err)
+		}
+		return nil
+	})
+}
+
+func (s *Server) playResign(w http.ResponseWriter, r *http.Request) {
+	s.seatAction(w, r, func(ctx context.Context, g *playGame, seat *engines.Person) error {
+		if err := seat.Resign(ctx); err != nil {
+			return moveError(g, games.Move{}, err)
+		}
+		return nil
+	})
+}
+
+// seatAction does what a seat's token asks of its seat (a move, a
+// resignation) and answers with the seat's view.
+func (s *Server) seatAction(w http.ResponseWriter, r *http.Request, do func(context.Context, *playGame, *engines.Person) error) {
 	g, c, err := s.seatOf(r)
 	if err != nil {
 		s.writeAuthError(w, r, err)
-		return
-	}
-	body, err := readBody(w, r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	m, err := parseMove(g.game, body)
-	if err != nil {
-		s.writeError(w, r, err)
 		return
 	}
 	seat, ok := s.people().Seat(g.gameID, c)
@@ -439,8 +457,8 @@ func (s *Server) playMove(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
 	defer cancel()
-	if err := seat.Move(ctx, m); err != nil {
-		s.writeError(w, r, moveError(g, m, err))
+	if err := do(ctx, g, seat); err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	s.writeSeat(w, r, g, c)
@@ -488,26 +506,6 @@ func moveText(game string, m games.Move) string {
 		}
 	}
 	return fmt.Sprintf("x %d, y %d", m.X, m.Y)
-}
-
-func (s *Server) playResign(w http.ResponseWriter, r *http.Request) {
-	g, c, err := s.seatOf(r)
-	if err != nil {
-		s.writeAuthError(w, r, err)
-		return
-	}
-	seat, ok := s.people().Seat(g.gameID, c)
-	if !ok {
-		s.writeError(w, r, gameOver(g.gameID))
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
-	defer cancel()
-	if err := seat.Resign(ctx); err != nil {
-		s.writeError(w, r, moveError(g, games.Move{}, err))
-		return
-	}
-	s.writeSeat(w, r, g, c)
 }
 
 // seatStateJSON is a seat's view of its game: GET /api/games/{id}/seat and

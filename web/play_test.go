@@ -109,9 +109,10 @@ func waitTurn(tb testing.TB, s *site, id int64, token string) seatView {
 }
 
 // mirror is the test's own game, played by the games package's rules (an
-// independent move generator): it replays the stored moves and picks a
-// random legal move for the side to move.
-func mirror(tb testing.TB, s *site, id int64, game, rule string) games.Rules {
+// independent move generator): it replays the game's moves, once
+// GET /api/games/{id} shows at least plies of them (the live view follows
+// the referee a moment later).
+func mirror(tb testing.TB, s *site, id int64, game string, plies int) games.Rules {
 	tb.Helper()
 	var g struct {
 		Rule  string `json:"rule"`
@@ -120,7 +121,10 @@ func mirror(tb testing.TB, s *site, id int64, game, rule string) games.Rules {
 			Text string `json:"text"`
 		} `json:"moves"`
 	}
-	s.mustCall(tb, "GET", fmt.Sprintf("/api/games/%d", id), nil, &g)
+	waitAPI(tb, fmt.Sprintf("game %d's ply %d", id, plies), 30*time.Second, func() bool {
+		s.mustCall(tb, "GET", fmt.Sprintf("/api/games/%d", id), nil, &g)
+		return len(g.Moves) >= plies
+	})
 	gm, _ := games.Lookup(game)
 	r, err := gm.New(g.Rule, g.Size)
 	if err != nil {
@@ -149,7 +153,7 @@ func playOut(tb testing.TB, s *site, id int64, token, game string, rng *rand.Ran
 		if v.Over {
 			return moves, v
 		}
-		r := mirror(tb, s, id, game, "")
+		r := mirror(tb, s, id, game, v.Plies)
 		if r.Turn().String() != v.Color {
 			tb.Fatalf("game %d: the seat says it is %s's turn, the test's rules say %s", id, v.Color, r.Turn())
 		}
@@ -320,8 +324,9 @@ func TestPlayTwoPeople(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(39, 2))
 	gm, _ := games.Lookup("othello")
+	plies := 0
 	for n := 0; ; n++ {
-		r := mirror(t, s, p.GameID, "othello", "")
+		r := mirror(t, s, p.GameID, "othello", plies)
 		if r.Turn() == games.None || r.Finished() {
 			break
 		}
@@ -333,9 +338,11 @@ func TestPlayTwoPeople(t *testing.T) {
 				t.Fatalf("move out of turn: %d, want 409", code)
 			}
 		}
-		if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), token, map[string]any{"text": gm.Notation(m)}, nil); code != 200 {
+		var after seatView
+		if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), token, map[string]any{"text": gm.Notation(m)}, &after); code != 200 {
 			t.Fatalf("ply %d %s: %d", n+1, gm.Notation(m), code)
 		}
+		plies = after.Plies
 	}
 	v := waitTurn(t, s, p.GameID, black)
 	if !v.Over || v.Reason != "normal" {
