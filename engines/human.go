@@ -201,7 +201,8 @@ func (p *Person) Move(ctx context.Context, m games.Move) error {
 // ready waits for the game to begin and returns the referee's handler, or
 // why the person cannot act now; p.play is held.
 func (p *Person) ready(ctx context.Context, move bool) (func(Event), error) {
-	p.begun(ctx)
+	// Before the game begins (its engine connecting), wait for it.
+	p.waitFor(ctx, func(st PersonState) bool { return st.Begun || st.Ended })
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.refused = nil
@@ -216,12 +217,11 @@ func (p *Person) ready(ctx context.Context, move bool) (func(Event), error) {
 	return p.handle, nil
 }
 
-// begun waits until the game has begun (its engine connected) or ended,
-// or ctx is done.
-func (p *Person) begun(ctx context.Context) {
+// waitFor waits until the seat's state is as ok wants, or ctx is done.
+func (p *Person) waitFor(ctx context.Context, ok func(PersonState) bool) {
 	for {
 		st, changed := p.State()
-		if st.Begun || st.Ended {
+		if ok(st) {
 			return
 		}
 		select {
@@ -241,5 +241,8 @@ func (p *Person) Resign(ctx context.Context) error {
 		return err
 	}
 	handle(Event{Kind: Left, Reason: games.ReasonResign})
+	// The referee tells the seats the end from its own goroutine: wait for
+	// it, so that the answer shows the game over.
+	p.waitFor(ctx, func(st PersonState) bool { return st.Ended })
 	return nil
 }
