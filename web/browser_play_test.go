@@ -167,6 +167,9 @@ func TestBrowserPlay(t *testing.T) {
 			t.Errorf("game %d: %+v, want finished normally, black the guest", id, g)
 		}
 		t.Logf("othello: %d plies, the page says %q", g.Plies, p.Result)
+		// The engine's page lists the game as one against a person.
+		b.open(t, fmt.Sprintf("/engines/%d", ids["othello-greedy"]))
+		b.waitJS(t, "the game against a person", fmt.Sprintf(`(() => { const r = document.querySelector('tr.game-row[data-game-id="%d"]'); return r && r.querySelector('.badge.person') && r.textContent.includes('guest'); })()`, id), 30*time.Second)
 		b.noErrors(t, "othello", nil)
 	})
 

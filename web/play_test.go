@@ -292,11 +292,27 @@ func TestPlayAgainstBuiltins(t *testing.T) {
 			}
 			// Out of the engine's tournaments and the tournament list.
 			var rec struct {
-				Tournaments []struct{ ID int64 } `json:"tournaments"`
+				Tournaments []struct{ ID int64 }    `json:"tournaments"`
+				Opponents   []struct{ Name string } `json:"opponents"`
+				Rating      *struct{ Games int }    `json:"rating"`
+				Games       map[string]int          `json:"games"`
 			}
 			s.mustCall(t, "GET", fmt.Sprintf("/api/engines/%d/record", e.ID), nil, &rec)
-			if len(rec.Tournaments) != 0 {
-				t.Errorf("engine %d's record lists tournaments %+v: a game with a person is none", e.ID, rec.Tournaments)
+			if len(rec.Tournaments) != 0 || len(rec.Opponents) != 0 || rec.Rating != nil {
+				t.Errorf("engine %d's record: tournaments %+v, opponents %+v, rating %+v: a game with a person counts in none", e.ID, rec.Tournaments, rec.Opponents, rec.Rating)
+			}
+			var list0 struct {
+				Games []struct {
+					ID       int64
+					Opponent struct {
+						Name  string
+						Human bool
+					}
+				}
+			}
+			s.mustCall(t, "GET", fmt.Sprintf("/api/engines/%d/games", e.ID), nil, &list0)
+			if len(list0.Games) != 1 || list0.Games[0].ID != id || !list0.Games[0].Opponent.Human || list0.Games[0].Opponent.Name != "admin" {
+				t.Errorf("engine %d's games: %+v, want game %d against the person admin", e.ID, list0.Games, id)
 			}
 			var list struct{ Tournaments []struct{ ID int64 } }
 			s.mustCall(t, "GET", "/api/tournaments", nil, &list)
