@@ -18,8 +18,10 @@ const Human = "human"
 var (
 	// ErrNotYourTurn: the person moved while the other side was to move.
 	ErrNotYourTurn = errors.New("it is not your turn")
-	// ErrGameOver: the game has ended, or has not begun.
-	ErrGameOver = errors.New("the game is not being played")
+	// ErrGameOver: the game has ended.
+	ErrGameOver = errors.New("the game is over")
+	// ErrNotBegun: the game has not begun (its engine is starting).
+	ErrNotBegun = errors.New("the game has not begun yet")
 )
 
 // RefusedError is a person's move the rules refused; the game goes on.
@@ -176,18 +178,14 @@ func (p *Person) State() (PersonState, <-chan struct{}) {
 // Move plays the person's move: it returns once the referee has accepted it
 // (nil) or refused it (*RefusedError); ErrNotYourTurn and ErrGameOver never
 // reach the referee, so a click out of turn is not counted against anyone.
-func (p *Person) Move(m games.Move) error {
+// Before the game begins it waits for the beginning, until ctx is done
+// (ErrNotBegun).
+func (p *Person) Move(ctx context.Context, m games.Move) error {
 	p.play.Lock()
 	defer p.play.Unlock()
-	p.mu.Lock()
-	st, handle := p.state, p.handle
-	p.refused = nil
-	p.mu.Unlock()
-	switch {
-	case !st.Begun || st.Ended || handle == nil:
-		return ErrGameOver
-	case st.Turn != p.color:
-		return ErrNotYourTurn
+	handle, err := p.ready(ctx, true)
+	if err != nil {
+		return err
 	}
 	// The referee answers on this goroutine, before handle returns: with
 	// Refuse, with Update, or by ending the game.
@@ -200,16 +198,51 @@ func (p *Person) Move(m games.Move) error {
 	return nil
 }
 
+// ready waits for the game to begin and returns the referee's handler, or
+// why the person cannot act now; p.play is held.
+func (p *Person) ready(ctx context.Context, move bool) (func(Event), error) {
+	// Before the game begins (its engine connecting), wait for it.
+	p.waitFor(ctx, func(st PersonState) bool { return st.Begun || st.Ended })
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.refused = nil
+	switch {
+	case p.state.Ended:
+		return nil, ErrGameOver
+	case !p.state.Begun || p.handle == nil:
+		return nil, ErrNotBegun
+	case move && p.state.Turn != p.color:
+		return nil, ErrNotYourTurn
+	}
+	return p.handle, nil
+}
+
+// waitFor waits until the seat's state is as ok wants, or ctx is done.
+func (p *Person) waitFor(ctx context.Context, ok func(PersonState) bool) {
+	for {
+		st, changed := p.State()
+		if ok(st) {
+			return
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
 // Resign gives the game up.
-func (p *Person) Resign() error {
+func (p *Person) Resign(ctx context.Context) error {
 	p.play.Lock()
 	defer p.play.Unlock()
-	p.mu.Lock()
-	st, handle := p.state, p.handle
-	p.mu.Unlock()
-	if !st.Begun || st.Ended || handle == nil {
-		return ErrGameOver
+	handle, err := p.ready(ctx, false)
+	if err != nil {
+		return err
 	}
 	handle(Event{Kind: Left, Reason: games.ReasonResign})
+	// The referee tells the seats the end from its own goroutine: wait for
+	// it, so that the answer shows the game over.
+	p.waitFor(ctx, func(st PersonState) bool { return st.Ended })
 	return nil
 }

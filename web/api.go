@@ -690,21 +690,28 @@ type boardView struct {
 
 // withView adds the board view to a game for the dashboard.
 func withView(g gameJSON) gameJSON {
-	gm, ok := games.Lookup(g.Game)
-	if !ok || gm.View == nil {
-		return g
+	if bv := boardViewOf(g.Game, g.Rule, g.Size); bv != nil {
+		g.View = bv
 	}
-	size := g.Size
+	return g
+}
+
+// boardViewOf is how the dashboard draws a game's board, nil for a game
+// it does not know; size 0 is the game's default.
+func boardViewOf(game, rule string, size int) *boardView {
+	gm, ok := games.Lookup(game)
+	if !ok || gm.View == nil {
+		return nil
+	}
 	if size == 0 {
 		size = gm.Size
 	}
 	v := gm.View(size)
-	bv := &boardView{View: v, Start: newReplay(g.Game, g.Rule, size).rows(), Records: games.RecordExts(g.Game)}
+	bv := &boardView{View: v, Start: newReplay(game, rule, size).rows(), Records: games.RecordExts(game)}
 	for _, p := range v.Stars {
 		bv.Stars = append(bv.Stars, [2]int{p.X, p.Y})
 	}
-	g.View = bv
-	return g
+	return bv
 }
 
 func strOrNil(s string) *string {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/builtin"
+	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
 	"github.com/taikai-dev/taikai/storage"
@@ -36,6 +37,7 @@ import (
 // TestMain lets the test binary stand in for the taikai binary: the launcher
 // runs built-in engines as `<Self> engine NAME ...`.
 func TestMain(m *testing.M) {
+	sandbox.MaybeHelper() // the helper of prepared sandboxes (TestPlaySandboxedUpload)
 	builtin.RunIfEngine()
 	// Race-built engine processes would otherwise sleep a second at exit.
 	race := "atexit_sleep_ms=0"

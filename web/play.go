@@ -308,11 +308,26 @@ const maxPath = 32
 // maxMoveText bounds a move's text.
 const maxMoveText = 100
 
-// parseMove reads a person's move for a game: {"x", "y"} (Othello, Gomoku;
+// parseMove reads a person's move for a game (moveFromRequest), and refuses
+// a path for a game whose moves are points: a move must read back from
+// its own notation as itself.
+func parseMove(game string, body []byte) (games.Move, error) {
+	m, err := moveFromRequest(game, body)
+	if err != nil || len(m.Path) == 0 {
+		return m, err
+	}
+	g, _ := games.Lookup(game)
+	if back, err := g.ParseMove(games.Text(game, m)); err == nil && !back.Equal(m) {
+		return games.Move{}, errInvalid("path", fmt.Sprintf("a %s move is a point: give x and y, without a path", game))
+	}
+	return m, nil
+}
+
+// moveFromRequest reads a person's move for a game: {"x", "y"} (Othello, Gomoku;
 // with "path", the squares a checkers move lands on), {"path"} (a checkers
 // move from its first square), {"text"} in the game's notation, or
 // {"pass": true}. Exactly one form; the rules judge the move itself.
-func parseMove(game string, body []byte) (games.Move, error) {
+func moveFromRequest(game string, body []byte) (games.Move, error) {
 	var req moveRequest
 	if err := decodeJSON(strings.NewReader(string(body)), &req); err != nil {
 		return games.Move{}, err
@@ -402,19 +417,37 @@ func (s *Server) seatOf(r *http.Request) (*playGame, games.Color, error) {
 }
 
 func (s *Server) playMove(w http.ResponseWriter, r *http.Request) {
+	s.seatAction(w, r, func(ctx context.Context, g *playGame, seat *engines.Person) error {
+		body, err := readBody(w, r)
+		if err != nil {
+			return err
+		}
+		m, err := parseMove(g.game, body)
+		if err != nil {
+			return err
+		}
+		if err := seat.Move(ctx, m); err != nil {
+			return moveError(g, m, err)
+		}
+		return nil
+	})
+}
+
+func (s *Server) playResign(w http.ResponseWriter, r *http.Request) {
+	s.seatAction(w, r, func(ctx context.Context, g *playGame, seat *engines.Person) error {
+		if err := seat.Resign(ctx); err != nil {
+			return moveError(g, games.Move{}, err)
+		}
+		return nil
+	})
+}
+
+// seatAction does what a seat's token asks of its seat (a move, a
+// resignation) and answers with the seat's view.
+func (s *Server) seatAction(w http.ResponseWriter, r *http.Request, do func(context.Context, *playGame, *engines.Person) error) {
 	g, c, err := s.seatOf(r)
 	if err != nil {
 		s.writeAuthError(w, r, err)
-		return
-	}
-	body, err := readBody(w, r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	m, err := parseMove(g.game, body)
-	if err != nil {
-		s.writeError(w, r, err)
 		return
 	}
 	seat, ok := s.people().Seat(g.gameID, c)
@@ -422,8 +455,10 @@ func (s *Server) playMove(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, gameOver(g.gameID))
 		return
 	}
-	if err := seat.Move(m); err != nil {
-		s.writeError(w, r, moveError(g, m, err))
+	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+	defer cancel()
+	if err := do(ctx, g, seat); err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	s.writeSeat(w, r, g, c)
@@ -447,34 +482,30 @@ func moveError(g *playGame, m games.Move, err error) error {
 	var refused *engines.RefusedError
 	switch {
 	case errors.As(err, &refused):
-		why := refused.Why.String()
+		why, text := refused.Why.String(), moveText(g.game, m)
 		return (&games.Error{Code: games.EIllegal, Field: "move",
-			Message: fmt.Sprintf("%s: %s (the game goes on: play another move)", games.Text(g.game, m), why)}).
-			With(why, map[string]any{"move": games.Text(g.game, m)})
+			Message: fmt.Sprintf("%s: %s (the game goes on: play another move)", text, why)}).
+			With(why, map[string]any{"move": text})
 	case errors.Is(err, engines.ErrNotYourTurn):
 		return &games.Error{Code: games.EConflict, Message: "it is not your turn"}
 	case errors.Is(err, engines.ErrGameOver):
 		return gameOver(g.gameID)
+	case errors.Is(err, engines.ErrNotBegun):
+		return &games.Error{Code: games.EConflict, Message: fmt.Sprintf("game %d has not begun yet: its engine is starting", g.gameID)}
 	}
 	return err
 }
 
-func (s *Server) playResign(w http.ResponseWriter, r *http.Request) {
-	g, c, err := s.seatOf(r)
-	if err != nil {
-		s.writeAuthError(w, r, err)
-		return
+// moveText names a move in the game's notation, or by its coordinates when
+// the notation cannot (a point off the board, which Othello's would wrap).
+func moveText(game string, m games.Move) string {
+	text := games.Text(game, m)
+	if g, ok := games.Lookup(game); ok {
+		if back, err := g.ParseMove(text); err == nil && back.Equal(m) {
+			return text
+		}
 	}
-	seat, ok := s.people().Seat(g.gameID, c)
-	if !ok {
-		s.writeError(w, r, gameOver(g.gameID))
-		return
-	}
-	if err := seat.Resign(); err != nil {
-		s.writeError(w, r, moveError(g, games.Move{}, err))
-		return
-	}
-	s.writeSeat(w, r, g, c)
+	return fmt.Sprintf("x %d, y %d", m.X, m.Y)
 }
 
 // seatStateJSON is a seat's view of its game: GET /api/games/{id}/seat and
@@ -492,7 +523,7 @@ type seatStateJSON struct {
 	Result    string         `json:"result,omitempty"`
 	Reason    string         `json:"reason,omitempty"`
 	Cause     string         `json:"cause,omitempty"`
-	View      games.View     `json:"view"`
+	View      *boardView     `json:"view"`
 	Moves     []moveTextJSON `json:"moves"`
 	Black     string         `json:"black"` // the players' names
 	White     string         `json:"white"`
@@ -575,9 +606,7 @@ func (s *Server) getSeat(w http.ResponseWriter, r *http.Request) {
 func (s *Server) writeSeat(w http.ResponseWriter, r *http.Request, g *playGame, c games.Color) {
 	out := seatStateJSON{GameID: g.gameID, Game: g.game, Color: c.String(), Legal: []legalJSON{}, Forbidden: [][2]int{}, Moves: []moveTextJSON{},
 		Black: g.names[0], White: g.names[1], MoveTimeMS: g.moveMS}
-	if gm, ok := games.Lookup(g.game); ok && gm.View != nil {
-		out.View = gm.View(0)
-	}
+	out.View = boardViewOf(g.game, "", 0)
 	seat, ok := s.people().Seat(g.gameID, c)
 	var st engines.PersonState
 	if ok {
@@ -613,9 +642,7 @@ func (s *Server) writeSeat(w http.ResponseWriter, r *http.Request, g *playGame, 
 			}
 			out.Board = rp.rows()
 			out.Turn = games.None.String()
-			if gm, ok := games.Lookup(stored.Game); ok && gm.View != nil {
-				out.View = gm.View(stored.Size)
-			}
+			out.View = boardViewOf(stored.Game, stored.Rule, stored.Size)
 			writeJSON(w, http.StatusOK, out)
 			return
 		}
@@ -624,9 +651,7 @@ func (s *Server) writeSeat(w http.ResponseWriter, r *http.Request, g *playGame, 
 	for _, m := range st.Moves {
 		out.Moves = append(out.Moves, moveTextJSON{Color: m.Color.String(), Text: games.Text(g.game, m.Move), X: coord(m.Move, m.X), Y: coord(m.Move, m.Y)})
 	}
-	if gm, ok := games.Lookup(g.game); ok && gm.View != nil {
-		out.View = gm.View(len(st.Board))
-	}
+	out.View = boardViewOf(g.game, "", len(st.Board))
 	for _, row := range st.Board {
 		out.Board = append(out.Board, rowText(row))
 	}

@@ -6,10 +6,15 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/taikai-dev/taikai/engines"
+	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/web"
 )
@@ -104,9 +109,10 @@ func waitTurn(tb testing.TB, s *site, id int64, token string) seatView {
 }
 
 // mirror is the test's own game, played by the games package's rules (an
-// independent move generator): it replays the stored moves and picks a
-// random legal move for the side to move.
-func mirror(tb testing.TB, s *site, id int64, game, rule string) games.Rules {
+// independent move generator): it replays the game's moves, once
+// GET /api/games/{id} shows at least plies of them (the live view follows
+// the referee a moment later).
+func mirror(tb testing.TB, s *site, id int64, game string, plies int) games.Rules {
 	tb.Helper()
 	var g struct {
 		Rule  string `json:"rule"`
@@ -115,7 +121,10 @@ func mirror(tb testing.TB, s *site, id int64, game, rule string) games.Rules {
 			Text string `json:"text"`
 		} `json:"moves"`
 	}
-	s.mustCall(tb, "GET", fmt.Sprintf("/api/games/%d", id), nil, &g)
+	waitAPI(tb, fmt.Sprintf("game %d's ply %d", id, plies), 30*time.Second, func() bool {
+		s.mustCall(tb, "GET", fmt.Sprintf("/api/games/%d", id), nil, &g)
+		return len(g.Moves) >= plies
+	})
 	gm, _ := games.Lookup(game)
 	r, err := gm.New(g.Rule, g.Size)
 	if err != nil {
@@ -144,7 +153,7 @@ func playOut(tb testing.TB, s *site, id int64, token, game string, rng *rand.Ran
 		if v.Over {
 			return moves, v
 		}
-		r := mirror(tb, s, id, game, "")
+		r := mirror(tb, s, id, game, v.Plies)
 		if r.Turn().String() != v.Color {
 			tb.Fatalf("game %d: the seat says it is %s's turn, the test's rules say %s", id, v.Color, r.Turn())
 		}
@@ -283,11 +292,27 @@ func TestPlayAgainstBuiltins(t *testing.T) {
 			}
 			// Out of the engine's tournaments and the tournament list.
 			var rec struct {
-				Tournaments []struct{ ID int64 } `json:"tournaments"`
+				Tournaments []struct{ ID int64 }    `json:"tournaments"`
+				Opponents   []struct{ Name string } `json:"opponents"`
+				Rating      *struct{ Games int }    `json:"rating"`
+				Games       map[string]int          `json:"games"`
 			}
 			s.mustCall(t, "GET", fmt.Sprintf("/api/engines/%d/record", e.ID), nil, &rec)
-			if len(rec.Tournaments) != 0 {
-				t.Errorf("engine %d's record lists tournaments %+v: a game with a person is none", e.ID, rec.Tournaments)
+			if len(rec.Tournaments) != 0 || len(rec.Opponents) != 0 || rec.Rating != nil {
+				t.Errorf("engine %d's record: tournaments %+v, opponents %+v, rating %+v: a game with a person counts in none", e.ID, rec.Tournaments, rec.Opponents, rec.Rating)
+			}
+			var list0 struct {
+				Games []struct {
+					ID       int64
+					Opponent struct {
+						Name  string
+						Human bool
+					}
+				}
+			}
+			s.mustCall(t, "GET", fmt.Sprintf("/api/engines/%d/games", e.ID), nil, &list0)
+			if len(list0.Games) != 1 || list0.Games[0].ID != id || !list0.Games[0].Opponent.Human || list0.Games[0].Opponent.Name != "admin" {
+				t.Errorf("engine %d's games: %+v, want game %d against the person admin", e.ID, list0.Games, id)
 			}
 			var list struct{ Tournaments []struct{ ID int64 } }
 			s.mustCall(t, "GET", "/api/tournaments", nil, &list)
@@ -315,8 +340,9 @@ func TestPlayTwoPeople(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(39, 2))
 	gm, _ := games.Lookup("othello")
+	plies := 0
 	for n := 0; ; n++ {
-		r := mirror(t, s, p.GameID, "othello", "")
+		r := mirror(t, s, p.GameID, "othello", plies)
 		if r.Turn() == games.None || r.Finished() {
 			break
 		}
@@ -328,9 +354,11 @@ func TestPlayTwoPeople(t *testing.T) {
 				t.Fatalf("move out of turn: %d, want 409", code)
 			}
 		}
-		if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), token, map[string]any{"text": gm.Notation(m)}, nil); code != 200 {
+		var after seatView
+		if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), token, map[string]any{"text": gm.Notation(m)}, &after); code != 200 {
 			t.Fatalf("ply %d %s: %d", n+1, gm.Notation(m), code)
 		}
+		plies = after.Plies
 	}
 	v := waitTurn(t, s, p.GameID, black)
 	if !v.Over || v.Reason != "normal" {
@@ -395,4 +423,160 @@ func TestPlayResignAndIdle(t *testing.T) {
 	if took := time.Since(start); took < time.Second {
 		t.Errorf("the idle seat resigned after %v, before its 2 s", took)
 	}
+}
+
+// TestPlaySandboxedUpload: a person plays an uploaded engine, which plays
+// in the sandbox as in any game.
+func TestPlaySandboxedUpload(t *testing.T) {
+	dir := t.TempDir()
+	for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()+"/"); d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "taikai-helper")
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := sandbox.Check(sandbox.Config{Helper: bin, Port: engines.SandboxPort}); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the engine sandbox is required when CI=true: %v", err)
+		}
+		t.Skipf("engine sandbox unavailable: %v", err)
+	}
+	s := startSite(t, func(srv *web.Server) {
+		srv.Service.Runner.Launcher.Self = bin
+		srv.Service.Runner.Launcher.Sandbox = true
+	})
+	// The student's program: the built-in random player, run by a script
+	// from the engine's own directory inside the sandbox.
+	files := map[string]string{"run.sh": fmt.Sprintf("#!/bin/sh\nexec %s engine othello-random --protocol othello-move -H \"$1\" -p \"$2\"\n", sandbox.HelperPath)}
+	var e struct{ ID int64 }
+	if code := s.upload(t, map[string]any{"name": "student", "game": "othello", "protocol": "othello-move", "command": []string{"./run.sh", "{host}", "{port}"}}, files, &e); code != 201 {
+		t.Fatalf("upload: %d", code)
+	}
+	p := startPlay(t, s, map[string]any{"engine": e.ID, "color": "white", "move_time_ms": 2000})
+	moves, last := playOut(t, s, p.GameID, p.SeatToken, "othello", rand.New(rand.NewPCG(39, 3)))
+	if !last.Over || last.Reason != "normal" {
+		t.Fatalf("against the uploaded engine: %+v after %d moves, want a normal end", last, moves)
+	}
+	var g struct {
+		Status, Sandbox string
+		White           struct{ Human bool }
+	}
+	waitAPI(t, "the game stored", 30*time.Second, func() bool {
+		s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", p.GameID), nil, &g)
+		return g.Status != "running"
+	})
+	if g.Status != "finished" || g.Sandbox != "on" || !g.White.Human {
+		t.Errorf("game %d: %+v, want finished in the sandbox, white the person", p.GameID, g)
+	}
+	t.Logf("against the sandboxed upload: the person made %d moves, %s (%s)", moves, last.Result, last.Reason)
+}
+
+// TestPlayRenjuForbidden: under Renju the seat lists black's forbidden
+// points, and playing one is a 422 naming it; the game goes on.
+func TestPlayRenjuForbidden(t *testing.T) {
+	s := startSite(t)
+	p := startPlay(t, s, map[string]any{"engine": nil, "game": "gomoku", "rule": "renju", "color": "black"})
+	black, white := p.SeatToken, p.Second.SeatToken
+	// Black's 8,7 9,7 and 7,8 7,9: 7,7 would make two open threes.
+	for i, m := range [][2]int{{8, 7}, {0, 0}, {9, 7}, {0, 2}, {7, 8}, {0, 4}, {7, 9}, {0, 6}} {
+		token := black
+		if i%2 == 1 {
+			token = white
+		}
+		if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), token, map[string]any{"x": m[0], "y": m[1]}, nil); code != 200 {
+			t.Fatalf("move %d %v: %d", i+1, m, code)
+		}
+	}
+	v := waitTurn(t, s, p.GameID, black)
+	if !slices.Contains(v.Forbidden, [2]int{7, 7}) {
+		t.Fatalf("black's forbidden points %v: want 7,7 (double three)", v.Forbidden)
+	}
+	for _, l := range v.Legal {
+		if l.X != nil && *l.X == 7 && *l.Y == 7 {
+			t.Errorf("7,7 is both forbidden and legal")
+		}
+	}
+	var ae apiErr
+	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), black, map[string]any{"x": 7, "y": 7}, &ae); code != 422 || ae.Error.MessageKey != "forbidden" {
+		t.Errorf("7,7: %d %+v, want 422 forbidden", code, ae)
+	}
+	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), black, map[string]any{"x": 12, "y": 12}, nil); code != 200 {
+		t.Errorf("a legal move after the refused one: %d", code)
+	}
+	var w seatView
+	seatCall(t, s, "GET", fmt.Sprintf("/api/games/%d/seat", p.GameID), white, nil, &w)
+	if len(w.Forbidden) != 0 {
+		t.Errorf("white's forbidden points %v: Renju forbids black only", w.Forbidden)
+	}
+}
+
+// TestPlayWhoAndHowMany: who may start a game with a person, and the
+// limits of games in flight.
+func TestPlayWhoAndHowMany(t *testing.T) {
+	s := startSite(t, func(srv *web.Server) { srv.Play.PerPerson, srv.Play.PerEngine = 2, 1 })
+	var greedy, rnd struct{ ID int64 }
+	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "greedy", "game": "othello", "builtin": "othello-greedy"}, &greedy)
+	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "rnd", "game": "othello", "builtin": "othello-random"}, &rnd)
+	var ae apiErr
+	// A guest, on a server without --play-guests.
+	if code := seatCall(t, s, "POST", "/api/play", "", map[string]any{"engine": greedy.ID}, &ae); code != 401 {
+		t.Errorf("a guest: %d %+v, want 401", code, ae)
+	}
+	// A participant: the built-ins and their own engines, not another's.
+	var inv invitedAnswer
+	s.mustCall(t, "POST", "/api/participants", map[string]string{"name": "ann"}, &inv)
+	ann := member{s: s, token: accept(t, s, inv.Participants[0].Invitation.Code)}
+	s.mustCall(t, "POST", "/api/participants", map[string]string{"name": "bob"}, &inv)
+	bob := member{s: s, token: accept(t, s, inv.Participants[0].Invitation.Code)}
+	var bobs struct{ ID int64 }
+	if code := bob.upload(t, "POST", "/api/engines", map[string]any{"name": "bob-bot", "game": "othello", "protocol": "othello-move", "command": studentCommand}, studentEngine(t, "othello-random"), &bobs); code != 201 {
+		t.Fatalf("bob's engine: %d", code)
+	}
+	if code := ann.call(t, "POST", "/api/play", map[string]any{"engine": bobs.ID}, &ae); code != 403 || ae.Error.Field != "engine" {
+		t.Errorf("ann plays bob's engine: %d %+v, want 403", code, ae)
+	}
+	var p playAnswer
+	if code := ann.call(t, "POST", "/api/play", map[string]any{"engine": greedy.ID, "color": "black"}, &p); code != 201 {
+		t.Fatalf("ann plays a built-in: %d", code)
+	}
+	var g struct{ Black struct{ Name string } }
+	s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", p.GameID), nil, &g)
+	if g.Black.Name != "ann" {
+		t.Errorf("the person's name in the record: %q, want ann", g.Black.Name)
+	}
+	// One game at a time against greedy (--play-per-engine 1).
+	if code := ann.call(t, "POST", "/api/play", map[string]any{"engine": greedy.ID}, &ae); code != 429 || ae.Error.Field != "engine" {
+		t.Errorf("a second game against greedy: %d %+v, want 429", code, ae)
+	}
+	var p2 playAnswer
+	if code := ann.call(t, "POST", "/api/play", map[string]any{"engine": rnd.ID}, &p2); code != 201 {
+		t.Fatalf("ann's second game: %d", code)
+	}
+	// Two at a time per person (--play-per-person 2).
+	if code := ann.call(t, "POST", "/api/play", map[string]any{"engine": nil, "game": "othello"}, &ae); code != 429 {
+		t.Errorf("ann's third game: %d %+v, want 429", code, ae)
+	}
+	// A seat's token is for its own game only.
+	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/resign", p2.GameID), p.SeatToken, nil, &ae); code != 403 {
+		t.Errorf("resigning game %d with game %d's token: %d, want 403", p2.GameID, p.GameID, code)
+	}
+	waitTurn(t, s, p.GameID, p.SeatToken) // begun: the engine has connected
+	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/resign", p.GameID), p.SeatToken, nil, nil); code != 200 {
+		t.Fatalf("resign: %d", code)
+	}
+	waitTurn(t, s, p.GameID, p.SeatToken)
+	waitAPI(t, "a seat free again", 30*time.Second, func() bool {
+		return ann.call(t, "POST", "/api/play", map[string]any{"engine": greedy.ID}, nil) == 201
+	})
 }

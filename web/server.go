@@ -476,7 +476,8 @@ func decodeJSON(body io.Reader, v any) error {
 		return errInvalid("body", "body: it did not arrive in time (is Content-Length longer than the body?)")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return errInvalid(name, fmt.Sprintf("unknown field %q", name))
+		// A key "" is unknown too, and names no field: the body is at fault.
+		return errInvalid(cmp.Or(name, "body"), fmt.Sprintf("unknown field %q", name))
 	}
 	return errInvalid("body", err.Error())
 }

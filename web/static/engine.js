@@ -86,9 +86,11 @@ function gameRow(g) {
   const result = g.status === 'finished' ? outcomes[g.outcome] : g.status === 'running' ? t('engine.playing') : label('status', g.status);
   return h('tr', {class: `game-row outcome-${g.outcome || g.status}`, dataset: {gameId: g.id, outcome: g.outcome || ''}},
     h('td', {class: 'num'}, h('a', {href: href(`/games/${g.id}`), class: 'game-link', text: g.id})),
-    h('td', null, h('a', {href: href(`/tournaments/${g.tournament_id}`), text: tournamentNames.get(g.tournament_id) || g.tournament_id})),
+    // A game against a person (/play) is in no tournament of the server's.
+    h('td', null, g.opponent.human ? h('span', {class: 'badge person', text: t('engine.vs_person')})
+      : h('a', {href: href(`/tournaments/${g.tournament_id}`), text: tournamentNames.get(g.tournament_id) || g.tournament_id})),
     h('td', null, h('span', {class: `disc-icon ${g.color}`, 'aria-hidden': 'true'}), ' ', label('color', g.color)),
-    h('td', null, engineLink(g.opponent.engine_id, g.opponent.name)),
+    h('td', null, g.opponent.human ? g.opponent.name : engineLink(g.opponent.engine_id, g.opponent.name)),
     h('td', {class: g.outcome === 'win' ? 'strong' : '', text: result}),
     h('td', {text: g.cause === 'after_refused' ? t('reason.timeout_after_refused') : g.reason ? reasonLabels[g.reason] || g.reason : ''}),
     h('td', {class: 'num', text: g.plies}),

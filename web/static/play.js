@@ -163,7 +163,8 @@ function playGame(id) {
     for (const [x, y] of targets()) {
       layer.append(svgEl('circle', {cx: L + x * CELL + CELL / 2, cy: L + y * CELL + CELL / 2, r: 14, class: 'legal-dot', 'data-x': x, 'data-y': y}));
     }
-    if (document.activeElement === focus && mine()) {
+    if (mine()) {
+      // Shown while the board has the focus (CSS).
       const [x, y] = st.cursor;
       layer.append(svgEl('rect', {x: L + x * CELL + 2, y: L + y * CELL + 2, width: CELL - 4, height: CELL - 4, class: 'play-cursor'}));
     }
@@ -268,9 +269,17 @@ function playGame(id) {
     render();
   };
 
+  // The square is found from where the click is, not from its target: a
+  // move's answer may redraw the board between the press and the release.
   svg.addEventListener('click', (ev) => {
-    const cell = ev.target.closest('.play-cell');
-    if (cell) choose(Number(cell.dataset.x), Number(cell.dataset.y));
+    if (!st.seat) return;
+    const ctm = svg.getScreenCTM();
+    if (!ctm) return;
+    const p = new DOMPoint(ev.clientX, ev.clientY).matrixTransform(ctm.inverse());
+    const n = st.seat.board.length;
+    const x = Math.floor((p.x - lead()) / CELL);
+    const y = Math.floor((p.y - lead()) / CELL);
+    if (x >= 0 && y >= 0 && x < n && y < n) choose(x, y);
   });
   focus.addEventListener('keydown', (ev) => {
     if (!st.seat) return;
@@ -295,8 +304,6 @@ function playGame(id) {
       draw();
     }
   });
-  focus.addEventListener('focus', () => st.seat && draw());
-  focus.addEventListener('blur', () => st.seat && draw());
   $('#play-pass').addEventListener('click', () => send({pass: true}));
   $('#play-resign').addEventListener('click', async () => {
     try {
@@ -324,6 +331,7 @@ function playGame(id) {
           status.textContent = t('play.no_seat');
           return;
         }
+        if (!err.status) console.error(err); // a bug of this page, not the network's
         failures++;
         await new Promise((r) => setTimeout(r, Math.min(5000, 250 * 2 ** failures)));
       }
