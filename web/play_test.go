@@ -334,6 +334,12 @@ func TestPlayTwoPeople(t *testing.T) {
 		t.Fatalf("two people: %+v, want the caller white and a second seat black", p)
 	}
 	white, black := p.SeatToken, p.Second.SeatToken
+	// Spectators see it among the games being played, like any game.
+	var running struct{ Games []struct{ ID int64 } }
+	s.mustCall(t, "GET", "/api/games", nil, &running)
+	if !slices.ContainsFunc(running.Games, func(g struct{ ID int64 }) bool { return g.ID == p.GameID }) {
+		t.Errorf("GET /api/games %+v: the game with people %d is not among the running games", running.Games, p.GameID)
+	}
 	var ae apiErr
 	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), white, map[string]any{"text": "f5"}, &ae); code != 409 {
 		t.Fatalf("white before black's first move: %d %+v, want 409", code, ae)
