@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -286,9 +287,14 @@ func TestPlayAgainstBuiltins(t *testing.T) {
 			// Exported like any game.
 			gm, _ := games.Lookup(c.game)
 			ext := gm.Records[0].Ext
-			req, _ := http.NewRequest("GET", fmt.Sprintf("%s/api/games/%d.%s", s.URL, id, ext), nil)
-			if code := s.do(t, req, nil); code != 200 {
-				t.Errorf("GET game %d.%s: %d", id, ext, code)
+			res, err := http.Get(fmt.Sprintf("%s/api/games/%d.%s", s.URL, id, ext))
+			if err != nil {
+				t.Fatal(err)
+			}
+			file, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != 200 || !bytes.Contains(file, []byte("admin")) || !bytes.Contains(file, []byte(c.builtin)) {
+				t.Errorf("GET game %d.%s: %d %q, want the record with the person's name and the engine's", id, ext, res.StatusCode, file)
 			}
 			// Out of the engine's tournaments and the tournament list.
 			var rec struct {
@@ -585,4 +591,28 @@ func TestPlayWhoAndHowMany(t *testing.T) {
 	waitAPI(t, "a seat free again", 30*time.Second, func() bool {
 		return ann.call(t, "POST", "/api/play", map[string]any{"engine": greedy.ID}, nil) == 201
 	})
+}
+
+// TestPlayEngineFault: an engine that fails is scored as in any game: the
+// person wins.
+func TestPlayEngineFault(t *testing.T) {
+	s := startSite(t)
+	var e struct{ ID int64 }
+	files := map[string]string{"run.sh": "#!/bin/sh\necho 'no engine here' >&2\nexit 3\n"}
+	if code := s.upload(t, map[string]any{"name": "broken", "game": "othello", "protocol": "othello-move", "command": []string{"./run.sh", "{host}", "{port}"}, "connect_timeout_ms": 5000}, files, &e); code != 201 {
+		t.Fatalf("upload: %d", code)
+	}
+	p := startPlay(t, s, map[string]any{"engine": e.ID, "color": "black"})
+	var v seatView
+	waitAPI(t, "the game's end", 60*time.Second, func() bool {
+		seatCall(t, s, "GET", fmt.Sprintf("/api/games/%d/seat", p.GameID), p.SeatToken, nil, &v)
+		return v.Over && v.Result != ""
+	})
+	if v.Result != "black" || (v.Reason != "crash" && v.Reason != "no_connect") {
+		t.Errorf("against an engine that exits at once: %+v, want black (the person) to win by crash or no_connect", v)
+	}
+	var ae apiErr
+	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), p.SeatToken, map[string]any{"text": "f5"}, &ae); code != 409 {
+		t.Errorf("a move after the end: %d %+v, want 409", code, ae)
+	}
 }
