@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/games"
+	"github.com/taikai-dev/taikai/tournament"
 	"github.com/taikai-dev/taikai/web"
 )
 
@@ -614,5 +616,28 @@ func TestPlayEngineFault(t *testing.T) {
 	var ae apiErr
 	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), p.SeatToken, map[string]any{"text": "f5"}, &ae); code != 409 {
 		t.Errorf("a move after the end: %d %+v, want 409", code, ae)
+	}
+}
+
+// TestPlayNotResumed: a server that starts again cancels the games with
+// people it finds running (their seats went with the server that stopped),
+// and resumes nothing of them.
+func TestPlayNotResumed(t *testing.T) {
+	s := startSite(t)
+	var e struct{ ID int64 }
+	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "rnd", "game": "othello", "builtin": "othello-random"}, &e)
+	p := startPlay(t, s, map[string]any{"engine": e.ID, "color": "black"})
+	// A second service on the same database, as after a restart.
+	again := &tournament.Service{Store: s.DB}
+	defer again.Close()
+	if err := again.Resume(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	tt, err := s.DB.Tournament(context.Background(), p.TournamentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tt.Status != tournament.StatusCancelled {
+		t.Errorf("the game with a person after a restart: tournament %s, want cancelled", tt.Status)
 	}
 }
