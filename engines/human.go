@@ -187,13 +187,19 @@ func (p *Person) Move(ctx context.Context, m games.Move) error {
 	if err != nil {
 		return err
 	}
+	st, _ := p.State()
 	// The referee answers on this goroutine, before handle returns: with
 	// Refuse, with Update, or by ending the game.
 	handle(Event{Kind: Attempt, Move: m, At: time.Now()})
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.refused != nil {
+	switch {
+	case p.refused != nil:
 		return &RefusedError{Why: *p.refused}
+	case p.state.Plies == st.Plies:
+		// Neither refused nor played: the clock had run out (the person
+		// resigned as idle) as the move came.
+		return ErrGameOver
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -321,6 +322,12 @@ func TestBrowserPlay(t *testing.T) {
 		startFromForm(t, b, "othello", ids["othello-greedy"], "black")
 		waitPlay(t, b)
 		checkPage(t, b, "/play game (ja)", append(names, "/games/"), true)
+		// Dark mode: the same words, and the contrast of the dark theme.
+		if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}}); err != nil {
+			t.Fatal(err)
+		}
+		checkPage(t, b, "/play game (ja, dark)", append(names, "/games/"), true)
 		b.run(t, "resign", 15*time.Second, chromedp.Click(chromedp.CSS("#play-resign")))
 		b.waitJS(t, "the result", `document.querySelector('#play-result').textContent !== ''`, 30*time.Second)
 		checkPage(t, b, "/play result (ja)", append(names, "/games/"), true)

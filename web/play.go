@@ -72,7 +72,8 @@ func (p *plays) get(id int64) *playGame {
 }
 
 // inFlight counts the games being played that who started, and those of
-// engine; it forgets the games that are over.
+// engine. A game that is over stays in the map (its seat tokens still read
+// its end) until the server stops.
 func (p *plays) inFlight(people *tournament.People, who string, engine int64) (mine, its int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -2,8 +2,10 @@ package web_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -16,6 +18,7 @@ import (
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/games"
+	"github.com/taikai-dev/taikai/tournament"
 	"github.com/taikai-dev/taikai/web"
 )
 
@@ -286,9 +289,14 @@ func TestPlayAgainstBuiltins(t *testing.T) {
 			// Exported like any game.
 			gm, _ := games.Lookup(c.game)
 			ext := gm.Records[0].Ext
-			req, _ := http.NewRequest("GET", fmt.Sprintf("%s/api/games/%d.%s", s.URL, id, ext), nil)
-			if code := s.do(t, req, nil); code != 200 {
-				t.Errorf("GET game %d.%s: %d", id, ext, code)
+			res, err := http.Get(fmt.Sprintf("%s/api/games/%d.%s", s.URL, id, ext))
+			if err != nil {
+				t.Fatal(err)
+			}
+			file, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != 200 || !bytes.Contains(file, []byte("admin")) || !bytes.Contains(file, []byte(c.builtin)) {
+				t.Errorf("GET game %d.%s: %d %q, want the record with the person's name and the engine's", id, ext, res.StatusCode, file)
 			}
 			// Out of the engine's tournaments and the tournament list.
 			var rec struct {
@@ -334,6 +342,12 @@ func TestPlayTwoPeople(t *testing.T) {
 		t.Fatalf("two people: %+v, want the caller white and a second seat black", p)
 	}
 	white, black := p.SeatToken, p.Second.SeatToken
+	// Spectators see it among the games being played, like any game.
+	var running struct{ Games []struct{ ID int64 } }
+	s.mustCall(t, "GET", "/api/games", nil, &running)
+	if !slices.ContainsFunc(running.Games, func(g struct{ ID int64 }) bool { return g.ID == p.GameID }) {
+		t.Errorf("GET /api/games %+v: the game with people %d is not among the running games", running.Games, p.GameID)
+	}
 	var ae apiErr
 	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), white, map[string]any{"text": "f5"}, &ae); code != 409 {
 		t.Fatalf("white before black's first move: %d %+v, want 409", code, ae)
@@ -579,4 +593,51 @@ func TestPlayWhoAndHowMany(t *testing.T) {
 	waitAPI(t, "a seat free again", 30*time.Second, func() bool {
 		return ann.call(t, "POST", "/api/play", map[string]any{"engine": greedy.ID}, nil) == 201
 	})
+}
+
+// TestPlayEngineFault: an engine that fails is scored as in any game: the
+// person wins.
+func TestPlayEngineFault(t *testing.T) {
+	s := startSite(t)
+	var e struct{ ID int64 }
+	files := map[string]string{"run.sh": "#!/bin/sh\necho 'no engine here' >&2\nexit 3\n"}
+	if code := s.upload(t, map[string]any{"name": "broken", "game": "othello", "protocol": "othello-move", "command": []string{"./run.sh", "{host}", "{port}"}, "connect_timeout_ms": 5000}, files, &e); code != 201 {
+		t.Fatalf("upload: %d", code)
+	}
+	p := startPlay(t, s, map[string]any{"engine": e.ID, "color": "black"})
+	var v seatView
+	waitAPI(t, "the game's end", 60*time.Second, func() bool {
+		seatCall(t, s, "GET", fmt.Sprintf("/api/games/%d/seat", p.GameID), p.SeatToken, nil, &v)
+		return v.Over && v.Result != ""
+	})
+	if v.Result != "black" || (v.Reason != "crash" && v.Reason != "no_connect") {
+		t.Errorf("against an engine that exits at once: %+v, want black (the person) to win by crash or no_connect", v)
+	}
+	var ae apiErr
+	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), p.SeatToken, map[string]any{"text": "f5"}, &ae); code != 409 {
+		t.Errorf("a move after the end: %d %+v, want 409", code, ae)
+	}
+}
+
+// TestPlayNotResumed: a server that starts again cancels the games with
+// people it finds running (their seats went with the server that stopped),
+// and resumes nothing of them.
+func TestPlayNotResumed(t *testing.T) {
+	s := startSite(t)
+	var e struct{ ID int64 }
+	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "rnd", "game": "othello", "builtin": "othello-random"}, &e)
+	p := startPlay(t, s, map[string]any{"engine": e.ID, "color": "black"})
+	// A second service on the same database, as after a restart.
+	again := &tournament.Service{Store: s.DB}
+	defer again.Close()
+	if err := again.Resume(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	tt, err := s.DB.Tournament(context.Background(), p.TournamentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tt.Status != tournament.StatusCancelled {
+		t.Errorf("the game with a person after a restart: tournament %s, want cancelled", tt.Status)
+	}
 }

@@ -4,7 +4,7 @@
 // (GET .../seat waits for the next turn, POST .../move, .../resign).
 
 import {$, h, api, t, label, errorText} from 'taikai/app.js';
-import {drawBoard, coordLabels, describeBoard} from 'taikai/board.js';
+import {drawBoard, coordLabels, describeBoard, moveLabel} from 'taikai/board.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 const CELL = 100;
@@ -161,7 +161,8 @@ function playGame(id) {
       layer.append(svgEl('rect', {x: L + x * CELL + 4, y: L + y * CELL + 4, width: CELL - 8, height: CELL - 8, class: 'play-selected', 'data-x': x, 'data-y': y}));
     }
     for (const [x, y] of targets()) {
-      layer.append(svgEl('circle', {cx: L + x * CELL + CELL / 2, cy: L + y * CELL + CELL / 2, r: 14, class: 'legal-dot', 'data-x': x, 'data-y': y}));
+      // Small on a Gomoku board, where most points are legal.
+      layer.append(svgEl('circle', {cx: L + x * CELL + CELL / 2, cy: L + y * CELL + CELL / 2, r: st.view.style === 'points' ? 9 : 14, class: 'legal-dot', 'data-x': x, 'data-y': y}));
     }
     if (mine()) {
       // Shown while the board has the focus (CSS).
@@ -184,7 +185,7 @@ function playGame(id) {
     $('#name-white').textContent = v.white;
     $('#play-black').classList.toggle('to-move', v.turn === 'black');
     $('#play-white').classList.toggle('to-move', v.turn === 'white');
-    $('#play-moves').replaceChildren(...v.moves.map((m, i) => h('li', {class: `move ${m.color}`, value: i + 1}, m.text)));
+    $('#play-moves').replaceChildren(...v.moves.map((m, i) => h('li', {class: `move ${m.color}`, value: i + 1}, moveLabel(st.view, v.board.length, m))));
     $('#play-pass').hidden = !(mine() && v.legal.some((m) => m.x === null));
     $('#play-resign').disabled = v.over;
     draw();
