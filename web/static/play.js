@@ -217,6 +217,11 @@ function playGame(id) {
   };
 
   const show = (v) => {
+    if (!v.board) {
+      // The game has not begun: its seat has no position yet.
+      status.textContent = t('play.waiting');
+      return;
+    }
     if (!st.seat || v.turn !== st.seat.turn || v.plies !== st.seat.plies) st.turnSince = performance.now();
     st.seat = v;
     st.view = v.view;
@@ -325,6 +330,7 @@ function playGame(id) {
         const v = await seatFetch(`seat${after}`);
         failures = 0;
         if (!st.busy) show(v);
+        if (!v.board) await new Promise((r) => setTimeout(r, 200)); // not begun: ask again soon
         if (v.over && v.result) return;
         if (v.over) await new Promise((r) => setTimeout(r, 300)); // stored in a moment
       } catch (err) {
