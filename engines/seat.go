@@ -70,14 +70,14 @@ type Ending struct {
 	OpponentLeft bool   // the opponent disconnected or closed
 }
 
-// EventKind is what a client did.
-type EventKind int8
+// ActionKind is what a client did.
+type ActionKind int8
 
-// Kinds of event.
+// Kinds of action.
 const (
 	// Attempt: the client proposes a move. The referee answers it with Update
 	// or Refuse (or ends the game) before its handler returns.
-	Attempt EventKind = iota + 1
+	Attempt ActionKind = iota + 1
 	// Violation: a line the protocol refused on its own (malformed, unknown,
 	// out of turn); counted, and perhaps the game is lost for it.
 	Violation
@@ -87,9 +87,9 @@ const (
 	Left
 )
 
-// Event is something a client did, in the order it did it.
-type Event struct {
-	Kind   EventKind
+// Action is something a client did, in the order it did it.
+type Action struct {
+	Kind   ActionKind
 	Move   games.Move // Attempt
 	At     time.Time  // when the line arrived: the kernel's receive time where it gives one, else the read
 	What   string     // Violation: what was refused; Chat: the text
@@ -147,7 +147,7 @@ type Seat interface {
 	// Listen starts reading the client. handle is called for what the client
 	// does, in order, on the seat's reader goroutine, and nothing more is read
 	// until it returns; it may call the methods of both seats.
-	Listen(handle func(Event))
+	Listen(handle func(Action))
 	// Begin writes the start of the game.
 	Begin(ctx context.Context, s Start) error
 	// Update reports moves and gives the move to the side in Turn.
