@@ -200,8 +200,8 @@ type Base struct {
 	gone    atomic.Bool // the client left or was cut off: write nothing more
 	life    sync.Mutex  // orders starting the reader with closing
 	started bool
-	paced   time.Time      // the chatter's virtual schedule (Chatter)
-	hello   chan struct{}  // closed by Greeted
+	paced   time.Time       // the chatter's virtual schedule (Chatter)
+	hello   chan struct{}   // closed by Greeted
 	early   *engines.Action // the client left during Greet: told to the next Listen
 	helloed sync.Once
 	once    sync.Once
