@@ -40,18 +40,18 @@ type Update struct {
 	Remaining time.Duration // this seat's remaining total time (for protocols that report it)
 }
 
-// Verdict is a game's result for one seat.
-type Verdict int8
+// SeatResult is a game's result for one seat.
+type SeatResult int8
 
-// Verdicts.
+// Seat results.
 const (
-	Draw Verdict = iota
+	Draw SeatResult = iota
 	Win
 	Lose
 )
 
-// Word names the verdict in a protocol's own words.
-func (v Verdict) Word(win, lose, draw string) string {
+// Word names the result in a protocol's own words.
+func (v SeatResult) Word(win, lose, draw string) string {
 	switch v {
 	case Win:
 		return win
@@ -63,7 +63,7 @@ func (v Verdict) Word(win, lose, draw string) string {
 
 // Ending tells a seat how the game ended for it.
 type Ending struct {
-	Verdict      Verdict
+	Verdict      SeatResult
 	Reason       string // a games.Reason constant
 	Cause        string // a games.Cause constant, or ""
 	Own, Opp     int    // pieces on the board at the end

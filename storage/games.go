@@ -247,7 +247,7 @@ func scanGame(s scanner, extra ...any) (*tournament.Game, error) {
 		}
 	}
 	if opSuite.Valid {
-		g.Opening = &tournament.Opening{Suite: opSuite.String, Index: int(opIndex.Int64), Plies: int(opPlies.Int64), Text: opText.String}
+		g.Opening = &tournament.SuiteLine{Suite: opSuite.String, Index: int(opIndex.Int64), Plies: int(opPlies.Int64), Text: opText.String}
 	}
 	return &g, nil
 }

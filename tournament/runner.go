@@ -35,7 +35,7 @@ type GameSpec struct {
 	OnRestart func()   `json:"-"`
 	Pair      int64    // the game pair it is one of, from 1; 0: none
 	Slot      string   // the format's slot it fills (swiss, knockout), "" for a fixed schedule
-	Opening   *Opening // the opening it starts from, nil for the start position
+	Opening   *SuiteLine // the opening it starts from, nil for the start position
 }
 
 // Played is a game as it was played: what the store keeps.

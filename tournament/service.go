@@ -457,7 +457,7 @@ func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) bool {
 		Status: GameRunning, Pair: spec.Pair, Slot: spec.Slot,
 	}
 	if o := spec.Opening; o != nil {
-		header.Opening = &Opening{Suite: o.Suite, Index: o.Index, Plies: len(o.Moves), Text: o.Text}
+		header.Opening = &SuiteLine{Suite: o.Suite, Index: o.Index, Plies: len(o.Moves), Text: o.Text}
 	}
 	now := time.Now().UTC()
 	header.StartedAt = &now

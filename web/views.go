@@ -199,7 +199,7 @@ type gameJSON struct {
 	Attempt int                     `json:"attempt,omitempty"` // which delivery of the game that worker played (2 and more: played again)
 	// Opening is the opening the game started from: its first opening.plies
 	// moves are the opening's, played by the server.
-	Opening   *tournament.Opening `json:"opening,omitempty"`
+	Opening   *tournament.SuiteLine `json:"opening,omitempty"`
 	StartedAt *string             `json:"started_at"`
 	EndedAt   *string             `json:"ended_at"`
 	View      *boardView          `json:"view,omitempty"` // how the dashboard draws it (live messages and pages)

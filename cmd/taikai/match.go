@@ -267,7 +267,7 @@ type matchGameJSON struct {
 	Result  string              `json:"result"`
 	Reason  string              `json:"reason"`
 	ID      int64               `json:"id,omitempty"`
-	Opening *tournament.Opening `json:"opening,omitempty"`
+	Opening *tournament.SuiteLine `json:"opening,omitempty"`
 	Moves   []games.MoveView    `json:"moves"`
 	// Sandbox is the sandbox state the game ran under: on (--sandbox) or off.
 	Sandbox string `json:"sandbox"`
@@ -801,7 +801,7 @@ func (m *match) gameJSON(p *tournament.Played) matchGameJSON {
 		Cause: p.Outcome.Cause, Refused: p.Refused,
 	}
 	if o := p.Spec.Opening; o != nil {
-		g.Opening = &tournament.Opening{Suite: o.Suite, Index: o.Index, Plies: min(len(o.Moves), len(p.Moves)), Text: o.Text}
+		g.Opening = &tournament.SuiteLine{Suite: o.Suite, Index: o.Index, Plies: min(len(o.Moves), len(p.Moves)), Text: o.Text}
 	}
 	if m.cfg.db != "" {
 		g.ID = p.Spec.ID
@@ -858,7 +858,7 @@ func gameOf(p *tournament.Played) *tournament.Game {
 		Plies: len(p.Moves), Pair: p.Spec.Pair, Stones: p.Stones,
 	}
 	if o := p.Spec.Opening; o != nil {
-		g.Opening = &tournament.Opening{Suite: o.Suite, Index: o.Index, Plies: min(len(o.Moves), len(p.Moves)), Text: o.Text}
+		g.Opening = &tournament.SuiteLine{Suite: o.Suite, Index: o.Index, Plies: min(len(o.Moves), len(p.Moves)), Text: o.Text}
 	}
 	if !p.StartedAt.IsZero() {
 		st, en := p.StartedAt, p.EndedAt

@@ -86,7 +86,7 @@ type Job struct {
 	Settings     tournament.Settings `json:"settings"`
 	Seed         uint64              `json:"seed"`
 	Tallies      [2]engines.Tally    `json:"tallies"`
-	Opening      *tournament.Opening `json:"opening,omitempty"`
+	Opening      *tournament.SuiteLine `json:"opening,omitempty"`
 	OpeningMoves []games.Move        `json:"opening_moves,omitempty"`
 	KeepLogs     bool                `json:"keep_logs,omitempty"`
 }
