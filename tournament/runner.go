@@ -32,9 +32,9 @@ type GameSpec struct {
 	OnMove       func(Tick)       `json:"-"` // live moves; must not block
 	// OnRestart is told that a game played on a worker starts again from the
 	// beginning (its worker was lost); must not block.
-	OnRestart func()   `json:"-"`
-	Pair      int64    // the game pair it is one of, from 1; 0: none
-	Slot      string   // the format's slot it fills (swiss, knockout), "" for a fixed schedule
+	OnRestart func()     `json:"-"`
+	Pair      int64      // the game pair it is one of, from 1; 0: none
+	Slot      string     // the format's slot it fills (swiss, knockout), "" for a fixed schedule
 	Opening   *SuiteLine // the opening it starts from, nil for the start position
 }
 

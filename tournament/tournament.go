@@ -206,7 +206,7 @@ type Game struct {
 	Plies        int                 `json:"plies"`
 	Pair         int64               `json:"pair,omitempty"`    // the game pair it is one of, from 1
 	Slot         string              `json:"slot,omitempty"`    // swiss, knockout: round, match and game ("r2m3g1")
-	Opening      *SuiteLine            `json:"opening,omitempty"` // the opening it started from
+	Opening      *SuiteLine          `json:"opening,omitempty"` // the opening it started from
 	Worker       string              `json:"worker,omitempty"`  // the taikai worker that played it; "" for the server
 	Attempt      int                 `json:"attempt,omitempty"` // which delivery of the game its worker played, from 1
 	Moves        []games.Ply         `json:"-"`

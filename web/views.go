@@ -200,9 +200,9 @@ type gameJSON struct {
 	// Opening is the opening the game started from: its first opening.plies
 	// moves are the opening's, played by the server.
 	Opening   *tournament.SuiteLine `json:"opening,omitempty"`
-	StartedAt *string             `json:"started_at"`
-	EndedAt   *string             `json:"ended_at"`
-	View      *boardView          `json:"view,omitempty"` // how the dashboard draws it (live messages and pages)
+	StartedAt *string               `json:"started_at"`
+	EndedAt   *string               `json:"ended_at"`
+	View      *boardView            `json:"view,omitempty"` // how the dashboard draws it (live messages and pages)
 }
 
 // boardView is how the dashboard draws a game's board (games.View), with its

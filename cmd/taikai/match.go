@@ -262,13 +262,13 @@ func parseOpenings(v string) (*tournament.Openings, error) {
 
 // matchGameJSON is a game in `taikai match --json` (DESIGN.md).
 type matchGameJSON struct {
-	Black   string              `json:"black"`
-	White   string              `json:"white"`
-	Result  string              `json:"result"`
-	Reason  string              `json:"reason"`
-	ID      int64               `json:"id,omitempty"`
+	Black   string                `json:"black"`
+	White   string                `json:"white"`
+	Result  string                `json:"result"`
+	Reason  string                `json:"reason"`
+	ID      int64                 `json:"id,omitempty"`
 	Opening *tournament.SuiteLine `json:"opening,omitempty"`
-	Moves   []games.MoveView    `json:"moves"`
+	Moves   []games.MoveView      `json:"moves"`
 	// Sandbox is the sandbox state the game ran under: on (--sandbox) or off.
 	Sandbox string `json:"sandbox"`
 	// Detail says why an engine could not start.

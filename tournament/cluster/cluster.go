@@ -75,20 +75,20 @@ const (
 
 // Job is a game on the work queue: everything a worker needs to play it.
 type Job struct {
-	Game         int64               `json:"game"`
-	Tournament   int64               `json:"tournament"`
-	Index        int64               `json:"index"`
-	Pair         int64               `json:"pair,omitempty"`
-	Slot         string              `json:"slot,omitempty"`
-	Black        engines.Engine      `json:"black"`
-	White        engines.Engine      `json:"white"`
-	Files        [2]string           `json:"files"` // content hashes of black's and white's directories in EngineBucket; "" for none
-	Settings     tournament.Settings `json:"settings"`
-	Seed         uint64              `json:"seed"`
-	Tallies      [2]engines.Tally    `json:"tallies"`
+	Game         int64                 `json:"game"`
+	Tournament   int64                 `json:"tournament"`
+	Index        int64                 `json:"index"`
+	Pair         int64                 `json:"pair,omitempty"`
+	Slot         string                `json:"slot,omitempty"`
+	Black        engines.Engine        `json:"black"`
+	White        engines.Engine        `json:"white"`
+	Files        [2]string             `json:"files"` // content hashes of black's and white's directories in EngineBucket; "" for none
+	Settings     tournament.Settings   `json:"settings"`
+	Seed         uint64                `json:"seed"`
+	Tallies      [2]engines.Tally      `json:"tallies"`
 	Opening      *tournament.SuiteLine `json:"opening,omitempty"`
-	OpeningMoves []games.Move        `json:"opening_moves,omitempty"`
-	KeepLogs     bool                `json:"keep_logs,omitempty"`
+	OpeningMoves []games.Move          `json:"opening_moves,omitempty"`
+	KeepLogs     bool                  `json:"keep_logs,omitempty"`
 }
 
 type claimMsg struct {
