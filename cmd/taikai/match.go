@@ -600,11 +600,11 @@ func (m *match) llr() float64 {
 }
 
 // verdict is the SPRT's decision: H0, H1 or continue.
-func (m *match) verdict() string {
+func (m *match) verdict() stats.Decision {
 	if m.decided != nil {
 		return m.decided.Result
 	}
-	return "continue"
+	return stats.Continue
 }
 
 func lowerBound(t *stats.SPRT) float64 { l, _ := t.Bounds(); return l }
@@ -758,15 +758,15 @@ type matchOutput struct {
 }
 
 type sprtJSON struct {
-	LLR    float64 `json:"llr"`
-	Lower  float64 `json:"lower"`
-	Upper  float64 `json:"upper"`
-	Result string  `json:"result"` // H0, H1 or continue
-	Elo0   float64 `json:"elo0"`
-	Elo1   float64 `json:"elo1"`
-	Alpha  float64 `json:"alpha"`
-	Beta   float64 `json:"beta"`
-	Model  string  `json:"model"`
+	LLR    float64        `json:"llr"`
+	Lower  float64        `json:"lower"`
+	Upper  float64        `json:"upper"`
+	Result stats.Decision `json:"result"` // H0, H1 or continue
+	Elo0   float64        `json:"elo0"`
+	Elo1   float64        `json:"elo1"`
+	Alpha  float64        `json:"alpha"`
+	Beta   float64        `json:"beta"`
+	Model  string         `json:"model"`
 }
 
 func round2(f float64) float64 { return math.Round(f*100) / 100 }
