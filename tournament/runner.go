@@ -71,7 +71,7 @@ type Played struct {
 }
 
 // Result is "black", "white" or "draw"; "" for an aborted game.
-func (p *Played) Result() string { return p.Outcome.Result() }
+func (p *Played) Result() games.Result { return p.Outcome.Result() }
 
 // Runner launches the engines of a game, referees it and cleans up after it.
 type Runner struct {

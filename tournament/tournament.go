@@ -200,7 +200,7 @@ type Game struct {
 	Black        Player              `json:"black"`
 	White        Player              `json:"white"`
 	Status       string              `json:"status"`
-	Result       string              `json:"result,omitempty"`
+	Result       games.Result        `json:"result,omitempty"`
 	Reason       string              `json:"reason,omitempty"`
 	Cause        string              `json:"cause,omitempty"`
 	Plies        int                 `json:"plies"`

@@ -24,7 +24,7 @@ func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	f := storage.GameFilter{Status: q.Get("status"), Result: q.Get("result"), Reason: q.Get("reason")}
+	f := storage.GameFilter{Status: q.Get("status"), Result: games.Result(q.Get("result")), Reason: q.Get("reason")}
 	for _, p := range []struct {
 		name string
 		dst  *int

@@ -238,9 +238,9 @@ func (s *Server) llrHistory(r *http.Request, t *tournament.Tournament, a int64) 
 	)
 	for _, g := range list {
 		half := 1
-		if g.Result != "draw" {
+		if g.Result != games.Drawn {
 			half = 0
-			if (g.Result == "black") == (g.Black.EngineID == a) {
+			if (g.Result == games.BlackWon) == (g.Black.EngineID == a) {
 				half = 2
 			}
 		}

@@ -50,9 +50,9 @@ type checkSummaryJSON struct {
 	Message string `json:"message,omitempty"`
 	// Result, Reason and LegalMoves are the check game's (as in the check's
 	// answer), for a dashboard that says the message in another language.
-	Result     string `json:"result,omitempty"`
-	Reason     string `json:"reason,omitempty"`
-	LegalMoves int    `json:"legal_moves,omitempty"`
+	Result     engineResult `json:"result,omitempty"`
+	Reason     string       `json:"reason,omitempty"`
+	LegalMoves int          `json:"legal_moves,omitempty"`
 	// MessageKey and MessageParams: Message as a catalog message and its
 	// facts (as in the check's answer).
 	MessageKey    string         `json:"message_key,omitempty"`
@@ -175,6 +175,17 @@ func crosstable(rows []tournament.Standing, pairs []tournament.PairResult) [][]*
 	return cells
 }
 
+// engineResult is a finished game's result for one engine, as its record
+// (GET /api/engines/{id}/games) and the pre-flight check answer it.
+type engineResult string
+
+// Results for one engine.
+const (
+	engineWon  engineResult = "win"
+	engineLost engineResult = "loss"
+	engineDrew engineResult = "draw"
+)
+
 type gameJSON struct {
 	ID           *int64     `json:"id"`
 	TournamentID int64      `json:"tournament_id"`
@@ -252,7 +263,7 @@ func toGameJSON(g *tournament.Game) gameJSON {
 	return gameJSON{
 		ID: &id, TournamentID: g.TournamentID, Index: g.Index, Game: g.Game, Rule: g.Rule, Size: g.Size,
 		Black: playerJSON(g.Black), White: playerJSON(g.White), Status: g.Status,
-		Result: strOrNil(g.Result), Reason: strOrNil(g.Reason), Cause: g.Cause, Plies: g.Plies, Detail: g.Detail, Refused: g.Refused,
+		Result: strOrNil(string(g.Result)), Reason: strOrNil(g.Reason), Cause: g.Cause, Plies: g.Plies, Detail: g.Detail, Refused: g.Refused,
 		StartedAt: timeOrNil(g.StartedAt), EndedAt: timeOrNil(g.EndedAt), Pair: g.Pair, Opening: g.Opening, Slot: g.Slot,
 		Worker: g.Worker, Attempt: g.Attempt,
 	}

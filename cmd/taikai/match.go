@@ -264,7 +264,7 @@ func parseOpenings(v string) (*tournament.Openings, error) {
 type matchGameJSON struct {
 	Black   string                `json:"black"`
 	White   string                `json:"white"`
-	Result  string                `json:"result"`
+	Result  games.Result          `json:"result"`
 	Reason  string                `json:"reason"`
 	ID      int64                 `json:"id,omitempty"`
 	Opening *tournament.SuiteLine `json:"opening,omitempty"`
@@ -636,10 +636,10 @@ func gameEnd(p *tournament.Played) string {
 	switch r := p.Result(); r {
 	case "":
 		who = "no result"
-	case "draw":
+	case games.Drawn:
 		who = "draw"
 	default:
-		who = r + " wins"
+		who = string(r) + " wins"
 	}
 	s := who + ", " + p.Outcome.Reason
 	if r := p.Refused; r != nil {
