@@ -58,7 +58,7 @@ type Person struct {
 	play sync.Mutex // one move or resignation at a time
 
 	mu      sync.Mutex
-	handle  func(Event)
+	handle  func(Action)
 	state   PersonState
 	refused *games.Refusal // the referee's answer to the attempt being handled
 	changed chan struct{}  // closed and replaced at every change
@@ -75,7 +75,7 @@ func NewPerson(color games.Color) *Person {
 func (p *Person) Traits() Traits { return Traits{Person: true, AutoPass: true} }
 
 // Listen keeps the referee's handler for the person's moves.
-func (p *Person) Listen(handle func(Event)) {
+func (p *Person) Listen(handle func(Action)) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.handle = handle
@@ -190,7 +190,7 @@ func (p *Person) Move(ctx context.Context, m games.Move) error {
 	st, _ := p.State()
 	// The referee answers on this goroutine, before handle returns: with
 	// Refuse, with Update, or by ending the game.
-	handle(Event{Kind: Attempt, Move: m, At: time.Now()})
+	handle(Action{Kind: Attempt, Move: m, At: time.Now()})
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
@@ -206,7 +206,7 @@ func (p *Person) Move(ctx context.Context, m games.Move) error {
 
 // ready waits for the game to begin and returns the referee's handler, or
 // why the person cannot act now; p.play is held.
-func (p *Person) ready(ctx context.Context, move bool) (func(Event), error) {
+func (p *Person) ready(ctx context.Context, move bool) (func(Action), error) {
 	// Before the game begins (its engine connecting), wait for it.
 	p.waitFor(ctx, func(st PersonState) bool { return st.Begun || st.Ended })
 	p.mu.Lock()
@@ -246,7 +246,7 @@ func (p *Person) Resign(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	handle(Event{Kind: Left, Reason: games.ReasonResign})
+	handle(Action{Kind: Left, Reason: games.ReasonResign})
 	// The referee tells the seats the end from its own goroutine: wait for
 	// it, so that the answer shows the game over.
 	p.waitFor(ctx, func(st PersonState) bool { return st.Ended })

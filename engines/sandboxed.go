@@ -356,7 +356,7 @@ func (p *Process) Usage() Usage {
 		return Usage{}
 	}
 	if p.sb != nil {
-		u := p.sb.Usage()
+		u := p.sb.Report()
 		return Usage{Sandboxed: true, ExitCode: u.ExitCode, Signal: u.Signal, OOMKilled: u.OOMKilled, PeakMemory: u.PeakMemory, CPUTime: u.CPUTime}
 	}
 	var u Usage

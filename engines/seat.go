@@ -40,18 +40,18 @@ type Update struct {
 	Remaining time.Duration // this seat's remaining total time (for protocols that report it)
 }
 
-// Verdict is a game's result for one seat.
-type Verdict int8
+// SeatResult is a game's result for one seat.
+type SeatResult int8
 
-// Verdicts.
+// Seat results.
 const (
-	Draw Verdict = iota
+	Draw SeatResult = iota
 	Win
 	Lose
 )
 
-// Word names the verdict in a protocol's own words.
-func (v Verdict) Word(win, lose, draw string) string {
+// Word names the result in a protocol's own words.
+func (v SeatResult) Word(win, lose, draw string) string {
 	switch v {
 	case Win:
 		return win
@@ -63,21 +63,21 @@ func (v Verdict) Word(win, lose, draw string) string {
 
 // Ending tells a seat how the game ended for it.
 type Ending struct {
-	Verdict      Verdict
+	Verdict      SeatResult
 	Reason       string // a games.Reason constant
 	Cause        string // a games.Cause constant, or ""
 	Own, Opp     int    // pieces on the board at the end
 	OpponentLeft bool   // the opponent disconnected or closed
 }
 
-// EventKind is what a client did.
-type EventKind int8
+// ActionKind is what a client did.
+type ActionKind int8
 
-// Kinds of event.
+// Kinds of action.
 const (
 	// Attempt: the client proposes a move. The referee answers it with Update
 	// or Refuse (or ends the game) before its handler returns.
-	Attempt EventKind = iota + 1
+	Attempt ActionKind = iota + 1
 	// Violation: a line the protocol refused on its own (malformed, unknown,
 	// out of turn); counted, and perhaps the game is lost for it.
 	Violation
@@ -87,9 +87,9 @@ const (
 	Left
 )
 
-// Event is something a client did, in the order it did it.
-type Event struct {
-	Kind   EventKind
+// Action is something a client did, in the order it did it.
+type Action struct {
+	Kind   ActionKind
 	Move   games.Move // Attempt
 	At     time.Time  // when the line arrived: the kernel's receive time where it gives one, else the read
 	What   string     // Violation: what was refused; Chat: the text
@@ -147,7 +147,7 @@ type Seat interface {
 	// Listen starts reading the client. handle is called for what the client
 	// does, in order, on the seat's reader goroutine, and nothing more is read
 	// until it returns; it may call the methods of both seats.
-	Listen(handle func(Event))
+	Listen(handle func(Action))
 	// Begin writes the start of the game.
 	Begin(ctx context.Context, s Start) error
 	// Update reports moves and gives the move to the side in Turn.

@@ -169,24 +169,35 @@ type Outcome struct {
 	Loser  Color // the side the reason is about (timeout, illegal, ...), None for normal ends
 }
 
-// Result names the outcome as stored: "black", "white" or "draw"; "" for an
-// aborted game, which has none.
-func (o Outcome) Result() string {
+// Result is a finished game's result as stored and sent: the side that
+// won, or a draw.
+type Result string
+
+// Results of a game.
+const (
+	BlackWon Result = "black"
+	WhiteWon Result = "white"
+	Drawn    Result = "draw"
+)
+
+// Result names the outcome as stored: BlackWon, WhiteWon or Drawn; "" for
+// an aborted game, which has none.
+func (o Outcome) Result() Result {
 	if o.Reason == ReasonAborted {
 		return ""
 	}
 	return ResultOf(o.Winner)
 }
 
-// ResultOf names a winner as stored: black, white or draw.
-func ResultOf(winner Color) string {
+// ResultOf names a winner as stored: BlackWon, WhiteWon or Drawn.
+func ResultOf(winner Color) Result {
 	switch winner {
 	case Black:
-		return "black"
+		return BlackWon
 	case White:
-		return "white"
+		return WhiteWon
 	}
-	return "draw"
+	return Drawn
 }
 
 // Ply is a move as it was played: by whom, how long it took.

@@ -50,7 +50,7 @@ func (db *DB) FinishGame(ctx context.Context, p *tournament.Played) error {
 		refused = string(b)
 	}
 	status := tournament.GameFinished
-	var result any = p.Result()
+	var result any = string(p.Result())
 	if p.Outcome.Reason == games.ReasonAborted {
 		status, result = tournament.GameAborted, nil
 	}
@@ -140,7 +140,7 @@ func scorePair(ctx context.Context, tx *sql.Tx, p *tournament.Played, a int64) e
 	if err != nil {
 		return err
 	}
-	half := halfPoints(p.Result(), p.Spec.Black.ID == a) + halfPoints(other.String, otherBlack == a)
+	half := halfPoints(p.Result(), p.Spec.Black.ID == a) + halfPoints(games.Result(other.String), otherBlack == a)
 	_, err = tx.ExecContext(ctx, fmt.Sprintf(`UPDATE pairs SET p%d = p%d + 1 WHERE tournament_id = ? AND a = ? AND b = ?`, half, half),
 		p.Spec.TournamentID, a, max(p.Spec.Black.ID, p.Spec.White.ID))
 	return err
@@ -148,11 +148,11 @@ func scorePair(ctx context.Context, tx *sql.Tx, p *tournament.Played, a int64) e
 
 // halfPoints is what a game result is worth, in half points, to the engine
 // that played black (asBlack) or white.
-func halfPoints(result string, asBlack bool) int {
+func halfPoints(result games.Result, asBlack bool) int {
 	switch {
-	case result == "draw":
+	case result == games.Drawn:
 		return 1
-	case (result == "black") == asBlack:
+	case (result == games.BlackWon) == asBlack:
 		return 2
 	}
 	return 0
@@ -231,7 +231,7 @@ func scanGame(s scanner, extra ...any) (*tournament.Game, error) {
 	g.Game, g.Rule, g.Size = set.Game, set.Rule, set.Size
 	g.Black.Nick, g.White.Nick = bnick.String, wnick.String
 	g.Black.WireName, g.White.WireName = bwire.String, wwire.String
-	g.Result, g.Reason, g.Cause = result.String, reason.String, cause.String
+	g.Result, g.Reason, g.Cause = games.Result(result.String), reason.String, cause.String
 	g.Stones = [2]int{int(bstones.Int64), int(wstones.Int64)}
 	g.Seed = uint64(seed)
 	g.Logs, g.Detail, g.Sandbox = logs.String, detail.String, sandbox.String
@@ -247,7 +247,7 @@ func scanGame(s scanner, extra ...any) (*tournament.Game, error) {
 		}
 	}
 	if opSuite.Valid {
-		g.Opening = &tournament.Opening{Suite: opSuite.String, Index: int(opIndex.Int64), Plies: int(opPlies.Int64), Text: opText.String}
+		g.Opening = &tournament.SuiteLine{Suite: opSuite.String, Index: int(opIndex.Int64), Plies: int(opPlies.Int64), Text: opText.String}
 	}
 	return &g, nil
 }
@@ -324,9 +324,9 @@ func (db *DB) EachFinishedGame(ctx context.Context, tournamentID int64, fn func(
 
 // GameFilter selects games of a tournament.
 type GameFilter struct {
-	Engine int64  // either side
-	Status string // running, finished, aborted
-	Result string // black, white, draw
+	Engine int64        // either side
+	Status string       // running, finished, aborted
+	Result games.Result // BlackWon, WhiteWon or Drawn
 	Reason string
 	Limit  int
 	Offset int
@@ -340,7 +340,7 @@ func (db *DB) Games(ctx context.Context, tournamentID int64, f GameFilter) ([]*t
 		where = append(where, "(g.black_id = ? OR g.white_id = ?)")
 		args = append(args, f.Engine, f.Engine)
 	}
-	for _, c := range []struct{ col, v string }{{"g.status", f.Status}, {"g.result", f.Result}, {"g.reason", f.Reason}} {
+	for _, c := range []struct{ col, v string }{{"g.status", f.Status}, {"g.result", string(f.Result)}, {"g.reason", f.Reason}} {
 		if c.v != "" {
 			where = append(where, c.col+" = ?")
 			args = append(args, c.v)

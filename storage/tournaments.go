@@ -393,10 +393,10 @@ func (db *DB) Slots(ctx context.Context, t *tournament.Tournament) (map[string]b
 			}
 			sl.Black, sl.White = seat[black], seat[white]
 			res := tournament.SlotResult{Slot: sl, BlackScore: 0.5}
-			switch result.String {
-			case "black":
+			switch games.Result(result.String) {
+			case games.BlackWon:
 				res.BlackScore = 1
-			case "white":
+			case games.WhiteWon:
 				res.BlackScore = 0
 			}
 			finished = append(finished, res)

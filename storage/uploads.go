@@ -19,8 +19,8 @@ type Upload struct {
 	Bytes   int64
 }
 
-// Usage is what uploads hold: entries (files and directories) and bytes.
-type Usage struct {
+// UploadTotals is what uploads hold: entries (files and directories) and bytes.
+type UploadTotals struct {
 	Entries, Bytes int64
 }
 
@@ -53,16 +53,16 @@ func (db *DB) UploadedFiles(ctx context.Context, engine int64) ([]string, error)
 }
 
 // EngineUploads is what all versions of an engine hold.
-func (db *DB) EngineUploads(ctx context.Context, engine int64) (Usage, error) {
-	var u Usage
+func (db *DB) EngineUploads(ctx context.Context, engine int64) (UploadTotals, error) {
+	var u UploadTotals
 	err := db.r.QueryRowContext(ctx, `SELECT coalesce(sum(files_entries), 0), coalesce(sum(files_bytes), 0) FROM engine_versions WHERE engine_id = ?`, engine).Scan(&u.Entries, &u.Bytes)
 	return u, err
 }
 
 // ParticipantUploads is what all versions of all a participant's engines
 // hold, withdrawn engines included (their files stay).
-func (db *DB) ParticipantUploads(ctx context.Context, participant int64) (Usage, error) {
-	var u Usage
+func (db *DB) ParticipantUploads(ctx context.Context, participant int64) (UploadTotals, error) {
+	var u UploadTotals
 	err := db.r.QueryRowContext(ctx, `SELECT coalesce(sum(v.files_entries), 0), coalesce(sum(v.files_bytes), 0)
 		FROM engine_versions v JOIN engines e ON e.id = v.engine_id WHERE e.owner_id = ?`, participant).Scan(&u.Entries, &u.Bytes)
 	return u, err

@@ -84,18 +84,18 @@ type game struct {
 	ref          *Referee
 	done         chan games.Outcome
 	cancel       context.CancelFunc
-	handled      [2]chan engines.Event // each seat's events, once the referee has handled them
+	handled      [2]chan engines.Action // each seat's events, once the referee has handled them
 }
 
 // observed passes a seat's events to the referee and then to handled, so that
 // a test can wait until a line that has no reply has been judged.
 type observed struct {
 	engines.Seat
-	handled chan engines.Event
+	handled chan engines.Action
 }
 
-func (o observed) Listen(handle func(engines.Event)) {
-	o.Seat.Listen(func(ev engines.Event) {
+func (o observed) Listen(handle func(engines.Action)) {
+	o.Seat.Listen(func(ev engines.Action) {
 		handle(ev)
 		select {
 		case o.handled <- ev:
@@ -107,9 +107,9 @@ func (o observed) Listen(handle func(engines.Event)) {
 // waitHandled returns the next n events of seat i that the referee has
 // handled, waiting for them. Every event since the game began is kept, so a
 // test that waits must have taken the ones before.
-func (g *game) waitHandled(tb testing.TB, i, n int) []engines.Event {
+func (g *game) waitHandled(tb testing.TB, i, n int) []engines.Action {
 	tb.Helper()
-	var evs []engines.Event
+	var evs []engines.Action
 	for range n {
 		select {
 		case ev := <-g.handled[i]:
@@ -128,12 +128,12 @@ func startGame(tb testing.TB, set Settings, protos [2]string) *game {
 	}
 	var clients [2]*client
 	var seats [2]engines.Seat
-	var handled [2]chan engines.Event
+	var handled [2]chan engines.Action
 	names := [2]engines.Engine{{Name: "engine-b"}, {Name: "engine-w"}}
 	for i, name := range []string{"black", "white"} {
 		cc, sc := protocoltest.TCPPair(tb)
 		clients[i] = &client{tb: tb, name: name, c: cc, r: bufio.NewReader(cc)}
-		handled[i] = make(chan engines.Event, 1024)
+		handled[i] = make(chan engines.Action, 1024)
 		seats[i] = observed{newSeat(protos[i], sc, engines.SeatConfig{Color: games.ColorAt(i), Options: set.Options, Tallies: tallies([2]engines.Tally{}, names, i)}), handled[i]}
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -41,7 +41,7 @@ func TestNBoardEngineFromSpec(t *testing.T) {
 					spec.Black, spec.White, c = opp, e, 1
 				}
 				if style == "edax" {
-					spec.Opening = &tournament.Opening{Suite: "test", Moves: []games.Move{{X: 5, Y: 4}, {X: 5, Y: 5}, {X: 4, Y: 5}}}
+					spec.Opening = &tournament.SuiteLine{Suite: "test", Moves: []games.Move{{X: 5, Y: 4}, {X: 5, Y: 5}, {X: 4, Y: 5}}}
 				}
 				p := play(t, r, spec)
 				what := fmt.Sprintf("py-nboard (%s style) vs %s over %s", style, opp.Name, opp.Protocol)

@@ -76,7 +76,7 @@ func describe(game, rule string, size int) string {
 }
 
 // OpeningFor returns the opening of game pair pair (from 1).
-func OpeningFor(s *openings.Suite, o *Openings, seed uint64, pair int64) *Opening {
+func OpeningFor(s *openings.Suite, o *Openings, seed uint64, pair int64) *SuiteLine {
 	op := s.Pick(o.Order, o.Start, seed, pair-1)
-	return &Opening{Suite: s.Name, Index: op.Index, Moves: op.Moves, Text: op.Text}
+	return &SuiteLine{Suite: s.Name, Index: op.Index, Moves: op.Moves, Text: op.Text}
 }

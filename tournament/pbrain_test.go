@@ -42,7 +42,7 @@ func TestPbrainBrainFromSpec(t *testing.T) {
 				}
 				if end == "cr" {
 					// From a three-stone opening: BOARD ... DONE to each side.
-					spec.Opening = &tournament.Opening{Suite: "test", Moves: []games.Move{{X: 7, Y: 7}, {X: 8, Y: 8}, {X: 6, Y: 8}}}
+					spec.Opening = &tournament.SuiteLine{Suite: "test", Moves: []games.Move{{X: 7, Y: 7}, {X: 8, Y: 8}, {X: 6, Y: 8}}}
 				}
 				p := play(t, r, spec)
 				what := fmt.Sprintf("py-brain (%s line ends) vs %s over %s", end, opp.Name, opp.Protocol)

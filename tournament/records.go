@@ -21,9 +21,9 @@ func Record(t *Tournament, g *Game) games.RecordGame {
 		r.Round = strconv.FormatInt(g.Index+1, 10)
 	}
 	switch g.Result {
-	case "black":
+	case games.BlackWon:
 		r.Winner = games.Black
-	case "white":
+	case games.WhiteWon:
 		r.Winner = games.White
 	}
 	if g.StartedAt != nil {
@@ -79,7 +79,7 @@ func WriteGamesCSV(w io.Writer, gs []*Game, sched Schedule, owners map[int64]Own
 		if g.Pair != 0 {
 			pair = strconv.FormatInt(g.Pair, 10)
 		}
-		_ = cw.Write([]string{strconv.FormatInt(g.ID, 10), round, pair, csvText(g.Black.Name), csvText(g.White.Name), g.Result, g.Reason, g.Cause,
+		_ = cw.Write([]string{strconv.FormatInt(g.ID, 10), round, pair, csvText(g.Black.Name), csvText(g.White.Name), string(g.Result), g.Reason, g.Cause,
 			strconv.Itoa(g.Plies), strconv.Itoa(g.Stones[0]), strconv.Itoa(g.Stones[1]), csvText(opening), csvTime(g.StartedAt), csvTime(g.EndedAt),
 			csvText(owners[g.Black.EngineID].Name), csvText(owners[g.Black.EngineID].Number), csvText(owners[g.White.EngineID].Name), csvText(owners[g.White.EngineID].Number)})
 	}

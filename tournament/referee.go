@@ -120,7 +120,7 @@ func (r *Referee) Run(ctx context.Context) games.Outcome {
 	r.clock = time.AfterFunc(time.Hour, func() { r.onClock(ctx) })
 	for i := range 2 {
 		from := games.ColorAt(i)
-		r.Seats[i].Listen(func(ev engines.Event) { r.handle(ctx, from, ev) })
+		r.Seats[i].Listen(func(ev engines.Action) { r.handle(ctx, from, ev) })
 	}
 	r.begin(ctx)
 	r.mu.Unlock()
@@ -198,7 +198,7 @@ func (r *Referee) end(out games.Outcome) {
 
 // handle takes one event of the seat playing from, on that seat's reader
 // goroutine.
-func (r *Referee) handle(ctx context.Context, from games.Color, ev engines.Event) {
+func (r *Referee) handle(ctx context.Context, from games.Color, ev engines.Action) {
 	i := from.Index()
 	r.arriving[i].Add(1)
 	r.mu.Lock()
@@ -286,7 +286,7 @@ func (r *Referee) allowance(i int) time.Duration {
 
 // event handles one client event. It returns the new turn start when the turn
 // changed, or the outcome when the game is over.
-func (r *Referee) event(ctx context.Context, from games.Color, ev engines.Event, mover games.Color, turnStart, deadline time.Time) (time.Time, games.Outcome, bool) {
+func (r *Referee) event(ctx context.Context, from games.Color, ev engines.Action, mover games.Color, turnStart, deadline time.Time) (time.Time, games.Outcome, bool) {
 	fi := from.Index()
 	seat := r.Seats[fi]
 	switch ev.Kind {

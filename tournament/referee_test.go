@@ -22,7 +22,7 @@ type fakeSeat struct {
 	choose func(b othello.Board) (m games.Move, ok bool)
 
 	mu      sync.Mutex
-	handle  func(engines.Event)
+	handle  func(engines.Action)
 	refused []games.Refusal
 	ending  *engines.Ending
 	wg      sync.WaitGroup
@@ -30,7 +30,7 @@ type fakeSeat struct {
 
 func (s *fakeSeat) Traits() engines.Traits { return s.traits }
 
-func (s *fakeSeat) Listen(handle func(engines.Event)) {
+func (s *fakeSeat) Listen(handle func(engines.Action)) {
 	s.mu.Lock()
 	s.handle = handle
 	s.mu.Unlock()
@@ -38,7 +38,7 @@ func (s *fakeSeat) Listen(handle func(engines.Event)) {
 
 // emit delivers an event as a reader goroutine does: not inside a call of
 // the referee's.
-func (s *fakeSeat) emit(ev engines.Event) {
+func (s *fakeSeat) emit(ev engines.Action) {
 	s.wg.Go(func() {
 		s.mu.Lock()
 		h := s.handle
@@ -64,7 +64,7 @@ func (s *fakeSeat) given(b games.Board, turn games.Color) {
 		}
 	}
 	if m, ok := s.choose(othello.FromBitboards(black, white, games.Color(turn))); ok {
-		s.emit(engines.Event{Kind: engines.Attempt, Move: m, At: time.Now()})
+		s.emit(engines.Action{Kind: engines.Attempt, Move: m, At: time.Now()})
 	}
 }
 

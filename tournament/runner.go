@@ -32,10 +32,10 @@ type GameSpec struct {
 	OnMove       func(Tick)       `json:"-"` // live moves; must not block
 	// OnRestart is told that a game played on a worker starts again from the
 	// beginning (its worker was lost); must not block.
-	OnRestart func()   `json:"-"`
-	Pair      int64    // the game pair it is one of, from 1; 0: none
-	Slot      string   // the format's slot it fills (swiss, knockout), "" for a fixed schedule
-	Opening   *Opening // the opening it starts from, nil for the start position
+	OnRestart func()     `json:"-"`
+	Pair      int64      // the game pair it is one of, from 1; 0: none
+	Slot      string     // the format's slot it fills (swiss, knockout), "" for a fixed schedule
+	Opening   *SuiteLine // the opening it starts from, nil for the start position
 }
 
 // Played is a game as it was played: what the store keeps.
@@ -71,7 +71,7 @@ type Played struct {
 }
 
 // Result is "black", "white" or "draw"; "" for an aborted game.
-func (p *Played) Result() string { return p.Outcome.Result() }
+func (p *Played) Result() games.Result { return p.Outcome.Result() }
 
 // Runner launches the engines of a game, referees it and cleans up after it.
 type Runner struct {

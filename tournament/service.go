@@ -43,7 +43,7 @@ type Event struct {
 // SPRTDecision is what an SPRT decided, and the log-likelihood ratio that
 // crossed its bound.
 type SPRTDecision struct {
-	Result string // H0 or H1
+	Result stats.Decision // AcceptH0 or AcceptH1
 	LLR    float64
 }
 
@@ -457,7 +457,7 @@ func (s *Service) play(ctx context.Context, t *Tournament, spec GameSpec) bool {
 		Status: GameRunning, Pair: spec.Pair, Slot: spec.Slot,
 	}
 	if o := spec.Opening; o != nil {
-		header.Opening = &Opening{Suite: o.Suite, Index: o.Index, Plies: len(o.Moves), Text: o.Text}
+		header.Opening = &SuiteLine{Suite: o.Suite, Index: o.Index, Plies: len(o.Moves), Text: o.Text}
 	}
 	now := time.Now().UTC()
 	header.StartedAt = &now
@@ -523,7 +523,7 @@ func (s *Service) checkSPRT(ctx context.Context, t *Tournament) {
 	}
 	llr := PairLLR(t.Settings.SPRT, t.Settings.Paired(), pairs[0].From(t.Engines[0]))
 	result := t.Settings.SPRT.Result(llr)
-	if result == "continue" {
+	if result == stats.Continue {
 		return
 	}
 	if err := s.Store.SetTournamentStatus(context.WithoutCancel(ctx), t.ID, StatusFinished); err != nil {

@@ -200,13 +200,13 @@ type Game struct {
 	Black        Player              `json:"black"`
 	White        Player              `json:"white"`
 	Status       string              `json:"status"`
-	Result       string              `json:"result,omitempty"`
+	Result       games.Result        `json:"result,omitempty"`
 	Reason       string              `json:"reason,omitempty"`
 	Cause        string              `json:"cause,omitempty"`
 	Plies        int                 `json:"plies"`
 	Pair         int64               `json:"pair,omitempty"`    // the game pair it is one of, from 1
 	Slot         string              `json:"slot,omitempty"`    // swiss, knockout: round, match and game ("r2m3g1")
-	Opening      *Opening            `json:"opening,omitempty"` // the opening it started from
+	Opening      *SuiteLine          `json:"opening,omitempty"` // the opening it started from
 	Worker       string              `json:"worker,omitempty"`  // the taikai worker that played it; "" for the server
 	Attempt      int                 `json:"attempt,omitempty"` // which delivery of the game its worker played, from 1
 	Moves        []games.Ply         `json:"-"`
@@ -225,8 +225,9 @@ type Game struct {
 	EndedAt   *time.Time        `json:"ended_at,omitempty"`
 }
 
-// Opening is the opening a game started from.
-type Opening struct {
+// SuiteLine is the opening a game started from: a line of an opening suite
+// (games/openings.Line), named by suite and index.
+type SuiteLine struct {
 	Suite string       `json:"suite"` // "builtin:othello", or an uploaded suite's name
 	Index int          `json:"index"` // 0-based, in the suite
 	Plies int          `json:"plies"` // the game's first plies are the opening's

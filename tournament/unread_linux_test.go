@@ -18,8 +18,8 @@ type lateHandler struct {
 	moves int           // moves to hold back
 }
 
-func (s *lateHandler) Listen(handle func(engines.Event)) {
-	s.Seat.Listen(func(ev engines.Event) {
+func (s *lateHandler) Listen(handle func(engines.Action)) {
+	s.Seat.Listen(func(ev engines.Action) {
 		if ev.Kind == engines.Attempt && s.moves > 0 {
 			s.moves--
 			time.Sleep(time.Until(ev.At.Add(s.late)))

@@ -129,9 +129,9 @@ func startSiteWith(tb testing.TB, withWorker bool, options ...func(*web.Server))
 	}
 	srv := &web.Server{DB: db, Service: svc, Live: hub, Token: browserToken, DataDir: data, Log: log, Metrics: metrics}
 	if withWorker {
-		srv.Workers = startWorker(tb, dir, self, log)
-		svc.Dispatch = srv.Workers
-		metrics.WatchWorkers(srv.Workers)
+		queue := startWorker(tb, dir, self, log)
+		srv.Workers, svc.Dispatch = queue, queue
+		metrics.WatchWorkers(queue)
 	}
 	for _, o := range options {
 		o(srv)

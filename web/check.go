@@ -44,7 +44,7 @@ type checkJSON struct {
 	// (the engine waited after an ERROR), nil otherwise.
 	Refused    *tournament.RefusedMove `json:"refused,omitempty"`
 	Opponent   string                  `json:"opponent"`
-	Result     string                  `json:"result"` // the engine's: win, loss or draw; "" if the game did not finish
+	Result     engineResult            `json:"result"` // the engine's: win, loss or draw; "" if the game did not finish
 	Reason     string                  `json:"reason"`
 	LegalMoves int                     `json:"legal_moves"`
 	Violations games.Violations        `json:"violations"`
@@ -171,12 +171,12 @@ func (s *Server) preflight(ctx context.Context, e engines.Engine) (*checkJSON, e
 	}
 	switch p.Outcome.Winner {
 	case games.Black:
-		res.Result = "win"
+		res.Result = engineWon
 	case games.White:
-		res.Result = "loss"
+		res.Result = engineLost
 	default:
 		if p.Outcome.Reason != games.ReasonAborted {
-			res.Result = "draw"
+			res.Result = engineDrew
 		}
 	}
 	for _, m := range p.Moves {
@@ -285,7 +285,7 @@ func checkMessage(e engines.Engine, p *tournament.Played, legal int) checkSays {
 		res = "a loss"
 	}
 	return checkSays{ok: true, text: fmt.Sprintf("Your engine connected and played a whole game: %s, %s (%s).", moves, res, o.Reason),
-		key: "passed", params: map[string]any{"count": legal, "reason": o.Reason, "result": map[games.Color]string{games.Black: "win", games.White: "loss"}[o.Winner]}}
+		key: "passed", params: map[string]any{"count": legal, "reason": o.Reason, "result": string(map[games.Color]engineResult{games.Black: engineWon, games.White: engineLost}[o.Winner])}}
 }
 
 // oneFolder is the folder holding every uploaded file of an engine whose

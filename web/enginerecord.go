@@ -267,7 +267,7 @@ func (s *Server) engineFaults(ctx context.Context, id int64) (engineViolationsJS
 		for k, n := range g.Violations[side] {
 			v.Refused[k] += n
 		}
-		if g.Reason != games.ReasonNormal && g.Result != "" && g.Result != "draw" && g.Result != color.String() {
+		if g.Reason != games.ReasonNormal && g.Result != "" && g.Result != games.Drawn && g.Result != games.ResultOf(color) {
 			v.LostBy[g.Reason]++
 		}
 		opening := 0
@@ -310,7 +310,7 @@ type engineGameJSON struct {
 	Color    string     `json:"color"` // the colour it played
 	Opponent playerJSON `json:"opponent"`
 	// Outcome is win, draw or loss for a finished game, absent otherwise.
-	Outcome string `json:"outcome,omitempty"`
+	Outcome engineResult `json:"outcome,omitempty"`
 	// Log is its captured output in this game, absent when none was kept.
 	Log string `json:"log,omitempty"`
 }
@@ -370,12 +370,12 @@ func (s *Server) getEngineGames(w http.ResponseWriter, r *http.Request) {
 		}
 		if g.Status == tournament.GameFinished {
 			switch g.Result {
-			case "draw":
-				j.Outcome = "draw"
-			case j.Color:
-				j.Outcome = "win"
+			case games.Drawn:
+				j.Outcome = engineDrew
+			case games.Result(j.Color):
+				j.Outcome = engineWon
 			default:
-				j.Outcome = "loss"
+				j.Outcome = engineLost
 			}
 		}
 		if g.Logs != "" {

@@ -288,7 +288,7 @@ func openingView(v games.MoveView, opening bool) games.MoveView {
 
 // LiveMoves returns the moves of a running game so far, and the opening it
 // started from (nil if none).
-func (l *Live) LiveMoves(id int64) ([]games.Ply, *tournament.Opening, bool) {
+func (l *Live) LiveMoves(id int64) ([]games.Ply, *tournament.SuiteLine, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	g, ok := l.games[id]

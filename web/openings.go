@@ -147,10 +147,10 @@ type pairJSON struct {
 
 // sprtJSON is the state of a tournament's SPRT between its two engines.
 type sprtJSON struct {
-	LLR    float64 `json:"llr"`
-	Lower  float64 `json:"lower"`
-	Upper  float64 `json:"upper"`
-	Result string  `json:"result"` // H0, H1 or continue
+	LLR    float64        `json:"llr"`
+	Lower  float64        `json:"lower"`
+	Upper  float64        `json:"upper"`
+	Result stats.Decision `json:"result"` // H0, H1 or continue
 	// History is the LLR after each game pair (each game without pairs),
 	// in the order they were completed: [[pairs, llr], ...].
 	History [][2]float64 `json:"history"`
@@ -238,9 +238,9 @@ func (s *Server) llrHistory(r *http.Request, t *tournament.Tournament, a int64) 
 	)
 	for _, g := range list {
 		half := 1
-		if g.Result != "draw" {
+		if g.Result != games.Drawn {
 			half = 0
-			if (g.Result == "black") == (g.Black.EngineID == a) {
+			if (g.Result == games.BlackWon) == (g.Black.EngineID == a) {
 				half = 2
 			}
 		}

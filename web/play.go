@@ -634,7 +634,7 @@ func (s *Server) writeSeat(w http.ResponseWriter, r *http.Request, g *playGame, 
 			}
 		} else {
 			out.Over = stored.Status != tournament.GameRunning
-			out.Result, out.Reason, out.Cause = stored.Result, stored.Reason, stored.Cause
+			out.Result, out.Reason, out.Cause = string(stored.Result), stored.Reason, stored.Cause
 			out.Plies = stored.Plies
 			rp := newReplay(stored.Game, stored.Rule, stored.Size)
 			for _, m := range stored.Moves {

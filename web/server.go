@@ -31,7 +31,6 @@ import (
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
-	"github.com/taikai-dev/taikai/tournament/cluster"
 )
 
 // SessionCookie holds the dashboard's session id (never a token) over plain
@@ -79,11 +78,12 @@ type Server struct {
 	// the server's whole read timeout.
 	BodyTimeout, UploadTimeout time.Duration
 	// Workers is the workers' queue when games are played by taikai worker
-	// processes (serve --nats), nil when the server plays them.
-	Workers *cluster.Server
+	// processes (serve --nats), nil when the server plays them (an untyped
+	// nil: a nil *cluster.Server in it would not be).
+	Workers WorkerQueue
 	// WorkerCredentials are the workers' own NATS users, nil unless the
 	// server runs its NATS server (serve --nats-embedded).
-	WorkerCredentials *cluster.Credentials
+	WorkerCredentials WorkerCredentials
 	// ParticipantLimits are the most a participant may set their own
 	// engine's limits to (the admin sets any); zero fields are the defaults
 	// of DefaultParticipantLimits.

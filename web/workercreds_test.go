@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/taikai-dev/taikai/tournament/cluster"
+	"github.com/taikai-dev/taikai/tournament/cluster/fleet"
 	"github.com/taikai-dev/taikai/web"
 )
 
@@ -57,7 +58,7 @@ func TestWorkerCredentialsAPI(t *testing.T) {
 func TestWorkerEnrollAPI(t *testing.T) {
 	const join = "join-token-0123456789abcdef"
 	t.Setenv(cluster.TokenEnv, "")
-	t.Setenv(cluster.JoinTokenEnv, join)
+	t.Setenv(fleet.JoinTokenEnv, join)
 	e, s := credentialsSite(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -103,7 +104,7 @@ func TestWorkerEnrollAPI(t *testing.T) {
 	t.Logf("wrong join tokens: 429 at the %dth", limited)
 
 	// A server without a join token.
-	t.Setenv(cluster.JoinTokenEnv, "")
+	t.Setenv(fleet.JoinTokenEnv, "")
 	_, off := credentialsSite(t)
 	if _, err := cluster.Enroll(ctx, off.URL, join, "w1", log); err == nil || !strings.Contains(err.Error(), "403") {
 		t.Errorf("enroll without a join token on the server: %v, want 403", err)

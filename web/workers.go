@@ -10,8 +10,34 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/taikai-dev/taikai/games"
-	"github.com/taikai-dev/taikai/tournament/cluster"
+	"github.com/taikai-dev/taikai/tournament/cluster/fleet"
 )
+
+// WorkerQueue is what the workers view and /metrics need of the workers'
+// queue: in serve, the cluster server (tournament/cluster.Server). An
+// interface, so that web links no NATS client.
+type WorkerQueue interface {
+	// Workers lists the workers heard from lately, by name.
+	Workers() []fleet.WorkerState
+	// Stats counts the games waiting for or played by workers.
+	Stats() fleet.Stats
+	// Forget drops a worker from the list (its credentials were revoked).
+	Forget(name string)
+}
+
+// WorkerCredentials are the workers' own NATS users as the admin's
+// /api/workers/credentials and /api/workers/enroll manage them: in serve,
+// tournament/cluster.Credentials.
+type WorkerCredentials interface {
+	// Names lists the workers that have credentials.
+	Names() []string
+	// Issue makes (or replaces) a worker's secret.
+	Issue(name string) (string, error)
+	// Enroll issues a secret to a new worker that has the join token.
+	Enroll(join, name string) (string, error)
+	// Revoke drops a worker's credentials; false when it had none.
+	Revoke(name string) (bool, error)
+}
 
 // workerJSON is a worker as GET /api/workers and the workers page show it.
 type workerJSON struct {
@@ -47,7 +73,7 @@ func (s *Server) workersJSON() workersJSON {
 	st := s.Workers.Stats()
 	out.Queued, out.Running, out.Redelivered = st.Queued, st.Running, st.Redelivered
 	for _, w := range s.Workers.Workers() {
-		silent := time.Since(w.LastSeen) > 3*cluster.HeartbeatEvery
+		silent := time.Since(w.LastSeen) > 3*fleet.HeartbeatEvery
 		games, running := w.Games, w.Running
 		if games == nil || silent {
 			// A silent worker's games are not its any more once its
@@ -67,7 +93,7 @@ func (s *Server) listWorkers(w http.ResponseWriter, r *http.Request) {
 }
 
 // WatchWorkers adds the queue's counts to the metrics.
-func (m *Metrics) WatchWorkers(c *cluster.Server) {
+func (m *Metrics) WatchWorkers(c WorkerQueue) {
 	m.reg.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "taikai_games_queued", Help: "Games waiting on the queue for a worker."},
 			func() float64 { return float64(c.Stats().Queued) }),
@@ -81,7 +107,7 @@ func (m *Metrics) WatchWorkers(c *cluster.Server) {
 			func() float64 {
 				n := 0
 				for _, w := range c.Workers() {
-					if time.Since(w.LastSeen) <= 3*cluster.HeartbeatEvery {
+					if time.Since(w.LastSeen) <= 3*fleet.HeartbeatEvery {
 						n++
 					}
 				}
@@ -98,7 +124,7 @@ func (m *Metrics) WatchWorkers(c *cluster.Server) {
 // closed). 409 when the server's NATS is not its own (serve --nats).
 func (s *Server) workerCredentials(w http.ResponseWriter, r *http.Request) bool {
 	if s.WorkerCredentials == nil {
-		s.writeError(w, r, &games.Error{Code: games.EConflict, Message: cluster.ErrNoCredentials.Error()})
+		s.writeError(w, r, &games.Error{Code: games.EConflict, Message: fleet.ErrNoCredentials.Error()})
 		return false
 	}
 	return true
@@ -123,7 +149,7 @@ func (s *Server) workerName(w http.ResponseWriter, r *http.Request) (string, boo
 	if !s.workerCredentials(w, r) {
 		return "", false
 	}
-	if !cluster.WorkerNames.MatchString(req.Name) {
+	if !fleet.WorkerNames.MatchString(req.Name) {
 		s.writeError(w, r, errInvalid("name", "name: want 1 to 64 letters, digits, - or _ (the worker's --name)"))
 		return "", false
 	}
@@ -157,7 +183,7 @@ func (s *Server) enrollWorker(w http.ResponseWriter, r *http.Request) {
 	join, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="taikai"`)
-		s.writeError(w, r, &games.Error{Code: games.EUnauthorized, Message: "this needs the workers' join token: Authorization: Bearer <" + cluster.JoinTokenEnv + ">", Field: "Authorization"})
+		s.writeError(w, r, &games.Error{Code: games.EUnauthorized, Message: "this needs the workers' join token: Authorization: Bearer <" + fleet.JoinTokenEnv + ">", Field: "Authorization"})
 		return
 	}
 	name, ok := s.workerName(w, r)
@@ -166,12 +192,12 @@ func (s *Server) enrollWorker(w http.ResponseWriter, r *http.Request) {
 	}
 	secret, err := s.WorkerCredentials.Enroll(join, name)
 	switch {
-	case errors.Is(err, cluster.ErrJoinToken):
+	case errors.Is(err, fleet.ErrJoinToken):
 		s.signIns.failed(addr, now)
 		s.writeError(w, r, &games.Error{Code: games.EUnauthorized, Message: err.Error(), Field: "Authorization"})
-	case errors.Is(err, cluster.ErrEnrollOff):
+	case errors.Is(err, fleet.ErrEnrollOff):
 		s.writeError(w, r, &games.Error{Code: games.EForbidden, Message: err.Error()})
-	case errors.Is(err, cluster.ErrNameIsUsed):
+	case errors.Is(err, fleet.ErrNameIsUsed):
 		s.writeError(w, r, &games.Error{Code: games.EConflict, Message: "worker " + name + ": " + err.Error(), Field: "name"})
 	case err != nil:
 		s.writeError(w, r, errInvalid("name", err.Error()))

@@ -262,13 +262,13 @@ func parseOpenings(v string) (*tournament.Openings, error) {
 
 // matchGameJSON is a game in `taikai match --json` (DESIGN.md).
 type matchGameJSON struct {
-	Black   string              `json:"black"`
-	White   string              `json:"white"`
-	Result  string              `json:"result"`
-	Reason  string              `json:"reason"`
-	ID      int64               `json:"id,omitempty"`
-	Opening *tournament.Opening `json:"opening,omitempty"`
-	Moves   []games.MoveView    `json:"moves"`
+	Black   string                `json:"black"`
+	White   string                `json:"white"`
+	Result  games.Result          `json:"result"`
+	Reason  string                `json:"reason"`
+	ID      int64                 `json:"id,omitempty"`
+	Opening *tournament.SuiteLine `json:"opening,omitempty"`
+	Moves   []games.MoveView      `json:"moves"`
 	// Sandbox is the sandbox state the game ran under: on (--sandbox) or off.
 	Sandbox string `json:"sandbox"`
 	// Detail says why an engine could not start.
@@ -600,11 +600,11 @@ func (m *match) llr() float64 {
 }
 
 // verdict is the SPRT's decision: H0, H1 or continue.
-func (m *match) verdict() string {
+func (m *match) verdict() stats.Decision {
 	if m.decided != nil {
 		return m.decided.Result
 	}
-	return "continue"
+	return stats.Continue
 }
 
 func lowerBound(t *stats.SPRT) float64 { l, _ := t.Bounds(); return l }
@@ -636,10 +636,10 @@ func gameEnd(p *tournament.Played) string {
 	switch r := p.Result(); r {
 	case "":
 		who = "no result"
-	case "draw":
+	case games.Drawn:
 		who = "draw"
 	default:
-		who = r + " wins"
+		who = string(r) + " wins"
 	}
 	s := who + ", " + p.Outcome.Reason
 	if r := p.Refused; r != nil {
@@ -758,15 +758,15 @@ type matchOutput struct {
 }
 
 type sprtJSON struct {
-	LLR    float64 `json:"llr"`
-	Lower  float64 `json:"lower"`
-	Upper  float64 `json:"upper"`
-	Result string  `json:"result"` // H0, H1 or continue
-	Elo0   float64 `json:"elo0"`
-	Elo1   float64 `json:"elo1"`
-	Alpha  float64 `json:"alpha"`
-	Beta   float64 `json:"beta"`
-	Model  string  `json:"model"`
+	LLR    float64        `json:"llr"`
+	Lower  float64        `json:"lower"`
+	Upper  float64        `json:"upper"`
+	Result stats.Decision `json:"result"` // H0, H1 or continue
+	Elo0   float64        `json:"elo0"`
+	Elo1   float64        `json:"elo1"`
+	Alpha  float64        `json:"alpha"`
+	Beta   float64        `json:"beta"`
+	Model  string         `json:"model"`
 }
 
 func round2(f float64) float64 { return math.Round(f*100) / 100 }
@@ -801,7 +801,7 @@ func (m *match) gameJSON(p *tournament.Played) matchGameJSON {
 		Cause: p.Outcome.Cause, Refused: p.Refused,
 	}
 	if o := p.Spec.Opening; o != nil {
-		g.Opening = &tournament.Opening{Suite: o.Suite, Index: o.Index, Plies: min(len(o.Moves), len(p.Moves)), Text: o.Text}
+		g.Opening = &tournament.SuiteLine{Suite: o.Suite, Index: o.Index, Plies: min(len(o.Moves), len(p.Moves)), Text: o.Text}
 	}
 	if m.cfg.db != "" {
 		g.ID = p.Spec.ID
@@ -858,7 +858,7 @@ func gameOf(p *tournament.Played) *tournament.Game {
 		Plies: len(p.Moves), Pair: p.Spec.Pair, Stones: p.Stones,
 	}
 	if o := p.Spec.Opening; o != nil {
-		g.Opening = &tournament.Opening{Suite: o.Suite, Index: o.Index, Plies: min(len(o.Moves), len(p.Moves)), Text: o.Text}
+		g.Opening = &tournament.SuiteLine{Suite: o.Suite, Index: o.Index, Plies: min(len(o.Moves), len(p.Moves)), Text: o.Text}
 	}
 	if !p.StartedAt.IsZero() {
 		st, en := p.StartedAt, p.EndedAt

@@ -26,6 +26,7 @@ import (
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
 	"github.com/taikai-dev/taikai/tournament/cluster"
+	"github.com/taikai-dev/taikai/tournament/cluster/fleet"
 	"github.com/taikai-dev/taikai/web"
 )
 
@@ -200,15 +201,15 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	if c.nats != "" && c.natsEmbedded != "" {
 		return nil, errors.New("--nats and --nats-embedded: give one (the embedded server is the one the workers dial)")
 	}
-	join := os.Getenv(cluster.JoinTokenEnv)
+	join := os.Getenv(fleet.JoinTokenEnv)
 	if join != "" && c.natsEmbedded == "" {
-		return nil, fmt.Errorf("%s needs --nats-embedded: workers enroll on the server's own NATS server (an external one, --nats, keeps its own users)", cluster.JoinTokenEnv)
+		return nil, fmt.Errorf("%s needs --nats-embedded: workers enroll on the server's own NATS server (an external one, --nats, keeps its own users)", fleet.JoinTokenEnv)
 	}
 	if join != "" && len(join) < cluster.MinJoinToken {
-		return nil, fmt.Errorf("%s: %d characters, want at least %d (it makes new workers: openssl rand -hex 32)", cluster.JoinTokenEnv, len(join), cluster.MinJoinToken)
+		return nil, fmt.Errorf("%s: %d characters, want at least %d (it makes new workers: openssl rand -hex 32)", fleet.JoinTokenEnv, len(join), cluster.MinJoinToken)
 	}
 	if c.natsEmbedded != "" && os.Getenv(cluster.TokenEnv) == "" && join == "" && !loopbackAddr(c.natsEmbedded) {
-		return nil, fmt.Errorf("--nats-embedded %s listens beyond this machine: set %s (workers enroll with it for credentials of their own) or %s (the same on every worker), or anyone who reaches the port can hand in results and queue commands for the workers", c.natsEmbedded, cluster.JoinTokenEnv, cluster.TokenEnv)
+		return nil, fmt.Errorf("--nats-embedded %s listens beyond this machine: set %s (workers enroll with it for credentials of their own) or %s (the same on every worker), or anyone who reaches the port can hand in results and queue commands for the workers", c.natsEmbedded, fleet.JoinTokenEnv, cluster.TokenEnv)
 	}
 	if c.workerTimeout < time.Second {
 		return nil, fmt.Errorf("--worker-timeout %v: want at least 1s", c.workerTimeout)
@@ -346,14 +347,19 @@ func (a *server) Open(ctx context.Context) error {
 		return err
 	}
 	srv := &web.Server{DB: a.db, Service: a.service, Live: a.live, TokenHash: token, DataDir: data, Log: a.log, Metrics: metrics,
-		Allow: launcher.Allowed, Sandbox: launcher.SandboxState(), Workers: a.cluster, WorkerCredentials: a.workerCreds, ParticipantLimits: a.cfg.limits,
+		Allow: launcher.Allowed, Sandbox: launcher.SandboxState(), ParticipantLimits: a.cfg.limits,
 		PublicURL: a.cfg.publicURL, Play: a.cfg.play}
 	if launcher.SandboxState() == "on" {
 		g := sandbox.HostGuarantees()
 		srv.SandboxLimits = &g
 	}
+	// Only when set: a nil pointer in an interface is not a nil interface.
 	if a.cluster != nil {
+		srv.Workers = a.cluster
 		metrics.WatchWorkers(a.cluster)
+	}
+	if a.workerCreds != nil {
+		srv.WorkerCredentials = a.workerCreds
 	}
 	if launcher.SandboxErr != nil {
 		srv.SandboxError = launcher.SandboxErr.Error()
@@ -458,8 +464,8 @@ func (a *server) openCluster(ctx context.Context, data string) error {
 		}
 		a.cluster.UseCredentials(creds)
 		a.workerCreds = creds
-		if n := len(creds.Names()); n > 0 || os.Getenv(cluster.JoinTokenEnv) != "" {
-			a.log.Info("workers play with their own nats credentials; the shared token is refused", "workers", n, "enrollment", os.Getenv(cluster.JoinTokenEnv) != "")
+		if n := len(creds.Names()); n > 0 || os.Getenv(fleet.JoinTokenEnv) != "" {
+			a.log.Info("workers play with their own nats credentials; the shared token is refused", "workers", n, "enrollment", os.Getenv(fleet.JoinTokenEnv) != "")
 		}
 	}
 	a.service.Dispatch = a.cluster

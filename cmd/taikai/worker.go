@@ -20,6 +20,7 @@ import (
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/tournament"
 	"github.com/taikai-dev/taikai/tournament/cluster"
+	"github.com/taikai-dev/taikai/tournament/cluster/fleet"
 )
 
 const workerUsage = `usage: taikai worker --nats URL [flags]
@@ -94,7 +95,7 @@ func parseWorker(args []string, stderr io.Writer) (*workerConfig, error) {
 		return nil, errors.New("--nats (or TAIKAI_NATS): the server's NATS URL is required")
 	case c.enroll != "" && !httpURL(c.enroll):
 		return nil, fmt.Errorf("--enroll (or TAIKAI_WORKER_ENROLL) %q: want the server's http:// or https:// URL, like http://taikai:8080", c.enroll)
-	case !cluster.WorkerNames.MatchString(c.name):
+	case !fleet.WorkerNames.MatchString(c.name):
 		return nil, fmt.Errorf("--name %q: want 1 to 64 letters, digits, - or _", c.name)
 	case c.concurrency < 1 || c.concurrency > 256:
 		return nil, fmt.Errorf("--concurrency %d: want 1 to 256", c.concurrency)
@@ -202,13 +203,13 @@ func enrolled(ctx context.Context, cfg *workerConfig, data string, log *slog.Log
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return "", err
 	}
-	join := os.Getenv(cluster.JoinTokenEnv)
+	join := os.Getenv(fleet.JoinTokenEnv)
 	if join == "" {
 		if os.Getenv(cluster.TokenEnv) != "" {
-			log.Warn("--enroll without " + cluster.JoinTokenEnv + ": this worker connects with the shared " + cluster.TokenEnv + ", as every worker before per-worker credentials (whoever holds it can act as any worker)")
+			log.Warn("--enroll without " + fleet.JoinTokenEnv + ": this worker connects with the shared " + cluster.TokenEnv + ", as every worker before per-worker credentials (whoever holds it can act as any worker)")
 			return "", nil
 		}
-		return "", fmt.Errorf("--enroll %s needs the server's join token in %s", cfg.enroll, cluster.JoinTokenEnv)
+		return "", fmt.Errorf("--enroll %s needs the server's join token in %s", cfg.enroll, fleet.JoinTokenEnv)
 	}
 	secret, err := cluster.Enroll(ctx, cfg.enroll, join, cfg.name, log)
 	if err != nil {

@@ -195,14 +195,14 @@ func (c *Conn) Close() error { return c.c.Close() }
 type Base struct {
 	*Conn
 	loop    func()
-	sink    atomic.Pointer[func(engines.Event)]
+	sink    atomic.Pointer[func(engines.Action)]
 	closed  chan struct{}
 	gone    atomic.Bool // the client left or was cut off: write nothing more
 	life    sync.Mutex  // orders starting the reader with closing
 	started bool
-	paced   time.Time      // the chatter's virtual schedule (Chatter)
-	hello   chan struct{}  // closed by Greeted
-	early   *engines.Event // the client left during Greet: told to the next Listen
+	paced   time.Time       // the chatter's virtual schedule (Chatter)
+	hello   chan struct{}   // closed by Greeted
+	early   *engines.Action // the client left during Greet: told to the next Listen
 	helloed sync.Once
 	once    sync.Once
 	wg      sync.WaitGroup
@@ -220,8 +220,8 @@ func NewBase(c engines.Stream) *Base {
 func (b *Base) Greet(ctx context.Context, hello []byte) error {
 	left := make(chan struct{})
 	var once sync.Once
-	mine := new(func(engines.Event))
-	*mine = func(ev engines.Event) {
+	mine := new(func(engines.Action))
+	*mine = func(ev engines.Action) {
 		if ev.Kind == engines.Left {
 			once.Do(func() {
 				b.life.Lock()
@@ -267,12 +267,12 @@ func (b *Base) Reader(loop func()) { b.loop = loop }
 // order, on the seat's reader goroutine; nothing more is read until handle
 // returns. A later call (the next game on the same connection) only changes
 // where events go.
-func (b *Base) Listen(handle func(engines.Event)) { b.listen(&handle) }
+func (b *Base) Listen(handle func(engines.Action)) { b.listen(&handle) }
 
 // listen is Listen of a handler Greet can tell apart; the handler changes
 // under life, so that an end seen by Greet's handler is never lost between
 // it and the referee's.
-func (b *Base) listen(handle *func(engines.Event)) {
+func (b *Base) listen(handle *func(engines.Action)) {
 	b.life.Lock()
 	defer b.life.Unlock()
 	b.sink.Store(handle)
@@ -351,7 +351,7 @@ func (b *Base) ReadLoop(tooLong func(at time.Time) bool, handle func(line []byte
 // seat is closed. A line read before Close is still delivered, and Close
 // waits for that: a refused line the adapter has already answered is counted
 // even when the game ends in between.
-func (b *Base) Emit(ev engines.Event) bool {
+func (b *Base) Emit(ev engines.Action) bool {
 	if h := b.sink.Load(); h != nil {
 		(*h)(ev)
 	}
@@ -370,7 +370,7 @@ func (b *Base) isClosed() bool {
 // Leave reports that the client is gone and stops writing to it.
 func (b *Base) Leave(reason, cause string) {
 	b.gone.Store(true)
-	b.Emit(engines.Event{Kind: engines.Left, Reason: reason, Cause: cause, At: time.Now()})
+	b.Emit(engines.Action{Kind: engines.Left, Reason: reason, Cause: cause, At: time.Now()})
 }
 
 // Gone reports whether the client left.
@@ -401,7 +401,7 @@ func (b *Base) Refused(reply, what string, at time.Time) bool {
 		b.ReadError(err)
 		return false
 	}
-	return b.Emit(engines.Event{Kind: engines.Violation, What: what, At: at})
+	return b.Emit(engines.Action{Kind: engines.Violation, What: what, At: at})
 }
 
 // LogSent puts what the server sends a pipe engine in the engine's log, a

@@ -157,9 +157,9 @@ func TestChatterIsPacedNotFlood(t *testing.T) {
 			return true
 		})
 	})
-	left := make(chan engines.Event, 1)
+	left := make(chan engines.Action, 1)
 	start := time.Now()
-	b.Listen(func(ev engines.Event) {
+	b.Listen(func(ev engines.Action) {
 		if ev.Kind == engines.Left {
 			left <- ev
 		}
@@ -168,7 +168,7 @@ func TestChatterIsPacedNotFlood(t *testing.T) {
 		c.Write([]byte(strings.Repeat("status thinking\n", 1500)))
 		c.Close()
 	}()
-	var ev engines.Event
+	var ev engines.Action
 	select {
 	case ev = <-left:
 	case <-time.After(30 * time.Second):

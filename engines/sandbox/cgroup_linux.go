@@ -412,7 +412,7 @@ func (g *group) overMemory() bool {
 }
 
 // usage reads peak memory, CPU time and OOM kills, once, at the end.
-func (g *group) usage(u *Usage) {
+func (g *group) usage(u *Report) {
 	u.OOMKilled = g.overMemory()
 	if g.v2 {
 		dir := g.dirs[""]

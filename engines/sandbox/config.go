@@ -37,7 +37,7 @@
 //	conn, err := ln.Accept()
 //	...
 //	sb.Stop(time.Second)     // grace, then every process of the sandbox dies
-//	u := sb.Usage()          // exit status, peak memory, CPU time, OOM kill
+//	u := sb.Report()         // exit status, peak memory, CPU time, OOM kill
 //
 // When the engine's main process exits, or the server dies (even by SIGKILL),
 // every process of the sandbox is killed: the sandbox's pid namespace dies
@@ -123,8 +123,8 @@ type Config struct {
 	Name string
 }
 
-// Usage is what a finished sandbox reports.
-type Usage struct {
+// Report is what a finished sandbox reports.
+type Report struct {
 	// Exited is true once the sandbox has finished; the other fields are
 	// valid only then.
 	Exited bool

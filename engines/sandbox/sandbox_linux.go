@@ -75,7 +75,7 @@ type Sandbox struct {
 	exited chan struct{} // the engine's main process has exited; usage is final
 	done   chan struct{} // and everything is gone and cleaned up
 	err    error         // Wait's result, valid after exited
-	usage  Usage
+	usage  Report
 	stop   sync.Once
 }
 
@@ -797,7 +797,7 @@ func (s *Sandbox) Stop(grace time.Duration) {
 }
 
 // OverMemory reports whether the sandbox went over its memory limit while it
-// runs (Usage().OOMKilled after): the kernel killed one of its processes
+// runs (Report().OOMKilled after): the kernel killed one of its processes
 // (cgroup), or polling found it over and killed it. On cgroup v1 the kernel
 // kills only the biggest process, which may be a child of the engine: a
 // caller that polls this can end the game at once.
@@ -813,12 +813,12 @@ func (s *Sandbox) OverMemory() bool {
 	return s.overMem.Load()
 }
 
-// Usage reports how the sandbox ended; Exited is false until it has.
-func (s *Sandbox) Usage() Usage {
+// Report reports how the sandbox ended; Exited is false until it has.
+func (s *Sandbox) Report() Report {
 	select {
 	case <-s.exited:
 		return s.usage
 	default:
-		return Usage{}
+		return Report{}
 	}
 }

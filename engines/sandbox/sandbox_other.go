@@ -40,7 +40,7 @@ func HostGuarantees() Guarantees { return Guarantees{Reason: errUnsupported.Erro
 func (s *Sandbox) Start() error             { return errUnsupported }
 func (s *Sandbox) Wait() error              { return errUnsupported }
 func (s *Sandbox) Stop(grace time.Duration) {}
-func (s *Sandbox) Usage() Usage             { return Usage{} }
+func (s *Sandbox) Report() Report           { return Report{} }
 func (s *Sandbox) OverMemory() bool         { return false }
 func (s *Sandbox) Listener() net.Listener   { return nil }
 func (s *Sandbox) Pid() int                 { return 0 }

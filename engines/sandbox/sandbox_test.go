@@ -206,7 +206,7 @@ func start(t testing.TB, cfg Config, argv ...string) (*Sandbox, *syncBuf) {
 }
 
 // waitDone waits for the sandbox's end, failing the test after timeout.
-func waitDone(t testing.TB, sb *Sandbox, out *syncBuf, timeout time.Duration) Usage {
+func waitDone(t testing.TB, sb *Sandbox, out *syncBuf, timeout time.Duration) Report {
 	t.Helper()
 	select {
 	case <-sb.Done():
@@ -221,11 +221,11 @@ func waitDone(t testing.TB, sb *Sandbox, out *syncBuf, timeout time.Duration) Us
 			t.Fatalf("output not at its end %v after the sandbox's:\n%s", timeout, out)
 		}
 	}
-	return sb.Usage()
+	return sb.Report()
 }
 
 // run runs argv in a sandbox to its end and returns its output and usage.
-func run(t testing.TB, cfg Config, timeout time.Duration, argv ...string) (string, Usage) {
+func run(t testing.TB, cfg Config, timeout time.Duration, argv ...string) (string, Report) {
 	t.Helper()
 	sb, out := start(t, cfg, argv...)
 	u := waitDone(t, sb, out, timeout)
@@ -790,7 +790,7 @@ func TestStop(t *testing.T) {
 	exitWithin(t, grandchild, time.Second, "grandchild gone")
 	poll(t, time.Second, "sleep 1000 gone", func() bool { return len(hostPids("sleep", "1000")) == 0 })
 	t.Logf("stopped in %v", time.Since(t0))
-	if u := sb.Usage(); !u.Exited || u.OOMKilled {
+	if u := sb.Report(); !u.Exited || u.OOMKilled {
 		t.Errorf("usage %+v\n%s", u, out)
 	}
 	// The engine's own exit also ends its orphans.
@@ -813,13 +813,13 @@ func TestStopGrace(t *testing.T) {
 	sb, _ := start(t, Config{}, "sh", "-c", "sleep 0.2; exit 5")
 	t0 := time.Now()
 	sb.Stop(5 * time.Second)
-	if u, d := sb.Usage(), time.Since(t0); u.ExitCode != 5 || d > 3*time.Second {
+	if u, d := sb.Report(), time.Since(t0); u.ExitCode != 5 || d > 3*time.Second {
 		t.Errorf("ended by itself: %+v after %v", u, d)
 	}
 	sb, _ = start(t, Config{}, "sleep", "1000")
 	t0 = time.Now()
 	sb.Stop(100 * time.Millisecond)
-	if u, d := sb.Usage(), time.Since(t0); u.Signal != int(syscall.SIGKILL) || d < 100*time.Millisecond || d > 2*time.Second {
+	if u, d := sb.Report(), time.Since(t0); u.Signal != int(syscall.SIGKILL) || d < 100*time.Millisecond || d > 2*time.Second {
 		t.Errorf("killed: %+v after %v", u, d)
 	}
 	if err := sb.Wait(); err == nil {
@@ -1344,7 +1344,7 @@ func TestCPUQuota(t *testing.T) {
 	if b, err := os.ReadFile(file); err != nil || strings.TrimSpace(string(b)) != want {
 		t.Errorf("%s: %q %v, want %q", file, b, err, want)
 	}
-	var u Usage
+	var u Report
 	poll(t, time.Minute, "half a second of CPU time", func() bool { g.usage(&u); return u.CPUTime >= 500*time.Millisecond })
 	wall := time.Since(t0)
 	t.Logf("%v of CPU time in %v (%.2f CPUs)", u.CPUTime, wall, u.CPUTime.Seconds()/wall.Seconds())

@@ -48,19 +48,19 @@ import (
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/tournament"
+	"github.com/taikai-dev/taikai/tournament/cluster/fleet"
 )
 
 // Names in NATS.
 const (
-	Stream         = "TAIKAI_GAMES"
-	GamesSubject   = "taikai.games"
-	Consumer       = "taikai-workers"
-	EngineBucket   = "taikai-engines"
-	LogBucket      = "taikai-logs"
-	gamePrefix     = "taikai.game."
-	cancelPrefix   = "taikai.cancel."
-	workerPrefix   = "taikai.worker."
-	HeartbeatEvery = 2 * time.Second
+	Stream       = "TAIKAI_GAMES"
+	GamesSubject = "taikai.games"
+	Consumer     = "taikai-workers"
+	EngineBucket = "taikai-engines"
+	LogBucket    = "taikai-logs"
+	gamePrefix   = "taikai.game."
+	cancelPrefix = "taikai.cancel."
+	workerPrefix = "taikai.worker."
 )
 
 // Answers of the server to a claim or a result.
@@ -75,20 +75,20 @@ const (
 
 // Job is a game on the work queue: everything a worker needs to play it.
 type Job struct {
-	Game         int64               `json:"game"`
-	Tournament   int64               `json:"tournament"`
-	Index        int64               `json:"index"`
-	Pair         int64               `json:"pair,omitempty"`
-	Slot         string              `json:"slot,omitempty"`
-	Black        engines.Engine      `json:"black"`
-	White        engines.Engine      `json:"white"`
-	Files        [2]string           `json:"files"` // content hashes of black's and white's directories in EngineBucket; "" for none
-	Settings     tournament.Settings `json:"settings"`
-	Seed         uint64              `json:"seed"`
-	Tallies      [2]engines.Tally    `json:"tallies"`
-	Opening      *tournament.Opening `json:"opening,omitempty"`
-	OpeningMoves []games.Move        `json:"opening_moves,omitempty"`
-	KeepLogs     bool                `json:"keep_logs,omitempty"`
+	Game         int64                 `json:"game"`
+	Tournament   int64                 `json:"tournament"`
+	Index        int64                 `json:"index"`
+	Pair         int64                 `json:"pair,omitempty"`
+	Slot         string                `json:"slot,omitempty"`
+	Black        engines.Engine        `json:"black"`
+	White        engines.Engine        `json:"white"`
+	Files        [2]string             `json:"files"` // content hashes of black's and white's directories in EngineBucket; "" for none
+	Settings     tournament.Settings   `json:"settings"`
+	Seed         uint64                `json:"seed"`
+	Tallies      [2]engines.Tally      `json:"tallies"`
+	Opening      *tournament.SuiteLine `json:"opening,omitempty"`
+	OpeningMoves []games.Move          `json:"opening_moves,omitempty"`
+	KeepLogs     bool                  `json:"keep_logs,omitempty"`
 }
 
 type claimMsg struct {
@@ -110,19 +110,6 @@ type resultMsg struct {
 
 type cancelMsg struct {
 	Before int `json:"before"` // attempts before this one stop; 0: every attempt
-}
-
-// Heartbeat is what a worker tells the server every HeartbeatEvery.
-type Heartbeat struct {
-	Name        string  `json:"name"`
-	Host        string  `json:"host"`
-	Pid         int     `json:"pid"`
-	Concurrency int     `json:"concurrency"`
-	Running     int     `json:"running"`
-	Done        int64   `json:"done"`
-	Games       []int64 `json:"games"`   // the games it plays now
-	Sandbox     string  `json:"sandbox"` // on or off
-	Leaving     bool    `json:"leaving,omitempty"`
 }
 
 // TokenEnv is the environment variable that holds the NATS token of the
@@ -179,12 +166,6 @@ type Embedded struct {
 	join     string // TAIKAI_WORKER_JOIN_TOKEN: workers enroll, and need their own credentials from the start
 }
 
-// JoinTokenEnv holds the secret with which a worker asks the server for
-// credentials of its own (Credentials.Enroll). On the server it turns
-// enrollment on and makes its embedded NATS server take workers' own
-// credentials only, from the start; on a worker it goes with --enroll.
-const JoinTokenEnv = "TAIKAI_WORKER_JOIN_TOKEN"
-
 // MinJoinToken is the shortest join token the server takes: it is the one
 // secret that makes a new worker.
 const MinJoinToken = 24
@@ -213,7 +194,7 @@ func StartEmbedded(addr, dir string) (*Embedded, error) {
 	}
 	pw := make([]byte, 32)
 	rand.Read(pw)
-	e := &Embedded{password: hex.EncodeToString(pw), token: os.Getenv(TokenEnv), join: os.Getenv(JoinTokenEnv)}
+	e := &Embedded{password: hex.EncodeToString(pw), token: os.Getenv(TokenEnv), join: os.Getenv(fleet.JoinTokenEnv)}
 	e.opts = &server.Options{
 		ServerName: "taikai", Host: host, Port: port, JetStream: true, StoreDir: dir,
 		NoSigs: true, MaxPayload: 8 << 20,

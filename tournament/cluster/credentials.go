@@ -10,7 +10,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sync"
 	"time"
@@ -18,6 +17,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/taikai-dev/taikai/tournament/cluster/fleet"
 )
 
 // Credentials are the workers' own NATS users (issue 36, item 4), issued
@@ -37,23 +38,9 @@ type Credentials struct {
 	apply func(map[string]string) error
 }
 
-// Errors of Enroll.
-var (
-	ErrEnrollOff  = errors.New("enrollment is off: the server has no " + JoinTokenEnv)
-	ErrJoinToken  = errors.New("wrong join token")
-	ErrNameIsUsed = errors.New("a worker of this name has credentials already: revoke them first, or choose another --name")
-)
-
 // SecretEnv holds a worker's own secret (never a flag: it would show in ps);
 // the worker's --name is its user.
 const SecretEnv = "TAIKAI_WORKER_SECRET"
-
-// ErrNoCredentials: the NATS server is not the server's own, so it cannot
-// take users.
-var ErrNoCredentials = errors.New("per-worker credentials need the server's embedded NATS server (--nats-embedded); an external NATS server keeps its own users")
-
-// WorkerNames are valid worker names: one NATS subject token.
-var WorkerNames = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 // serverUser is the taikai server's own NATS user on the embedded server.
 const serverUser = "taikai"
@@ -115,16 +102,16 @@ func (c *Credentials) Issue(name string) (string, error) {
 // worker's name (and the claims it holds).
 func (c *Credentials) Enroll(join, name string) (string, error) {
 	if c.join == "" {
-		return "", ErrEnrollOff
+		return "", fleet.ErrEnrollOff
 	}
 	if subtle.ConstantTimeCompare([]byte(join), []byte(c.join)) != 1 {
-		return "", ErrJoinToken
+		return "", fleet.ErrJoinToken
 	}
 	return c.issue(name, false)
 }
 
 func (c *Credentials) issue(name string, replace bool) (string, error) {
-	if !WorkerNames.MatchString(name) || name == serverUser {
+	if !fleet.WorkerNames.MatchString(name) || name == serverUser {
 		return "", fmt.Errorf("worker name %q: want 1 to 64 letters, digits, - or _ (not %q)", name, serverUser)
 	}
 	b := make([]byte, 32)
@@ -140,7 +127,7 @@ func (c *Credentials) issue(name string, replace bool) (string, error) {
 	defer c.mu.Unlock()
 	old, had := c.users[name]
 	if had && !replace {
-		return "", ErrNameIsUsed
+		return "", fleet.ErrNameIsUsed
 	}
 	c.users[name] = string(hash)
 	if err := c.save(); err != nil {

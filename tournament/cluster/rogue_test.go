@@ -23,6 +23,7 @@ import (
 	"github.com/taikai-dev/taikai/games"
 	_ "github.com/taikai-dev/taikai/games/all"
 	"github.com/taikai-dev/taikai/tournament"
+	"github.com/taikai-dev/taikai/tournament/cluster/fleet"
 )
 
 // legalGame is a random Othello game played to its end under the rules.
@@ -308,7 +309,7 @@ func workerCredentials(t *testing.T, token string) {
 	}
 	// A newer attempt, named by bob while alice plays the game (her
 	// heartbeat says so): not his.
-	hb, _ := json.Marshal(Heartbeat{Name: "alice", Concurrency: 1, Running: 1, Games: []int64{7}})
+	hb, _ := json.Marshal(fleet.Heartbeat{Name: "alice", Concurrency: 1, Running: 1, Games: []int64{7}})
 	alice.Publish(workerPrefix+"alice", hb)
 	alice.Flush()
 	for deadline := time.Now().Add(10 * time.Second); len(srv.Workers()) == 0; time.Sleep(10 * time.Millisecond) {
@@ -335,12 +336,12 @@ func workerCredentials(t *testing.T, token string) {
 	}
 	bob.Publish(GamesSubject, []byte(`{"game":99}`))
 	violation("bob queues a game")
-	hb, _ = json.Marshal(Heartbeat{Name: "alice", Concurrency: 64})
+	hb, _ = json.Marshal(fleet.Heartbeat{Name: "alice", Concurrency: 64})
 	bob.Publish(workerPrefix+"alice", hb)
 	violation("bob's heartbeat as alice")
-	hb, _ = json.Marshal(Heartbeat{Name: "carol", Concurrency: 64})
+	hb, _ = json.Marshal(fleet.Heartbeat{Name: "carol", Concurrency: 64})
 	bob.Publish(workerPrefix+"bob", hb)
-	hb, _ = json.Marshal(Heartbeat{Name: "bob", Concurrency: 2})
+	hb, _ = json.Marshal(fleet.Heartbeat{Name: "bob", Concurrency: 2})
 	bob.Publish(workerPrefix+"bob", hb)
 	bob.Flush()
 	for deadline := time.Now().Add(10 * time.Second); len(srv.Workers()) < 2; time.Sleep(10 * time.Millisecond) {
@@ -491,7 +492,7 @@ func TestWorkerPermissionsNarrow(t *testing.T) {
 // the server itself still does.
 func TestJoinTokenCredentialsOnly(t *testing.T) {
 	t.Setenv(TokenEnv, "shared-token")
-	t.Setenv(JoinTokenEnv, "join-token-0123456789abcdef")
+	t.Setenv(fleet.JoinTokenEnv, "join-token-0123456789abcdef")
 	e, _, _, creds := credentialed(t)
 	for _, c := range []struct {
 		what string
@@ -512,11 +513,11 @@ func TestJoinTokenCredentialsOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	dialWorker(t, e, "w1", secret)
-	if _, err := creds.Enroll("join-token-0123456789abcdef", "w1"); !errors.Is(err, ErrNameIsUsed) {
-		t.Errorf("enroll w1 again: %v, want %v", err, ErrNameIsUsed)
+	if _, err := creds.Enroll("join-token-0123456789abcdef", "w1"); !errors.Is(err, fleet.ErrNameIsUsed) {
+		t.Errorf("enroll w1 again: %v, want %v", err, fleet.ErrNameIsUsed)
 	}
-	if _, err := creds.Enroll("wrong", "w2"); !errors.Is(err, ErrJoinToken) {
-		t.Errorf("enroll with a wrong join token: %v, want %v", err, ErrJoinToken)
+	if _, err := creds.Enroll("wrong", "w2"); !errors.Is(err, fleet.ErrJoinToken) {
+		t.Errorf("enroll with a wrong join token: %v, want %v", err, fleet.ErrJoinToken)
 	}
 }
 
@@ -657,7 +658,7 @@ func TestReconnectedWorkerKeepsItsGame(t *testing.T) {
 	beats, stopBeats := context.WithCancel(ctx)
 	defer stopBeats()
 	go func() {
-		hb, _ := json.Marshal(Heartbeat{Name: "alice", Concurrency: 1, Running: 1, Games: []int64{7}})
+		hb, _ := json.Marshal(fleet.Heartbeat{Name: "alice", Concurrency: 1, Running: 1, Games: []int64{7}})
 		for {
 			alice.Publish(workerPrefix+"alice", hb)
 			select {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/tournament"
+	"github.com/taikai-dev/taikai/tournament/cluster/fleet"
 )
 
 // Server is the server's side: a tournament.Dispatcher that queues games for
@@ -34,7 +35,7 @@ type Server struct {
 
 	mu      sync.Mutex
 	pending map[int64]*pending
-	workers map[string]*WorkerState
+	workers map[string]*fleet.WorkerState
 	stored  map[string]storedDir // by directory
 
 	redelivered atomic.Int64
@@ -59,12 +60,6 @@ type pending struct {
 	replies []*nats.Msg // result requests to answer once stored
 }
 
-// WorkerState is a worker as the server last heard of it.
-type WorkerState struct {
-	Heartbeat
-	LastSeen time.Time `json:"last_seen"`
-}
-
 // NewServer sets up the queue, its consumer (ackWait: how long a worker that
 // went silent keeps its game) and the buckets on nc, and listens to the
 // workers. Engine logs coming back go under dataDir.
@@ -78,7 +73,7 @@ func NewServer(ctx context.Context, nc *nats.Conn, ackWait time.Duration, dataDi
 	if err := setup(sctx, js, ackWait); err != nil {
 		return nil, fmt.Errorf("nats: %w", err)
 	}
-	s := &Server{nc: nc, js: js, dataDir: dataDir, ackWait: ackWait, log: log, pending: map[int64]*pending{}, workers: map[string]*WorkerState{}, stored: map[string]storedDir{},
+	s := &Server{nc: nc, js: js, dataDir: dataDir, ackWait: ackWait, log: log, pending: map[int64]*pending{}, workers: map[string]*fleet.WorkerState{}, stored: map[string]storedDir{},
 		run: strconv.FormatInt(time.Now().UnixNano(), 36)}
 	if s.files, err = js.ObjectStore(sctx, EngineBucket); err != nil {
 		return nil, err
@@ -455,7 +450,7 @@ func (s *Server) claim(id int64, c claimMsg) string {
 }
 
 func (s *Server) onHeartbeat(m *nats.Msg) {
-	var h Heartbeat
+	var h fleet.Heartbeat
 	name := m.Subject[len(workerPrefix):]
 	if json.Unmarshal(m.Data, &h) != nil || h.Name != name {
 		return
@@ -475,7 +470,7 @@ func (s *Server) onHeartbeat(m *nats.Msg) {
 		delete(s.workers, h.Name)
 		return
 	}
-	s.workers[h.Name] = &WorkerState{Heartbeat: h, LastSeen: time.Now()}
+	s.workers[h.Name] = &fleet.WorkerState{Heartbeat: h, LastSeen: time.Now()}
 }
 
 // Forget drops a worker from the list (its credentials were revoked).
@@ -486,10 +481,10 @@ func (s *Server) Forget(name string) {
 }
 
 // Workers lists the workers heard from in the last ten minutes, by name.
-func (s *Server) Workers() []WorkerState {
+func (s *Server) Workers() []fleet.WorkerState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var list []WorkerState
+	var list []fleet.WorkerState
 	for name, w := range s.workers {
 		if time.Since(w.LastSeen) > 10*time.Minute {
 			delete(s.workers, name)
@@ -497,7 +492,7 @@ func (s *Server) Workers() []WorkerState {
 		}
 		list = append(list, *w)
 	}
-	slices.SortFunc(list, func(a, b WorkerState) int {
+	slices.SortFunc(list, func(a, b fleet.WorkerState) int {
 		if a.Name < b.Name {
 			return -1
 		}
@@ -509,19 +504,11 @@ func (s *Server) Workers() []WorkerState {
 	return list
 }
 
-// Stats are the counts /metrics shows.
-type Stats struct {
-	Queued, Running     int   // games waiting for a worker, and being played
-	Redelivered         int64 // games played again because their worker went silent
-	DiscardedLateResult int64 // results that came after their game was played again
-	Rejected            int64 // results refused: not from the claim's worker, or not a legal game
-}
-
 // Stats counts the games the server waits for.
-func (s *Server) Stats() Stats {
+func (s *Server) Stats() fleet.Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Stats{Redelivered: s.redelivered.Load(), DiscardedLateResult: s.discarded.Load(), Rejected: s.rejected.Load()}
+	st := fleet.Stats{Redelivered: s.redelivered.Load(), DiscardedLateResult: s.discarded.Load(), Rejected: s.rejected.Load()}
 	for _, p := range s.pending {
 		if p.attempt == 0 {
 			st.Queued++

@@ -18,6 +18,7 @@ import (
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/tournament"
+	"github.com/taikai-dev/taikai/tournament/cluster/fleet"
 )
 
 // Worker takes games from the queue and plays them, Concurrency at a time.
@@ -385,7 +386,7 @@ func (w *Worker) onCancel(m *nats.Msg) {
 }
 
 func (w *Worker) heartbeats(ctx context.Context) {
-	t := time.NewTicker(HeartbeatEvery)
+	t := time.NewTicker(fleet.HeartbeatEvery)
 	defer t.Stop()
 	for {
 		w.heartbeat(false)
@@ -398,7 +399,7 @@ func (w *Worker) heartbeats(ctx context.Context) {
 }
 
 func (w *Worker) heartbeat(leaving bool) {
-	h := Heartbeat{Name: w.Name, Host: w.Host, Pid: os.Getpid(), Concurrency: w.Concurrency, Done: w.done.Load(),
+	h := fleet.Heartbeat{Name: w.Name, Host: w.Host, Pid: os.Getpid(), Concurrency: w.Concurrency, Done: w.done.Load(),
 		Sandbox: w.Runner.Launcher.SandboxState(), Leaving: leaving}
 	w.mu.Lock()
 	for id := range w.games {

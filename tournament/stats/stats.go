@@ -258,16 +258,26 @@ func (t SPRT) Bounds() (lower, upper float64) {
 	return math.Log(t.Beta / (1 - t.Alpha)), math.Log((1 - t.Beta) / t.Alpha)
 }
 
-// Result says what an LLR decides: "H0", "H1" or "continue".
-func (t SPRT) Result(llr float64) string {
+// Decision is what an SPRT decides from an LLR, as stored and sent.
+type Decision string
+
+// Decisions of an SPRT.
+const (
+	AcceptH0 Decision = "H0"       // H0 accepted: elo0 rather than elo1
+	AcceptH1 Decision = "H1"       // H1 accepted: elo1 rather than elo0
+	Continue Decision = "continue" // play on
+)
+
+// Result says what an LLR decides: AcceptH0, AcceptH1 or Continue.
+func (t SPRT) Result(llr float64) Decision {
 	lo, hi := t.Bounds()
 	switch {
 	case llr >= hi:
-		return "H1"
+		return AcceptH1
 	case llr <= lo:
-		return "H0"
+		return AcceptH0
 	}
-	return "continue"
+	return Continue
 }
 
 // LLR is the GSPRT's log-likelihood ratio on game pairs.

@@ -201,7 +201,7 @@ func TestBoundsAndResult(t *testing.T) {
 	if math.Abs(lo+2.944) > 0.001 || math.Abs(hi-2.944) > 0.001 {
 		t.Errorf("bounds %v %v, want ±2.944", lo, hi)
 	}
-	for llr, want := range map[float64]string{3: "H1", hi: "H1", -3: "H0", lo: "H0", 0: "continue", 2.9: "continue"} {
+	for llr, want := range map[float64]Decision{3: "H1", hi: "H1", -3: "H0", lo: "H0", 0: "continue", 2.9: "continue"} {
 		if got := s.Result(llr); got != want {
 			t.Errorf("Result(%v) = %s, want %s", llr, got, want)
 		}
@@ -211,7 +211,7 @@ func TestBoundsAndResult(t *testing.T) {
 // simulate plays pairs between engines whose true difference is elo (a
 // win, draw and loss model with 30% draws per game) until the SPRT decides
 // or max pairs, and returns the decision and the pairs played.
-func simulate(rng *rand.Rand, t SPRT, elo float64, maxPairs int) (string, int) {
+func simulate(rng *rand.Rand, t SPRT, elo float64, maxPairs int) (Decision, int) {
 	s := scoreOf(elo)
 	draw := 0.3
 	win := s - draw/2

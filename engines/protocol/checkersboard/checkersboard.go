@@ -106,7 +106,7 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		if !mine {
 			return s.Refused(errNotTurn, games.NotYourTurn.String(), at)
 		}
-		return s.Emit(engines.Event{Kind: engines.Attempt, Move: m, At: at})
+		return s.Emit(engines.Action{Kind: engines.Attempt, Move: m, At: at})
 	case hasWord(line, "NICK"):
 		name := string(bytes.TrimSpace(line[4:]))
 		if !protocol.ValidNick(name) {
@@ -118,7 +118,7 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		return true
 	case hasWord(line, "SAY"):
 		text := string(bytes.TrimLeft(line[3:], " \t"))
-		return s.Emit(engines.Event{Kind: engines.Chat, What: text, Nick: s.nickname(), At: at})
+		return s.Emit(engines.Action{Kind: engines.Chat, What: text, Nick: s.nickname(), At: at})
 	case bytes.Equal(bytes.TrimRight(line, " \t"), []byte("CLOSE")):
 		s.Leave(games.ReasonClose, "")
 		return false

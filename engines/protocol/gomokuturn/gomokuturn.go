@@ -111,7 +111,7 @@ func (s *Seat) handle(f [][]byte, at time.Time) bool {
 	s.mu.Unlock()
 	switch {
 	case cmd == "end" && len(f) == 1:
-		s.Emit(engines.Event{Kind: engines.Left, Reason: games.ReasonResign, At: at})
+		s.Emit(engines.Action{Kind: engines.Left, Reason: games.ReasonResign, At: at})
 		return false
 	case cmd == "get" && len(f) == 2 && (string(f[1]) == "text" || string(f[1]) == "bin"):
 		if !mine {
@@ -138,16 +138,16 @@ func (s *Seat) handle(f [][]byte, at time.Time) bool {
 				s.ReadError(err)
 				return false
 			}
-			return s.Emit(engines.Event{Kind: engines.Violation, What: "malformed", At: at})
+			return s.Emit(engines.Action{Kind: engines.Violation, What: "malformed", At: at})
 		}
-		return s.Emit(engines.Event{Kind: engines.Attempt, Move: games.Move{X: x, Y: y}, At: at})
+		return s.Emit(engines.Action{Kind: engines.Attempt, Move: games.Move{X: x, Y: y}, At: at})
 	}
 	return s.ignored("unknown_command", at)
 }
 
 // ignored counts a line the protocol ignores without a reply.
 func (s *Seat) ignored(what string, at time.Time) bool {
-	return s.Emit(engines.Event{Kind: engines.Violation, What: what, At: at})
+	return s.Emit(engines.Action{Kind: engines.Violation, What: what, At: at})
 }
 
 // board renders the position for "get text" (N lines of N characters, row y=0

@@ -108,7 +108,7 @@ func New(c engines.Stream, cfg engines.SeatConfig, depth int) *Seat {
 	s.log, _ = c.(engines.LineLogger)
 	s.Reader(func() {
 		s.ReadLoop(func(at time.Time) bool {
-			return s.Emit(engines.Event{Kind: engines.Violation, What: "line_too_long", At: at})
+			return s.Emit(engines.Action{Kind: engines.Violation, What: "line_too_long", At: at})
 		}, s.handle)
 	})
 	return s
@@ -145,7 +145,7 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		} else {
 			sq, err := othello.ParseSquare(strings.ToLower(mv))
 			if err != nil || sq == othello.Pass {
-				return s.Emit(engines.Event{Kind: engines.Violation, What: "malformed", At: at})
+				return s.Emit(engines.Action{Kind: engines.Violation, What: "malformed", At: at})
 			}
 			m = games.Move{X: sq.X(), Y: sq.Y()}
 		}
@@ -153,10 +153,10 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		mine := s.myTurn
 		s.mu.Unlock()
 		if !mine {
-			return s.Emit(engines.Event{Kind: engines.Violation, What: games.NotYourTurn.String(), At: at, Ignored: true})
+			return s.Emit(engines.Action{Kind: engines.Violation, What: games.NotYourTurn.String(), At: at, Ignored: true})
 		}
 		s.Invited() // the answer go asked for
-		return s.Emit(engines.Event{Kind: engines.Attempt, Move: m, At: at, Note: evalNote(f)})
+		return s.Emit(engines.Action{Kind: engines.Attempt, Move: m, At: at, Note: evalNote(f)})
 	case len(f) >= 3 && f[0] == "set" && f[1] == "myname":
 		name := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(text, "set"), " myname"))
 		if protocol.ValidNick(name) {
@@ -176,7 +176,7 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 			return true
 		}
 	}
-	return s.Emit(engines.Event{Kind: engines.Violation, What: "unknown_command", At: at, Ignored: true})
+	return s.Emit(engines.Action{Kind: engines.Violation, What: "unknown_command", At: at, Ignored: true})
 }
 
 // Greet sends "nboard 2", "set depth" and "ping 0", and waits for "pong 0"

@@ -110,7 +110,7 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		if !mine {
 			return s.Refused(errNotTurn, games.NotYourTurn.String(), at)
 		}
-		return s.Emit(engines.Event{Kind: engines.Attempt, Move: games.Move{X: x, Y: y}, At: at})
+		return s.Emit(engines.Action{Kind: engines.Attempt, Move: games.Move{X: x, Y: y}, At: at})
 	case bytes.HasPrefix(line, []byte("NICK")):
 		name := string(bytes.TrimSpace(line[4:]))
 		if !protocol.ValidNick(name) {
@@ -122,7 +122,7 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		return true
 	case bytes.HasPrefix(line, []byte("SAY")):
 		text := string(bytes.TrimLeft(line[3:], " "))
-		return s.Emit(engines.Event{Kind: engines.Chat, What: text, Nick: s.nickname(), At: at})
+		return s.Emit(engines.Action{Kind: engines.Chat, What: text, Nick: s.nickname(), At: at})
 	case bytes.Equal(bytes.TrimRight(line, " "), []byte("CLOSE")):
 		s.Leave(games.ReasonClose, "")
 		return false

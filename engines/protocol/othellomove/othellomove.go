@@ -87,13 +87,13 @@ func (s *Seat) handle(f [][]byte, at time.Time) bool {
 		mv := string(f[1])
 		switch {
 		case mv == "PASS":
-			return s.Emit(engines.Event{Kind: engines.Attempt, Move: games.PassMove, At: at})
+			return s.Emit(engines.Action{Kind: engines.Attempt, Move: games.PassMove, At: at})
 		case mv == "GIVEUP":
-			s.Emit(engines.Event{Kind: engines.Left, Reason: games.ReasonResign, At: at})
+			s.Emit(engines.Action{Kind: engines.Left, Reason: games.ReasonResign, At: at})
 			return false
 		}
 		if x, y, ok := parseSquare(mv); ok {
-			return s.Emit(engines.Event{Kind: engines.Attempt, Move: games.Move{X: x, Y: y}, At: at})
+			return s.Emit(engines.Action{Kind: engines.Attempt, Move: games.Move{X: x, Y: y}, At: at})
 		}
 	}
 	// Anything that is not a well-formed MOVE in one's turn loses the game.
@@ -107,9 +107,9 @@ func (s *Seat) invalid(at time.Time) bool {
 	playing := s.playing
 	s.mu.Unlock()
 	if !playing {
-		return s.Emit(engines.Event{Kind: engines.Violation, What: "invalid_command", At: at})
+		return s.Emit(engines.Action{Kind: engines.Violation, What: "invalid_command", At: at})
 	}
-	s.Emit(engines.Event{Kind: engines.Left, Reason: games.ReasonIllegal, Cause: games.CauseInvalidCommand, At: at})
+	s.Emit(engines.Action{Kind: engines.Left, Reason: games.ReasonIllegal, Cause: games.CauseInvalidCommand, At: at})
 	return false
 }
 

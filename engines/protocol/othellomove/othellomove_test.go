@@ -26,8 +26,8 @@ func TestTwoGamesOnOneConnection(t *testing.T) {
 	// The records before the last game: BYE adds that game (a win by 4-1).
 	seat := othellomove.New(server, engines.SeatConfig{Color: games.Black, Tallies: [2]engines.Tally{{Name: "me", Wins: 1}, {Name: "you", Losses: 1}}})
 	defer seat.Close()
-	events := make(chan engines.Event, 16)
-	seat.Listen(func(ev engines.Event) { events <- ev })
+	events := make(chan engines.Action, 16)
+	seat.Listen(func(ev engines.Action) { events <- ev })
 	r := bufio.NewReader(client)
 	expect := func(want string) {
 		t.Helper()
@@ -37,7 +37,7 @@ func TestTwoGamesOnOneConnection(t *testing.T) {
 			t.Fatalf("got %q (%v), want %q", got, err, want)
 		}
 	}
-	next := func() engines.Event {
+	next := func() engines.Action {
 		t.Helper()
 		select {
 		case ev := <-events:
@@ -45,7 +45,7 @@ func TestTwoGamesOnOneConnection(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("no event")
 		}
-		return engines.Event{}
+		return engines.Action{}
 	}
 	ctx := context.Background()
 	client.Write([]byte("OPEN twice\n"))
@@ -97,7 +97,7 @@ func TestNamesAreWords(t *testing.T) {
 	} {
 		client, server := protocoltest.TCPPair(t)
 		seat := othellomove.New(server, engines.SeatConfig{Color: games.White})
-		seat.Listen(func(engines.Event) {})
+		seat.Listen(func(engines.Action) {})
 		seat.Begin(context.Background(), engines.Start{Color: games.White, Opponent: tc.name, Board: board{}, Turn: games.Black, Remaining: time.Second})
 		client.SetReadDeadline(time.Now().Add(5 * time.Second))
 		got, err := bufio.NewReader(client).ReadString('\n')

@@ -105,7 +105,7 @@ func New(c engines.Stream, cfg engines.SeatConfig) *Seat {
 	s.log, _ = c.(engines.LineLogger)
 	s.Reader(func() {
 		s.ReadLoop(func(at time.Time) bool {
-			return s.Emit(engines.Event{Kind: engines.Violation, What: "line_too_long", At: at})
+			return s.Emit(engines.Action{Kind: engines.Violation, What: "line_too_long", At: at})
 		}, s.handle)
 	})
 	return s
@@ -199,10 +199,10 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		}
 		s.mu.Unlock()
 		if !mine {
-			return s.Emit(engines.Event{Kind: engines.Violation, What: games.NotYourTurn.String(), At: at, Ignored: true})
+			return s.Emit(engines.Action{Kind: engines.Violation, What: games.NotYourTurn.String(), At: at, Ignored: true})
 		}
 		s.Invited() // the answer the turn asked for
-		return s.Emit(engines.Event{Kind: engines.Attempt, Move: games.Move{X: x, Y: y}, At: at, Note: strings.Join(notes, "\n")})
+		return s.Emit(engines.Action{Kind: engines.Attempt, Move: games.Move{X: x, Y: y}, At: at, Note: strings.Join(notes, "\n")})
 	case strings.EqualFold(word, "MESSAGE"):
 		// Every MESSAGE before a move is one of the move's notes (games.Ply.Note).
 		msg := strings.TrimSpace(rest)
@@ -239,7 +239,7 @@ func (s *Seat) handle(line []byte, at time.Time) bool {
 		return true
 	}
 	// Anything else is ignored, as GomocupJudge does, and counted.
-	return s.Emit(engines.Event{Kind: engines.Violation, What: "unknown_command", At: at, Ignored: true})
+	return s.Emit(engines.Action{Kind: engines.Violation, What: "unknown_command", At: at, Ignored: true})
 }
 
 // keep puts a line of the brain's in its log.

@@ -105,8 +105,8 @@ func TestGreet(t *testing.T) {
 	if err := s.Greet(ctx, 15); err != nil {
 		t.Fatalf("greet: %v", err)
 	}
-	left := make(chan engines.Event, 1)
-	s.Listen(func(ev engines.Event) {
+	left := make(chan engines.Action, 1)
+	s.Listen(func(ev engines.Action) {
 		if ev.Kind == engines.Left {
 			left <- ev
 		}

@@ -45,15 +45,15 @@ func (s *Stream) Close() error { return nil }
 // Drive makes seat read its client's whole input and returns the events it
 // reported, in order. It fails the test if the seat reports anything after
 // the client left, or if the seat does not finish reading within 10 s.
-func Drive(tb testing.TB, seat engines.Seat) []engines.Event {
+func Drive(tb testing.TB, seat engines.Seat) []engines.Action {
 	tb.Helper()
 	var (
 		mu     sync.Mutex
-		events []engines.Event
+		events []engines.Action
 		left   = make(chan struct{})
 		once   sync.Once
 	)
-	seat.Listen(func(ev engines.Event) {
+	seat.Listen(func(ev engines.Action) {
 		mu.Lock()
 		events = append(events, ev)
 		mu.Unlock()
