@@ -484,9 +484,13 @@ func moveError(g *playGame, m games.Move, err error) error {
 	switch {
 	case errors.As(err, &refused):
 		why, text := refused.Why.String(), moveText(g.game, m)
+		params, full := map[string]any{"move": text}, why
+		if refused.Detail != "" {
+			params["detail"], full = refused.Detail, why+": "+refused.Detail
+		}
 		return (&games.Error{Code: games.EIllegal, Field: "move",
-			Message: fmt.Sprintf("%s: %s (the game goes on: play another move)", text, why)}).
-			With(why, map[string]any{"move": text})
+			Message: fmt.Sprintf("%s: %s (the game goes on: play another move)", text, full)}).
+			With(why, params)
 	case errors.Is(err, engines.ErrNotYourTurn):
 		return &games.Error{Code: games.EConflict, Message: "it is not your turn"}
 	case errors.Is(err, engines.ErrGameOver):

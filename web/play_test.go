@@ -57,10 +57,11 @@ type seatView struct {
 
 type apiErr struct {
 	Error struct {
-		Code       string `json:"code"`
-		Message    string `json:"message"`
-		MessageKey string `json:"message_key"`
-		Field      string `json:"field"`
+		Code          string         `json:"code"`
+		Message       string         `json:"message"`
+		MessageKey    string         `json:"message_key"`
+		MessageParams map[string]any `json:"message_params"`
+		Field         string         `json:"field"`
 	} `json:"error"`
 }
 
@@ -522,8 +523,9 @@ func TestPlayRenjuForbidden(t *testing.T) {
 		}
 	}
 	var ae apiErr
-	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), black, map[string]any{"x": 7, "y": 7}, &ae); code != 422 || ae.Error.MessageKey != "forbidden" {
-		t.Errorf("7,7: %d %+v, want 422 forbidden", code, ae)
+	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), black, map[string]any{"x": 7, "y": 7}, &ae); code != 422 || ae.Error.MessageKey != "forbidden" ||
+		!strings.Contains(ae.Error.Message, "forbidden: double three") || ae.Error.MessageParams["detail"] != "double three" {
+		t.Errorf("7,7: %d %+v, want 422 forbidden: double three", code, ae)
 	}
 	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), black, map[string]any{"x": 12, "y": 12}, nil); code != 200 {
 		t.Errorf("a legal move after the refused one: %d", code)
