@@ -277,10 +277,10 @@ func (s *Server) playPlayers(r *http.Request, req playRequest, c caller, name st
 		}
 		switch {
 		case c.Admin, row.Builtin != "":
-		case c.ID > 0 && row.OwnerID == c.ID:
+		case c.ID > 0 && (row.OwnerID == c.ID || row.PlayableByOthers):
 		default:
 			return players, color, &games.Error{Code: games.EForbidden, Field: "engine",
-				Message: fmt.Sprintf("engine %d is not yours: a participant plays their own engines and the built-ins, a guest the built-ins", row.ID)}
+				Message: fmt.Sprintf("engine %d is not yours: a participant plays their own engines, the built-ins and engines whose owners allow it (playable_by_others), a guest the built-ins", row.ID)}
 		}
 		if err := s.allow(row.Engine); err != nil {
 			return players, color, err

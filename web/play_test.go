@@ -597,6 +597,63 @@ func TestPlayWhoAndHowMany(t *testing.T) {
 	})
 }
 
+// TestPlayOwnerAllows: another participant may play an engine once its
+// owner allows it (PATCH playable_by_others), and not after they stop it;
+// only the owner or the admin may say so.
+func TestPlayOwnerAllows(t *testing.T) {
+	s := startSite(t)
+	var inv invitedAnswer
+	s.mustCall(t, "POST", "/api/participants", map[string]string{"name": "ann"}, &inv)
+	ann := member{s: s, token: accept(t, s, inv.Participants[0].Invitation.Code)}
+	s.mustCall(t, "POST", "/api/participants", map[string]string{"name": "bob"}, &inv)
+	bob := member{s: s, token: accept(t, s, inv.Participants[0].Invitation.Code)}
+	var bobs struct {
+		ID               int64
+		PlayableByOthers bool `json:"playable_by_others"`
+	}
+	if code := bob.upload(t, "POST", "/api/engines", map[string]any{"name": "bob-bot", "game": "othello", "protocol": "othello-move", "command": studentCommand}, studentEngine(t, "othello-random"), &bobs); code != 201 {
+		t.Fatalf("bob's engine: %d", code)
+	}
+	if bobs.PlayableByOthers {
+		t.Errorf("a new engine: playable_by_others true, want false by default")
+	}
+	path := fmt.Sprintf("/api/engines/%d", bobs.ID)
+	var ae apiErr
+	if code := ann.call(t, "POST", "/api/play", map[string]any{"engine": bobs.ID}, &ae); code != 403 || ae.Error.Field != "engine" {
+		t.Fatalf("ann plays bob's engine before he allows it: %d %+v, want 403", code, ae)
+	}
+	// Only the owner (or the admin) says who may play it.
+	if code := ann.call(t, "PATCH", path, map[string]any{"playable_by_others": true}, &ae); code != 403 {
+		t.Errorf("ann allows bob's engine: %d %+v, want 403", code, ae)
+	}
+	if code := bob.call(t, "PATCH", path, map[string]any{"playable_by_others": "yes"}, &ae); code != 400 {
+		t.Errorf("playable_by_others \"yes\": %d %+v, want 400", code, ae)
+	}
+	if code := bob.call(t, "PATCH", path, map[string]any{}, &ae); code != 400 || ae.Error.Field != "playable_by_others" {
+		t.Errorf("an empty PATCH: %d %+v, want 400 naming playable_by_others", code, ae)
+	}
+	if code := bob.call(t, "PATCH", path, map[string]any{"playable_by_others": true}, &bobs); code != 200 || !bobs.PlayableByOthers {
+		t.Fatalf("bob allows his engine: %d %+v", code, bobs)
+	}
+	s.mustCall(t, "GET", path, nil, &bobs)
+	if !bobs.PlayableByOthers {
+		t.Errorf("GET %s after bob allowed it: playable_by_others false", path)
+	}
+	var p playAnswer
+	if code := ann.call(t, "POST", "/api/play", map[string]any{"engine": bobs.ID, "color": "black"}, &p); code != 201 {
+		t.Fatalf("ann plays bob's engine once he allows it: %d", code)
+	}
+	waitTurn(t, s, p.GameID, p.SeatToken)
+	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/resign", p.GameID), p.SeatToken, nil, nil); code != 200 {
+		t.Fatalf("resign: %d", code)
+	}
+	// The admin may stop it too, and then ann may not.
+	s.mustCall(t, "PATCH", path, map[string]any{"playable_by_others": false}, &bobs)
+	if code := ann.call(t, "POST", "/api/play", map[string]any{"engine": bobs.ID}, &ae); code != 403 {
+		t.Errorf("ann plays bob's engine after the admin stopped it: %d %+v, want 403", code, ae)
+	}
+}
+
 // TestPlayEngineFault: an engine that fails is scored as in any game: the
 // person wins.
 func TestPlayEngineFault(t *testing.T) {
