@@ -704,6 +704,22 @@ func TestPlayOwnerAllows(t *testing.T) {
 		t.Errorf("a new engine: playable_by_others true, want false by default")
 	}
 	path := fmt.Sprintf("/api/engines/%d", bobs.ID)
+	badge := func() bool {
+		t.Helper()
+		res, err := http.Get(fmt.Sprintf("%s/engines/%d", s.URL, bobs.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		page, _ := io.ReadAll(res.Body)
+		if res.StatusCode != 200 {
+			t.Fatalf("GET /engines/%d: %d", bobs.ID, res.StatusCode)
+		}
+		return bytes.Contains(page, []byte(`id="playable-badge"`))
+	}
+	if badge() {
+		t.Errorf("GET /engines/%d: a playable badge before bob allowed it", bobs.ID)
+	}
 	var ae apiErr
 	if code := ann.call(t, "POST", "/api/play", map[string]any{"engine": bobs.ID}, &ae); code != 403 || ae.Error.Field != "engine" {
 		t.Fatalf("ann plays bob's engine before he allows it: %d %+v, want 403", code, ae)
@@ -724,6 +740,10 @@ func TestPlayOwnerAllows(t *testing.T) {
 	s.mustCall(t, "GET", path, nil, &bobs)
 	if !bobs.PlayableByOthers {
 		t.Errorf("GET %s after bob allowed it: playable_by_others false", path)
+	}
+	// The engine's page says so (and said nothing before).
+	if !badge() {
+		t.Errorf("GET /engines/%d after bob allowed it: no playable badge", bobs.ID)
 	}
 	var p playAnswer
 	if code := ann.call(t, "POST", "/api/play", map[string]any{"engine": bobs.ID, "color": "black"}, &p); code != 201 {
