@@ -25,9 +25,18 @@ var (
 )
 
 // RefusedError is a person's move the rules refused; the game goes on.
-type RefusedError struct{ Why games.Refusal }
+// Detail is the rule's pattern, if it names one ("double three").
+type RefusedError struct {
+	Why    games.Refusal
+	Detail string
+}
 
-func (e *RefusedError) Error() string { return "the move was refused: " + e.Why.String() }
+func (e *RefusedError) Error() string {
+	if e.Detail != "" {
+		return "the move was refused: " + e.Why.String() + ": " + e.Detail
+	}
+	return "the move was refused: " + e.Why.String()
+}
 
 // PersonState is what a person's seat knows of its game, for the page that
 // shows it: the position after the last move, whose turn it is, and the
@@ -195,7 +204,11 @@ func (p *Person) Move(ctx context.Context, m games.Move) error {
 	defer p.mu.Unlock()
 	switch {
 	case p.refused != nil:
-		return &RefusedError{Why: *p.refused}
+		e := &RefusedError{Why: *p.refused}
+		if e.Why == games.Forbidden && !m.Pass {
+			e.Detail = st.Choices.Foul(games.Point{X: m.X, Y: m.Y})
+		}
+		return e
 	case p.state.Plies == st.Plies:
 		// Neither refused nor played: the clock had run out (the person
 		// resigned as idle) as the move came.

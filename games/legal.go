@@ -7,12 +7,31 @@ type Lister interface {
 	Legal() []Move
 }
 
+// Explainer is implemented by Rules that can say more of a refused move than
+// its Refusal: which pattern forbids a point ("double three").
+type Explainer interface {
+	Explain(m Move) string
+}
+
 // Choices are the moves the side to move may make, for a person choosing
 // one on a board: the legal moves, and the empty points the rules forbid it
 // (Renju's forbidden points for black), to be marked.
 type Choices struct {
 	Legal     []Move
 	Forbidden []Point
+	// Fouls says, beside each forbidden point, why it is (Explainer), or "".
+	Fouls []string
+}
+
+// Foul is why p is forbidden, as Choices list it; "" if it is not or the
+// rules do not say.
+func (c Choices) Foul(p Point) string {
+	for i, q := range c.Forbidden {
+		if q == p && i < len(c.Fouls) {
+			return c.Fouls[i]
+		}
+	}
+	return ""
 }
 
 // ChoicesOf lists the moves of the side to move in r: by Lister where the
@@ -38,6 +57,11 @@ func ChoicesOf(r Rules) Choices {
 				c.Legal = append(c.Legal, Move{X: x, Y: y})
 			case why == Forbidden:
 				c.Forbidden = append(c.Forbidden, Point{x, y})
+				foul := ""
+				if e, ok := r.(Explainer); ok {
+					foul = e.Explain(Move{X: x, Y: y})
+				}
+				c.Fouls = append(c.Fouls, foul)
 			}
 		}
 	}

@@ -20,9 +20,12 @@ type EngineRow struct {
 	DeletedAt *time.Time `json:"deleted_at,omitempty"`
 	// OwnerID is the participant who submitted the engine; 0 for the admin's.
 	OwnerID int64 `json:"owner_id,omitempty"`
+	// PlayableByOthers: the owner lets other participants play the engine
+	// in the browser (issue 39).
+	PlayableByOthers bool `json:"playable_by_others"`
 }
 
-const engineColumns = `id, name, game, protocol, command, dir, port, builtin, memory_mb, max_procs, connect_timeout_ms, created_at, deleted_at, owner_id`
+const engineColumns = `id, name, game, protocol, command, dir, port, builtin, memory_mb, max_procs, connect_timeout_ms, created_at, deleted_at, owner_id, playable_by_others`
 
 type scanner interface{ Scan(...any) error }
 
@@ -34,7 +37,7 @@ func scanEngine(s scanner) (EngineRow, error) {
 		deleted sql.NullInt64
 		owner   sql.NullInt64
 	)
-	if err := s.Scan(&e.ID, &e.Name, &e.Game, &e.Protocol, &command, &e.Dir, &e.Port, &e.Builtin, &e.MemoryMB, &e.MaxProcs, &e.ConnectTimeoutMS, &created, &deleted, &owner); err != nil {
+	if err := s.Scan(&e.ID, &e.Name, &e.Game, &e.Protocol, &command, &e.Dir, &e.Port, &e.Builtin, &e.MemoryMB, &e.MaxProcs, &e.ConnectTimeoutMS, &created, &deleted, &owner, &e.PlayableByOthers); err != nil {
 		return e, err
 	}
 	if err := json.Unmarshal([]byte(command), &e.Command); err != nil {
@@ -120,6 +123,23 @@ func (db *DB) EngineRow(ctx context.Context, id int64) (EngineRow, error) {
 		return r, games.Errorf(games.ENotFound, "engine %d: not found", id)
 	}
 	return r, err
+}
+
+// SetPlayable says whether participants other than the engine's owner may
+// play it in the browser.
+func (db *DB) SetPlayable(ctx context.Context, id int64, on bool) error {
+	return db.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE engines SET playable_by_others = ? WHERE id = ? AND deleted_at IS NULL`, on, id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return games.Errorf(games.ENotFound, "engine %d: not found", id)
+		}
+		return nil
+	})
 }
 
 // EngineNames maps engine ids, deleted engines' too, to their names with one

@@ -16,6 +16,7 @@ import (
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/games"
+	"github.com/taikai-dev/taikai/games/gomoku"
 	"github.com/taikai-dev/taikai/tournament"
 )
 
@@ -198,6 +199,9 @@ func TestCatalogKeysUsed(t *testing.T) {
 		enums["violation"] = append(enums["violation"], r.String())
 	}
 	enums["violation"] = append(enums["violation"], "refused")
+	for f := gomoku.DoubleThree; f.String() != ""; f++ {
+		enums["foul"] = append(enums["foul"], strings.ReplaceAll(f.String(), " ", "_"))
+	}
 	if len(games.Names()) < 3 {
 		t.Fatalf("games registered: %v", games.Names())
 	}

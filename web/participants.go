@@ -793,6 +793,34 @@ func (s *Server) replaceEngine(w http.ResponseWriter, r *http.Request) {
 	s.receiveEngine(w, r, row.OwnerID, row.ID, fill, save)
 }
 
+// patchEngine is PATCH /api/engines/{id} {"playable_by_others": bool}: the
+// engine's owner (or the admin) lets other participants play it in the
+// browser, or stops them. It makes no new version, and submissions need not
+// be open: it changes who may play the engine, not the engine.
+func (s *Server) patchEngine(w http.ResponseWriter, r *http.Request) {
+	row, ok := s.ownedEngine(w, r)
+	if !ok {
+		return
+	}
+	var req struct {
+		PlayableByOthers *bool `json:"playable_by_others"`
+	}
+	if err := decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if req.PlayableByOthers == nil {
+		s.writeError(w, r, errInvalid("playable_by_others", "playable_by_others: want true or false"))
+		return
+	}
+	if err := s.DB.SetPlayable(r.Context(), row.ID, *req.PlayableByOthers); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.log().Info("engine playable by others", "engine", row.Name, "id", row.ID, "on", *req.PlayableByOthers, "by", callerOf(r).Name)
+	s.writeEngine(w, r, http.StatusOK, row.ID)
+}
+
 // receiveEngine reads an engine from a request, JSON or multipart, and saves it.
 func (s *Server) receiveEngine(w http.ResponseWriter, r *http.Request, owner, engineID int64, fill func(*engineRequest), save engineSaver) {
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {

@@ -277,10 +277,10 @@ func (s *Server) playPlayers(r *http.Request, req playRequest, c caller, name st
 		}
 		switch {
 		case c.Admin, row.Builtin != "":
-		case c.ID > 0 && row.OwnerID == c.ID:
+		case c.ID > 0 && (row.OwnerID == c.ID || row.PlayableByOthers):
 		default:
 			return players, color, &games.Error{Code: games.EForbidden, Field: "engine",
-				Message: fmt.Sprintf("engine %d is not yours: a participant plays their own engines and the built-ins, a guest the built-ins", row.ID)}
+				Message: fmt.Sprintf("engine %d is not yours: a participant plays their own engines, the built-ins and engines whose owners allow it (playable_by_others), a guest the built-ins", row.ID)}
 		}
 		if err := s.allow(row.Engine); err != nil {
 			return players, color, err
@@ -484,9 +484,13 @@ func moveError(g *playGame, m games.Move, err error) error {
 	switch {
 	case errors.As(err, &refused):
 		why, text := refused.Why.String(), moveText(g.game, m)
+		params, full := map[string]any{"move": text}, why
+		if refused.Detail != "" {
+			params["detail"], full = refused.Detail, why+": "+refused.Detail
+		}
 		return (&games.Error{Code: games.EIllegal, Field: "move",
-			Message: fmt.Sprintf("%s: %s (the game goes on: play another move)", text, why)}).
-			With(why, map[string]any{"move": text})
+			Message: fmt.Sprintf("%s: %s (the game goes on: play another move)", text, full)}).
+			With(why, params)
 	case errors.Is(err, engines.ErrNotYourTurn):
 		return &games.Error{Code: games.EConflict, Message: "it is not your turn"}
 	case errors.Is(err, engines.ErrGameOver):

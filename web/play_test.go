@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,6 +20,7 @@ import (
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/games"
+	"github.com/taikai-dev/taikai/internal/testkit"
 	"github.com/taikai-dev/taikai/tournament"
 	"github.com/taikai-dev/taikai/web"
 )
@@ -57,10 +60,11 @@ type seatView struct {
 
 type apiErr struct {
 	Error struct {
-		Code       string `json:"code"`
-		Message    string `json:"message"`
-		MessageKey string `json:"message_key"`
-		Field      string `json:"field"`
+		Code          string         `json:"code"`
+		Message       string         `json:"message"`
+		MessageKey    string         `json:"message_key"`
+		MessageParams map[string]any `json:"message_params"`
+		Field         string         `json:"field"`
 	} `json:"error"`
 }
 
@@ -146,43 +150,126 @@ func mirror(tb testing.TB, s *site, id int64, game string, plies int) games.Rule
 	return r
 }
 
-// playOut plays a person's side to the end with legal moves of the test's
-// own rules, in the three forms of a move request by turns, and returns the
-// moves it made.
+// chosen is chooser.py's answer: the seat's legal moves by its own rules,
+// and the one it chose.
+type chosen struct {
+	Legal     []chosenMove `json:"legal"`
+	Forbidden bool         `json:"forbidden"` // the rule may forbid empty points
+	Choice    *chosenMove  `json:"choice"`
+}
+
+type chosenMove struct {
+	X    *int     `json:"x"`
+	Y    *int     `json:"y"`
+	Path [][2]int `json:"path"`
+	Pass bool     `json:"pass"`
+}
+
+// key names a move the same way for the seat's list and chooser.py's.
+func moveKey(x, y *int, path [][2]int) string {
+	if x == nil || y == nil {
+		return "pass"
+	}
+	return fmt.Sprintf("%d,%d%v", *x, *y, path)
+}
+
+// choose asks web/testdata/chooser.py, a move generator independent of
+// taikai's Go rules, for the seat's legal moves and a choice among them.
+func choose(tb testing.TB, python, rule string, seed uint64, raw json.RawMessage) chosen {
+	tb.Helper()
+	var in map[string]any
+	if err := json.Unmarshal(raw, &in); err != nil {
+		tb.Fatal(err)
+	}
+	in["rule"], in["seed"] = rule, seed
+	b, err := json.Marshal(in)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, python, filepath.Join("testdata", "chooser.py"))
+	cmd.Stdin = bytes.NewReader(b)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		tb.Fatalf("chooser.py: %v: %s", err, stderr.Bytes())
+	}
+	var c chosen
+	if err := json.Unmarshal(out, &c); err != nil {
+		tb.Fatalf("chooser.py's answer %q: %v", out, err)
+	}
+	return c
+}
+
+// playOut plays the seat's moves until the game is over, each chosen by
+// chooser.py from the seat's board by its own rules: the seat's legal list
+// must be exactly chooser.py's (under a Gomoku rule with forbidden points,
+// chooser.py's less the seat's forbidden ones), and the moves are sent in
+// turn as text, as a path and as coordinates.
 func playOut(tb testing.TB, s *site, id int64, token, game string, rng *rand.Rand) (moves int, last seatView) {
 	tb.Helper()
+	python := testkit.Tool(tb, "python3")
+	var g struct {
+		Rule string `json:"rule"`
+	}
+	s.mustCall(tb, "GET", fmt.Sprintf("/api/games/%d", id), nil, &g)
 	for {
 		v := waitTurn(tb, s, id, token)
 		if v.Over {
 			return moves, v
 		}
-		r := mirror(tb, s, id, game, v.Plies)
-		if r.Turn().String() != v.Color {
-			tb.Fatalf("game %d: the seat says it is %s's turn, the test's rules say %s", id, v.Color, r.Turn())
+		var raw json.RawMessage
+		if code := seatCall(tb, s, "GET", fmt.Sprintf("/api/games/%d/seat", id), token, nil, &raw); code != 200 {
+			tb.Fatalf("GET seat: %d", code)
 		}
-		m := r.Random(rng)
-		text := games.Text(game, m)
-		legal := make([]string, len(v.Legal))
-		for i, l := range v.Legal {
-			legal[i] = l.Text
+		if err := json.Unmarshal(raw, &v); err != nil {
+			tb.Fatal(err)
 		}
-		if !slices.Contains(legal, text) {
-			var g map[string]any
-			s.mustCall(tb, "GET", fmt.Sprintf("/api/games/%d", id), nil, &g)
-			tb.Fatalf("game %d: %s is legal by the game's rules but not in the seat's legal moves %v; seat %v; game %v", id, text, legal, v.Board, g["moves"])
+		c := choose(tb, python, g.Rule, rng.Uint64(), raw)
+		seat := map[string]string{} // key -> the seat's text for the move
+		for _, l := range v.Legal {
+			seat[moveKey(l.X, l.Y, l.Path)] = l.Text
 		}
+		own := map[string]bool{}
+		for _, m := range c.Legal {
+			own[moveKey(m.X, m.Y, m.Path)] = true
+		}
+		if c.Forbidden {
+			for _, p := range v.Forbidden {
+				k := moveKey(&p[0], &p[1], nil)
+				if !own[k] {
+					tb.Fatalf("game %d: the seat forbids %v, which is not an empty point; board %v", id, p, v.Board)
+				}
+				delete(own, k)
+			}
+		} else if len(v.Forbidden) > 0 {
+			tb.Fatalf("game %d (%s %q): the seat forbids %v, the rule nothing", id, game, g.Rule, v.Forbidden)
+		}
+		for k := range own {
+			if _, ok := seat[k]; !ok {
+				tb.Fatalf("game %d: %s is legal by chooser.py's rules but not in the seat's legal moves %v; board %v", id, k, slices.Sorted(maps.Keys(seat)), v.Board)
+			}
+		}
+		for k := range seat {
+			if !own[k] {
+				tb.Fatalf("game %d: the seat's legal move %s (%s) is not legal by chooser.py's rules; board %v", id, k, seat[k], v.Board)
+			}
+		}
+		m := c.Choice
+		if m == nil {
+			tb.Fatalf("game %d: chooser.py found no move on %v, but the game is not over", id, v.Board)
+		}
+		text := seat[moveKey(m.X, m.Y, m.Path)]
 		var body any
 		switch {
-		case moves%3 == 0 || m.Pass:
+		case moves%3 == 0 || m.Pass || m.X == nil:
 			body = map[string]any{"text": text}
 		case len(m.Path) > 0:
-			path := [][2]int{{m.X, m.Y}}
-			for _, p := range m.Path {
-				path = append(path, [2]int{p.X, p.Y})
-			}
-			body = map[string]any{"path": path}
+			body = map[string]any{"path": append([][2]int{{*m.X, *m.Y}}, m.Path...)}
 		default:
-			body = map[string]any{"x": m.X, "y": m.Y}
+			body = map[string]any{"x": *m.X, "y": *m.Y}
 		}
 		var after seatView
 		if code := seatCall(tb, s, "POST", fmt.Sprintf("/api/games/%d/move", id), token, body, &after); code != 200 {
@@ -522,8 +609,9 @@ func TestPlayRenjuForbidden(t *testing.T) {
 		}
 	}
 	var ae apiErr
-	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), black, map[string]any{"x": 7, "y": 7}, &ae); code != 422 || ae.Error.MessageKey != "forbidden" {
-		t.Errorf("7,7: %d %+v, want 422 forbidden", code, ae)
+	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), black, map[string]any{"x": 7, "y": 7}, &ae); code != 422 || ae.Error.MessageKey != "forbidden" ||
+		!strings.Contains(ae.Error.Message, "forbidden: double three") || ae.Error.MessageParams["detail"] != "double three" {
+		t.Errorf("7,7: %d %+v, want 422 forbidden: double three", code, ae)
 	}
 	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/move", p.GameID), black, map[string]any{"x": 12, "y": 12}, nil); code != 200 {
 		t.Errorf("a legal move after the refused one: %d", code)
@@ -593,6 +681,83 @@ func TestPlayWhoAndHowMany(t *testing.T) {
 	waitAPI(t, "a seat free again", 30*time.Second, func() bool {
 		return ann.call(t, "POST", "/api/play", map[string]any{"engine": greedy.ID}, nil) == 201
 	})
+}
+
+// TestPlayOwnerAllows: another participant may play an engine once its
+// owner allows it (PATCH playable_by_others), and not after they stop it;
+// only the owner or the admin may say so.
+func TestPlayOwnerAllows(t *testing.T) {
+	s := startSite(t)
+	var inv invitedAnswer
+	s.mustCall(t, "POST", "/api/participants", map[string]string{"name": "ann"}, &inv)
+	ann := member{s: s, token: accept(t, s, inv.Participants[0].Invitation.Code)}
+	s.mustCall(t, "POST", "/api/participants", map[string]string{"name": "bob"}, &inv)
+	bob := member{s: s, token: accept(t, s, inv.Participants[0].Invitation.Code)}
+	var bobs struct {
+		ID               int64
+		PlayableByOthers bool `json:"playable_by_others"`
+	}
+	if code := bob.upload(t, "POST", "/api/engines", map[string]any{"name": "bob-bot", "game": "othello", "protocol": "othello-move", "command": studentCommand}, studentEngine(t, "othello-random"), &bobs); code != 201 {
+		t.Fatalf("bob's engine: %d", code)
+	}
+	if bobs.PlayableByOthers {
+		t.Errorf("a new engine: playable_by_others true, want false by default")
+	}
+	path := fmt.Sprintf("/api/engines/%d", bobs.ID)
+	badge := func() bool {
+		t.Helper()
+		res, err := http.Get(fmt.Sprintf("%s/engines/%d", s.URL, bobs.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		page, _ := io.ReadAll(res.Body)
+		if res.StatusCode != 200 {
+			t.Fatalf("GET /engines/%d: %d", bobs.ID, res.StatusCode)
+		}
+		return bytes.Contains(page, []byte(`id="playable-badge"`))
+	}
+	if badge() {
+		t.Errorf("GET /engines/%d: a playable badge before bob allowed it", bobs.ID)
+	}
+	var ae apiErr
+	if code := ann.call(t, "POST", "/api/play", map[string]any{"engine": bobs.ID}, &ae); code != 403 || ae.Error.Field != "engine" {
+		t.Fatalf("ann plays bob's engine before he allows it: %d %+v, want 403", code, ae)
+	}
+	// Only the owner (or the admin) says who may play it.
+	if code := ann.call(t, "PATCH", path, map[string]any{"playable_by_others": true}, &ae); code != 403 {
+		t.Errorf("ann allows bob's engine: %d %+v, want 403", code, ae)
+	}
+	if code := bob.call(t, "PATCH", path, map[string]any{"playable_by_others": "yes"}, &ae); code != 400 {
+		t.Errorf("playable_by_others \"yes\": %d %+v, want 400", code, ae)
+	}
+	if code := bob.call(t, "PATCH", path, map[string]any{}, &ae); code != 400 || ae.Error.Field != "playable_by_others" {
+		t.Errorf("an empty PATCH: %d %+v, want 400 naming playable_by_others", code, ae)
+	}
+	if code := bob.call(t, "PATCH", path, map[string]any{"playable_by_others": true}, &bobs); code != 200 || !bobs.PlayableByOthers {
+		t.Fatalf("bob allows his engine: %d %+v", code, bobs)
+	}
+	s.mustCall(t, "GET", path, nil, &bobs)
+	if !bobs.PlayableByOthers {
+		t.Errorf("GET %s after bob allowed it: playable_by_others false", path)
+	}
+	// The engine's page says so (and said nothing before).
+	if !badge() {
+		t.Errorf("GET /engines/%d after bob allowed it: no playable badge", bobs.ID)
+	}
+	var p playAnswer
+	if code := ann.call(t, "POST", "/api/play", map[string]any{"engine": bobs.ID, "color": "black"}, &p); code != 201 {
+		t.Fatalf("ann plays bob's engine once he allows it: %d", code)
+	}
+	waitTurn(t, s, p.GameID, p.SeatToken)
+	if code := seatCall(t, s, "POST", fmt.Sprintf("/api/games/%d/resign", p.GameID), p.SeatToken, nil, nil); code != 200 {
+		t.Fatalf("resign: %d", code)
+	}
+	// The admin may stop it too, and then ann may not.
+	s.mustCall(t, "PATCH", path, map[string]any{"playable_by_others": false}, &bobs)
+	if code := ann.call(t, "POST", "/api/play", map[string]any{"engine": bobs.ID}, &ae); code != 403 {
+		t.Errorf("ann plays bob's engine after the admin stopped it: %d %+v, want 403", code, ae)
+	}
 }
 
 // TestPlayEngineFault: an engine that fails is scored as in any game: the

@@ -261,6 +261,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		r.With(s.member).Delete("/engines/{id}", s.deleteEngine)
 		r.With(s.member).Post("/engines/{id}/check", s.checkEngine)
 		r.With(s.member).Put("/engines/{id}", s.replaceEngine)
+		r.With(s.member).Patch("/engines/{id}", s.patchEngine)
 		r.With(s.reader).Get("/engines/{id}/check", s.getCheck)
 		r.With(s.reader).Get("/engines/{id}/versions", s.getVersions)
 		r.With(s.admin).Post("/participants", s.createParticipants)

@@ -15,21 +15,23 @@ import (
 )
 
 type engineJSON struct {
-	ID          int64      `json:"id"`
-	Name        string     `json:"name"`
-	Game        string     `json:"game"`
-	Protocol    string     `json:"protocol"`
-	Command     []string   `json:"command"`
-	CommandLine string     `json:"command_line"`
-	Port        int        `json:"port,omitempty"`
-	Builtin     string     `json:"builtin,omitempty"`
-	MemoryMB    int        `json:"memory_mb,omitempty"`
-	MaxProcs    int        `json:"max_procs,omitempty"`
-	ConnectMS   int64      `json:"connect_timeout_ms,omitempty"`
-	Uploaded    bool       `json:"uploaded"`
-	Files       []string   `json:"files,omitempty"`
-	CreatedAt   time.Time  `json:"created_at"`
-	DeletedAt   *time.Time `json:"deleted_at,omitempty"` // deleted engines keep their games
+	ID          int64    `json:"id"`
+	Name        string   `json:"name"`
+	Game        string   `json:"game"`
+	Protocol    string   `json:"protocol"`
+	Command     []string `json:"command"`
+	CommandLine string   `json:"command_line"`
+	Port        int      `json:"port,omitempty"`
+	Builtin     string   `json:"builtin,omitempty"`
+	MemoryMB    int      `json:"memory_mb,omitempty"`
+	MaxProcs    int      `json:"max_procs,omitempty"`
+	ConnectMS   int64    `json:"connect_timeout_ms,omitempty"`
+	Uploaded    bool     `json:"uploaded"`
+	// PlayableByOthers: other participants may play it in the browser.
+	PlayableByOthers bool       `json:"playable_by_others"`
+	Files            []string   `json:"files,omitempty"`
+	CreatedAt        time.Time  `json:"created_at"`
+	DeletedAt        *time.Time `json:"deleted_at,omitempty"` // deleted engines keep their games
 	// Owner is the participant who submitted the engine, null for the admin's.
 	Owner *participantRef `json:"owner"`
 	// Version is the engine's newest version (replacing an engine adds one),
@@ -64,6 +66,7 @@ func (s *Server) engineJSON(e storage.EngineRow) engineJSON {
 		ID: e.ID, Name: e.Name, Game: e.Game, Protocol: e.Protocol, Command: e.Command,
 		CommandLine: engines.QuoteCommand(e.Command), Port: e.Port, Builtin: e.Builtin,
 		MemoryMB: e.MemoryMB, MaxProcs: e.MaxProcs, ConnectMS: e.ConnectTimeoutMS, Uploaded: e.Dir != "", CreatedAt: e.CreatedAt, DeletedAt: e.DeletedAt,
+		PlayableByOthers: e.PlayableByOthers,
 	}
 	if e.Builtin != "" {
 		j.CommandLine = "taikai engine " + e.Builtin

@@ -111,6 +111,15 @@ func (b *Board) Check(r Rule, s games.Color, x, y int) games.Refusal {
 	return games.Allowed
 }
 
+// Foul says which pattern forbids s the empty point (x,y) under r: NoFoul
+// for a point that is not forbidden (or not empty, or off the board).
+func (b *Board) Foul(r Rule, s games.Color, x, y int) Foul {
+	if !b.On(x, y) || b.At(x, y) != Empty {
+		return NoFoul
+	}
+	return b.foul(r, s, x, y)
+}
+
 // games.Forbidden reports whether the empty point (x,y) is forbidden for s under r.
 // It is false for an occupied or off-board point, which Check reports instead.
 func (b *Board) Forbidden(r Rule, s games.Color, x, y int) bool {
@@ -137,13 +146,19 @@ func (b *Board) Wins(r Rule, s games.Color, x, y int) bool {
 }
 
 func (b *Board) forbidden(r Rule, s games.Color, x, y int) bool {
+	return b.foul(r, s, x, y) != NoFoul
+}
+
+func (b *Board) foul(r Rule, s games.Color, x, y int) Foul {
 	switch {
 	case r == Seed && (s == Black || s == White):
-		return b.doubleThree(s, x, y)
+		if b.doubleThree(s, x, y) {
+			return DoubleThree
+		}
 	case r == Renju && s == Black:
 		return b.renjuForbidden(x, y, false)
 	}
-	return false
+	return NoFoul
 }
 
 // run returns the length of the line of s through (x,y) in direction d,

@@ -2,6 +2,30 @@ package gomoku
 
 import "github.com/taikai-dev/taikai/games"
 
+// Foul is the pattern that makes a point forbidden, for telling a person why.
+type Foul int8
+
+// The forbidden patterns.
+const (
+	NoFoul      Foul = iota // the point is not forbidden
+	DoubleThree             // three on two or more lines
+	DoubleFour              // four on two or more lines (Renju)
+	Overline                // six or more in a row (Renju)
+)
+
+// String names the pattern as a person reads it: "double three".
+func (f Foul) String() string {
+	switch f {
+	case DoubleThree:
+		return "double three"
+	case DoubleFour:
+		return "double four"
+	case Overline:
+		return "overline"
+	}
+	return ""
+}
+
 // doubleThree reports whether s on the empty point (x,y) makes a three on two or
 // more lines and no five: the seed rule. A three here is plain: any stone that
 // makes a straight four will do, forbidden or not, because the seed server knew
@@ -26,8 +50,8 @@ func (b *Board) doubleThree(s games.Color, x, y int) bool {
 	return threes >= 2
 }
 
-// renjuForbidden reports whether black on the empty point (x,y) is forbidden
-// under renju: overline, double-four or double-three, unless the move makes
+// renjuForbidden reports which pattern forbids black the empty point (x,y)
+// under renju (NoFoul if none): overline, double-four or double-three, unless the move makes
 // exactly five. A three counts only if one of the points that would make its
 // straight four is itself allowed once this stone stands (RIF), which needs
 // the same question asked again on a board with one more stone.
@@ -35,23 +59,23 @@ func (b *Board) doubleThree(s games.Color, x, y int) bool {
 // scratch says b is a private copy that may be written; the first level copies
 // the caller's board so that Forbidden stays a read-only call that several
 // goroutines may make on one board.
-func (b *Board) renjuForbidden(x, y int, scratch bool) bool {
+func (b *Board) renjuForbidden(x, y int, scratch bool) Foul {
 	var ws [4]window
 	for i, d := range dirs {
 		ws[i] = b.window(Black, x, y, d)
 		if ws[i].length() == 5 {
-			return false
+			return NoFoul
 		}
 	}
 	fours := 0
 	for i := range ws {
 		if ws[i].length() > 5 {
-			return true
+			return Overline
 		}
 		fours += ws[i].fours(exactlyFive)
 	}
 	if fours >= 2 {
-		return true
+		return DoubleFour
 	}
 
 	var pts [4][2]int
@@ -66,7 +90,7 @@ func (b *Board) renjuForbidden(x, y int, scratch bool) bool {
 		}
 	}
 	if lines < 2 {
-		return false
+		return NoFoul
 	}
 
 	if !scratch {
@@ -79,7 +103,7 @@ func (b *Board) renjuForbidden(x, y int, scratch bool) bool {
 	for i := range ws {
 		for _, q := range pts[i][:npts[i]] {
 			qx, qy := x+(q-reach)*dirs[i].dx, y+(q-reach)*dirs[i].dy
-			if !b.renjuForbidden(qx, qy, true) {
+			if b.renjuForbidden(qx, qy, true) == NoFoul {
 				threes++
 				break
 			}
@@ -89,5 +113,8 @@ func (b *Board) renjuForbidden(x, y int, scratch bool) bool {
 		}
 	}
 	b.cells[at] = Empty
-	return threes >= 2
+	if threes >= 2 {
+		return DoubleThree
+	}
+	return NoFoul
 }

@@ -120,6 +120,14 @@ func (r *rules) Check(m games.Move) (games.Refusal, bool) {
 	return games.OffBoard, false
 }
 
+// Explain names the pattern that forbids m ("double three"), "" if none does.
+func (r *rules) Explain(m games.Move) string {
+	if m.Pass || len(m.Path) > 0 {
+		return ""
+	}
+	return r.g.Board().Foul(r.g.Rule(), r.g.Turn(), m.X, m.Y).String()
+}
+
 func (r *rules) Play(m games.Move) {
 	if !m.Pass {
 		if v := r.g.Play(m.X, m.Y); v != games.Allowed {

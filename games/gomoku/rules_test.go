@@ -402,13 +402,14 @@ func TestRenjuFourPoints(t *testing.T) {
 		diagram string
 		dx, dy  int // from '?' to the point asked about, with '?' played
 		want    bool
+		foul    gomoku.Foul // the pattern named to a person
 	}{
-		{"double-four point", threeFourPointDoubleFour, 1, 0, true},
-		{"double-three point", threeFourPointDoubleThree, 1, 0, true},
-		{"overline point", threeOneFourPointForbidden, -3, 0, true},
-		{"other four point", threeOneFourPointForbidden, 1, 0, false},
-		{"three down, upper four point", threeFourPointDoubleFour, 0, -1, false},
-		{"three down, lower four point", threeFourPointDoubleThree, 0, 3, false},
+		{"double-four point", threeFourPointDoubleFour, 1, 0, true, gomoku.DoubleFour},
+		{"double-three point", threeFourPointDoubleThree, 1, 0, true, gomoku.DoubleThree},
+		{"overline point", threeOneFourPointForbidden, -3, 0, true, gomoku.Overline},
+		{"other four point", threeOneFourPointForbidden, 1, 0, false, gomoku.NoFoul},
+		{"three down, upper four point", threeFourPointDoubleFour, 0, -1, false, gomoku.NoFoul},
+		{"three down, lower four point", threeFourPointDoubleThree, 0, 3, false, gomoku.NoFoul},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -417,6 +418,9 @@ func TestRenjuFourPoints(t *testing.T) {
 			x, y := q.X+c.dx, q.Y+c.dy
 			if got := b.Forbidden(gomoku.Renju, gomoku.Black, x, y); got != c.want {
 				t.Errorf("Forbidden(renju, black, %d, %d) = %v, want %v on\n%s", x, y, got, c.want, b)
+			}
+			if got := b.Foul(gomoku.Renju, gomoku.Black, x, y); got != c.foul {
+				t.Errorf("Foul(renju, black, %d, %d) = %q, want %q on\n%s", x, y, got, c.foul, b)
 			}
 		})
 	}

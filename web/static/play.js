@@ -237,7 +237,10 @@ function playGame(id) {
     } catch (err) {
       st.sel = [];
       if (err.status === 422) {
-        st.note = t('play.refused', {why: label('violation', err.error && err.error.message_key)});
+        // A forbidden Gomoku point also names its pattern (double three, ...).
+        const detail = err.error && err.error.message_params && err.error.message_params.detail;
+        const why = label('violation', err.error && err.error.message_key);
+        st.note = t('play.refused', {why: detail ? `${why}: ${label('foul', detail.replace(/ /g, '_'))}` : why});
       } else if (err.status === 409) {
         st.note = t('play.not_your_turn');
       } else {
