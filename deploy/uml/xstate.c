@@ -3,7 +3,7 @@
  *
  * Debian's user-mode Linux 6.1 saves and restores each of its processes'
  * FPU state with PTRACE_GETREGSET/PTRACE_SETREGSET (NT_X86_XSTATE) and an
- * XSAVE area of its own size (832 bytes). A host kernel accepts a
+ * XSAVE area of its own, smaller size. A host kernel accepts a
  * SETREGSET only with its whole XSAVE area, which is larger on a CPU with
  * AVX-512 or AMX: there every write fails with EFAULT ("ptrace set fp regs
  * failed, errno = 14") and UML's init dies at once.
