@@ -11,6 +11,8 @@ import (
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/tournament"
+
+	"github.com/taikai-dev/taikai/internal/testkit"
 )
 
 // checkClient fails the test unless the test client at seat i exited cleanly:
@@ -24,12 +26,7 @@ func checkClient(t *testing.T, p *tournament.Played, i int, what string) {
 	}
 }
 
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "..." + s[len(s)-n:]
-	}
-	return s
-}
+func tail(s string, n int) string { return testkit.Tail(s, n) }
 
 // Two gomoku-turn clients written from the protocol text, started as
 // `client ADDRESS PORT -b|-w` (one in C using get bin, one in Python using get

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/taikai-dev/taikai/internal/testkit"
 )
 
 // What real community engines tripped on (issue 38), through the real
@@ -70,7 +72,17 @@ func TestServeCommunityEngines(t *testing.T) {
 			}
 			reasons[reason]++
 			if reason != "normal" {
-				t.Errorf("tournament %d: %s vs %s ended by %s after %d plies", tid, g.Black.Name, g.White.Name, reason, len(g.Moves))
+				// Say why: the game's cause and the tails of both engines' logs.
+				var detail strings.Builder
+				if g.ID != nil {
+					_, body := s.do(t, "GET", fmt.Sprintf("/api/games/%d", *g.ID), "", nil)
+					fmt.Fprintf(&detail, "\n%s", testkit.Tail(string(body), 600))
+					for _, c := range []string{"black", "white"} {
+						_, log := s.do(t, "GET", fmt.Sprintf("/api/games/%d/log/%s", *g.ID, c), "", nil)
+						fmt.Fprintf(&detail, "\n%s's log:\n%s", c, testkit.Tail(string(log), 1500))
+					}
+				}
+				t.Errorf("tournament %d: %s vs %s ended by %s after %d plies%s", tid, g.Black.Name, g.White.Name, reason, len(g.Moves), detail.String())
 			}
 		}
 		t.Logf("tournament %d: %d games, ends %v", tid, len(games), reasons)

@@ -65,3 +65,12 @@ func Alive(pid int) bool {
 // Exists reports whether pid names a process that has not been reaped (a
 // zombie too); on Windows, one that has not exited.
 func Exists(pid int) bool { return pid > 0 && exists(pid) }
+
+// Tail is the last n bytes of s, marked as cut when it is: for a failure
+// message that shows the end of a log.
+func Tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
+}
