@@ -170,9 +170,14 @@ def main():
                 mine = os.path.join(val, "py-brain")
                 os.makedirs(mine, exist_ok=True)
                 path = os.path.join(mine, "games")
+                # Two games of this brain at once share its folder: the
+                # count is replaced whole (write, then rename), never seen
+                # half written.
                 count = int(open(path).read()) if os.path.exists(path) else 0
-                with open(path, "w") as out:
+                tmp = "%s.%d" % (path, os.getpid())
+                with open(tmp, "w") as out:
                     out.write(str(count + 1))
+                os.replace(tmp, path)
                 folder_games = count + 1
             if key not in ("timeout_turn", "timeout_match", "max_memory", "time_left", "game_type", "rule", "evaluate", "folder"):
                 fail("INFO key %r" % key)
