@@ -16,36 +16,14 @@ import (
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/games"
+	"github.com/taikai-dev/taikai/internal/testkit/sandboxkit"
 )
 
 // sandboxed returns a launcher that sandboxes every engine and a copy of
 // the test binary (the helper engine) that the sandbox's uid can run.
 func sandboxed(t *testing.T) (*engines.Launcher, string) {
 	t.Helper()
-	dir := t.TempDir()
-	for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()+"/"); d = filepath.Dir(d) {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "engine-helper")
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := sandbox.Check(sandbox.Config{Helper: bin, Port: engines.SandboxPort}); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the engine sandbox is required when CI=true: %v", err)
-		}
-		t.Skipf("engine sandbox unavailable: %v", err)
-	}
+	bin := sandboxkit.Helper(t)
 	return &engines.Launcher{Self: bin, ConnectTimeout: 10 * time.Second, ExitGrace: 100 * time.Millisecond, Sandbox: true}, bin
 }
 

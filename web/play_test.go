@@ -9,7 +9,6 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -17,10 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/internal/testkit"
+	"github.com/taikai-dev/taikai/internal/testkit/sandboxkit"
 	"github.com/taikai-dev/taikai/tournament"
 	"github.com/taikai-dev/taikai/web"
 )
@@ -529,30 +528,7 @@ func TestPlayResignAndIdle(t *testing.T) {
 // TestPlaySandboxedUpload: a person plays an uploaded engine, which plays
 // in the sandbox as in any game.
 func TestPlaySandboxedUpload(t *testing.T) {
-	dir := t.TempDir()
-	for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()+"/"); d = filepath.Dir(d) {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "taikai-helper")
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := sandbox.Check(sandbox.Config{Helper: bin, Port: engines.SandboxPort}); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the engine sandbox is required when CI=true: %v", err)
-		}
-		t.Skipf("engine sandbox unavailable: %v", err)
-	}
+	bin := sandboxkit.Helper(t)
 	s := startSite(t, func(srv *web.Server) {
 		srv.Service.Runner.Launcher.Self = bin
 		srv.Service.Runner.Launcher.Sandbox = true
