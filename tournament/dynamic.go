@@ -42,21 +42,24 @@ func (s *Service) scheduleDynamic(ctx context.Context, t *Tournament, suite *ope
 		return
 	}
 	next := cur.NextIndex // games are numbered as they start
-	slots := make(chan struct{}, t.Concurrency)
-	ended := make(chan struct{}, t.Concurrency)
+	run := newRunning(t.Concurrency)
 	var played sync.WaitGroup
 	defer played.Wait()
 	cache := map[int64]engines.Engine{}
 	var total int64 = -1
 	for {
-		select {
-		case slots <- struct{}{}:
-		case <-ctx.Done():
+		run.collect()
+		if ctx.Err() != nil {
 			return
+		}
+		if run.full() {
+			if !run.wait(ctx) {
+				return
+			}
+			continue
 		}
 		started, finished, err := s.Store.Slots(ctx, t)
 		if err != nil {
-			<-slots
 			if !s.failedNext(ctx, log, "next game", err, "tournament", t.ID) {
 				return
 			}
@@ -71,26 +74,17 @@ func (s *Service) scheduleDynamic(ctx context.Context, t *Tournament, suite *ope
 			}
 		}
 		if done {
-			<-slots
 			break
 		}
 		if len(ready) == 0 {
 			// Waiting for a game of this round (or of this match) to end.
-			<-slots
-			select {
-			case <-ended:
-				continue // a game ended since: the plan may have more now
-			default:
-			}
-			if len(slots) == 0 {
+			if run.n == 0 {
 				// No game running to wait for: the plan is stuck (a bug), and
 				// waiting would hang the tournament without a word.
 				log.Error("tournament stuck: its plan has no game to start and none is running", "finished_games", len(finished))
 				return
 			}
-			select {
-			case <-ended:
-			case <-ctx.Done():
+			if !run.wait(ctx) {
 				return
 			}
 			continue
@@ -102,7 +96,6 @@ func (s *Service) scheduleDynamic(ctx context.Context, t *Tournament, suite *ope
 		}
 		spec, err := s.prepare(ctx, t, p, cache, suite)
 		if err != nil {
-			<-slots
 			if !s.failedNext(ctx, log, "start game", err, "tournament", t.ID, "slot", p.Slot) {
 				return
 			}
@@ -110,14 +103,7 @@ func (s *Service) scheduleDynamic(ctx context.Context, t *Tournament, suite *ope
 		}
 		s.storeOK()
 		next++
-		played.Go(func() {
-			defer func() {
-				select {
-				case ended <- struct{}{}:
-				default:
-				}
-				<-slots
-			}()
+		run.start(&played, func() {
 			if !s.play(ctx, t, spec) && ctx.Err() == nil {
 				sleepCtx(ctx, time.Second)
 			}

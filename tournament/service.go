@@ -323,62 +323,47 @@ func (s *Service) schedule(ctx context.Context, t *Tournament) {
 		return
 	}
 	sched := t.Schedule()
-	slots := make(chan struct{}, t.Concurrency)
-	ended := make(chan struct{}, t.Concurrency) // a game ended: an aborted one is to be played again
+	run := newRunning(t.Concurrency)
 	var games sync.WaitGroup
 	defer games.Wait()
 	cache := map[int64]engines.Engine{}
 	for {
-		select {
-		case slots <- struct{}{}:
-		case <-ctx.Done():
+		run.collect()
+		if ctx.Err() != nil {
 			return
+		}
+		if run.full() {
+			if !run.wait(ctx) {
+				return
+			}
+			continue
 		}
 		idx, ok, err := s.Store.NextIndex(ctx, t)
 		if err != nil {
-			<-slots
 			if !s.failedNext(ctx, log, "next game", err, "tournament", t.ID) {
 				return
 			}
 			continue
 		}
 		if !ok {
-			<-slots
-			select {
-			case <-ended:
-				continue // a game ended since: it may be one to play again
-			default:
-			}
-			if len(slots) == 0 {
+			if run.n == 0 {
 				break // every game started has ended and none is left
 			}
 			// A game still running may end aborted and need playing again.
-			select {
-			case <-ended:
-			case <-ctx.Done():
+			if !run.wait(ctx) {
 				return
 			}
 			continue
 		}
 		spec, err := s.prepare(ctx, t, sched.Game(idx), cache, suite)
 		if err != nil {
-			<-slots
 			if !s.failedNext(ctx, log, "start game", err, "tournament", t.ID, "index", idx) {
 				return
 			}
 			continue
 		}
 		s.storeOK()
-		games.Go(func() {
-			defer func() {
-				// Told before the slot is free: the scheduler, seeing no game
-				// running, then also sees this one ended.
-				select {
-				case ended <- struct{}{}:
-				default: // full: the scheduler will ask again anyway
-				}
-				<-slots
-			}()
+		run.start(&games, func() {
 			if !s.play(ctx, t, spec) && ctx.Err() == nil {
 				// Not played, though nobody stopped it: its index comes back
 				// at once, so do not ask for it in a tight loop.
@@ -394,6 +379,54 @@ func (s *Service) schedule(ctx context.Context, t *Tournament) {
 	}
 	log.Info("tournament over", "status", cur.Status, "finished_games", cur.FinishedGames)
 	s.publish(Event{Type: EventTournament, TournamentID: t.ID, Tournament: cur})
+}
+
+// running counts the games a scheduler has started and not yet seen end,
+// at most max; it alone changes the count, and each game tells it when it
+// has ended (stored: an aborted one's index comes back from the store).
+// Counting, not the number of games holding a slot, is what tells "none is
+// running": a game that has told it ended may not have let go of a slot yet.
+type running struct {
+	n, max int
+	ended  chan struct{} // never blocks: at most max games are running
+}
+
+func newRunning(max int) *running {
+	return &running{max: max, ended: make(chan struct{}, max)}
+}
+
+// collect counts the games that have ended, without waiting.
+func (r *running) collect() {
+	for {
+		select {
+		case <-r.ended:
+			r.n--
+		default:
+			return
+		}
+	}
+}
+
+func (r *running) full() bool { return r.n >= r.max }
+
+// wait waits for a running game to end; false if ctx ended first.
+func (r *running) wait(ctx context.Context) bool {
+	select {
+	case <-r.ended:
+		r.n--
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// start runs play as a game of wg, counted until it returns.
+func (r *running) start(wg *sync.WaitGroup, play func()) {
+	r.n++
+	wg.Go(func() {
+		defer func() { r.ended <- struct{}{} }()
+		play()
+	})
 }
 
 // prepare stores a new running game for schedule position p.
