@@ -25,7 +25,7 @@ func checkersClient(t *testing.T, python, fault string) engines.Engine {
 // scores.
 func TestCheckersClientFromSpec(t *testing.T) {
 	python := ciRequires(t, "python3")
-	r := newRunner(t)
+	r := clientRunner(t)
 	id := int64(0)
 	captures := 0
 	for _, rule := range []string{"seed", "english"} {
@@ -69,7 +69,7 @@ func TestCheckersClientFromSpec(t *testing.T) {
 // cleanly.
 func TestCheckersClientFaults(t *testing.T) {
 	python := ciRequires(t, "python3")
-	r := newRunner(t)
+	r := clientRunner(t)
 	for i, tc := range []struct {
 		fault, reason, cause string
 	}{

@@ -23,7 +23,7 @@ func nboardEngine(t *testing.T, python string, env ...string) engines.Engine {
 // and in Edax's; it checks every set game (taikai's GGF), ping and go.
 func TestNBoardEngineFromSpec(t *testing.T) {
 	python := ciRequires(t, "python3")
-	r := newRunner(t)
+	r := clientRunner(t)
 	set := tournament.Settings{Game: "othello", MoveTimeMS: 3000}
 	id := int64(0)
 	for _, opp := range []engines.Engine{

@@ -23,7 +23,7 @@ func pbrainBrain(t *testing.T, python string, env ...string) engines.Engine {
 // ended each way the text allows; it checks every command it gets.
 func TestPbrainBrainFromSpec(t *testing.T) {
 	python := ciRequires(t, "python3")
-	r := newRunner(t)
+	r := clientRunner(t)
 	set := tournament.Settings{Game: "gomoku", Rule: "freestyle", MoveTimeMS: 3000}
 	id := int64(0)
 	for _, opp := range []engines.Engine{
