@@ -131,9 +131,12 @@ type Greeter interface {
 // Unread is a Seat that can tell whether its client's input holds bytes its
 // reader has not yet turned into events (TCP on Linux): the referee waits for
 // them before it flags the client, since they may be a move that arrived in
-// time while the server was busy elsewhere.
+// time while the server was busy elsewhere. When Unread reports true, wake
+// is called once, on the reader goroutine, when the reader next waits on an
+// empty socket: every whole line before that has been delivered as an
+// event. wake must not block.
 type Unread interface {
-	Unread() bool
+	Unread(wake func()) bool
 }
 
 // ErrGone: the engine closed its output or exited before it answered.

@@ -245,8 +245,10 @@ func (r *Referee) onClock(ctx context.Context) {
 // unreadWait is how long after its deadline a side's flag waits for input
 // the server has received from it but not yet read (engines.Unread): a line
 // that arrived in time is judged by when it arrived, not flagged because the
-// server's reader ran late. The wait is bounded: a client that trickles bytes
-// without a newline must not hold its flag up.
+// server's reader ran late. The reader ends the wait: a line it delivers is
+// judged and looks at the clock (handle), and when it waits on an empty
+// socket it wakes the clock (onClock). The wait is bounded: a client that
+// trickles bytes without a newline must not hold its flag up.
 const unreadWait = 100 * time.Millisecond
 
 // checkClock flags the side to move if its time is up.
@@ -255,8 +257,11 @@ func (r *Referee) checkClock(ctx context.Context) {
 	if now.Before(r.deadline) {
 		return
 	}
-	if u, ok := r.Seats[r.rules.Turn().Index()].(engines.Unread); ok && u.Unread() && now.Before(r.deadline.Add(unreadWait)) {
-		r.clock.Reset(time.Millisecond) // its reader judges the line first
+	if u, ok := r.Seats[r.rules.Turn().Index()].(engines.Unread); ok && now.Before(r.deadline.Add(unreadWait)) &&
+		// The wake may come after the turn changed: onClock looks at the
+		// deadline of the turn it finds.
+		u.Unread(func() { go r.onClock(ctx) }) {
+		r.clock.Reset(time.Until(r.deadline.Add(unreadWait))) // its reader judges the line first
 		return
 	}
 	next, out, over := r.timeout(ctx, r.rules.Turn(), r.deadline.Sub(r.turnStart))

@@ -28,9 +28,9 @@ func (s *lateHandler) Listen(handle func(engines.Action)) {
 	})
 }
 
-func (s *lateHandler) Unread() bool {
+func (s *lateHandler) Unread(wake func()) bool {
 	u, ok := s.Seat.(engines.Unread)
-	return ok && u.Unread()
+	return ok && u.Unread(wake)
 }
 
 // A move that reached the server in time is not flagged because the server

@@ -77,8 +77,9 @@ func (c *Conn) arrived() time.Time {
 }
 
 // Unread reports whether the client's input holds bytes the reader has not
-// finished with (see engines.Unread); false when the kernel gives no time.
-func (c *Conn) Unread() bool { return c.k != nil && c.k.unread() }
+// finished with, and if so calls wake once when the reader next waits on an
+// empty socket (see engines.Unread); false when the kernel gives no time.
+func (c *Conn) Unread(wake func()) bool { return c.k != nil && c.k.unread(wake) }
 
 // ReadLine returns the next line without its "\n" and a trailing "\r", and the
 // time it arrived (see arrived). The slice is valid until the next call. ErrLineTooLong is

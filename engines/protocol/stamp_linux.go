@@ -22,8 +22,9 @@ import (
 type kernelClock struct {
 	raw  syscall.RawConn
 	oob  []byte
-	at   time.Time   // of the last read's bytes; the reader's alone
-	idle atomic.Bool // the reader waits on an empty socket
+	at   time.Time              // of the last read's bytes; the reader's alone
+	idle atomic.Bool            // the reader waits on an empty socket
+	wake atomic.Pointer[func()] // called when the reader parks (unread)
 }
 
 // newKernelClock returns nil when s is not a TCP connection, the kernel
@@ -63,6 +64,9 @@ func (k *kernelClock) Read(p []byte) (int, error) {
 		}
 		if err == unix.EAGAIN {
 			k.idle.Store(true) // parked until the socket is readable
+			if w := k.wake.Swap(nil); w != nil {
+				(*w)()
+			}
 			return false
 		}
 		return true
@@ -110,14 +114,19 @@ func timestamp(oob []byte) (time.Time, bool) {
 func (k *kernelClock) received() time.Time { return k.at }
 
 // unread reports input the reader has not finished with: it is not waiting
-// on an empty socket, or bytes wait in the socket.
-func (k *kernelClock) unread() bool {
+// on an empty socket, or bytes wait in the socket. Then the reader calls
+// wake when it next parks. wake is set before idle is read, and the reader
+// sets idle before it takes wake: a reader that parks meanwhile is seen
+// parked here or calls wake, or both.
+func (k *kernelClock) unread(wake func()) bool {
+	k.wake.Store(&wake)
 	if !k.idle.Load() {
 		return true
 	}
 	var n int
-	if err := k.raw.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.SIOCINQ) }); err != nil {
+	if err := k.raw.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.SIOCINQ) }); err != nil || n == 0 {
+		k.wake.Store(nil)
 		return false
 	}
-	return n > 0
+	return true
 }

@@ -32,7 +32,7 @@ func TestLineTimeIsKernelReceive(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitInSocket(t, raw)
-		if !conn.Unread() {
+		if !conn.Unread(func() {}) {
 			t.Error("Unread is false with a line waiting in the socket")
 		}
 		readStart = time.Now()
@@ -64,5 +64,51 @@ func waitInSocket(tb testing.TB, raw syscall.RawConn) {
 		if time.Now().After(deadline) {
 			tb.Fatal("the line did not reach the server's socket in 10 s")
 		}
+	}
+}
+
+// Unread's wake is called when the reader, done with the bytes it had, waits
+// on an empty socket: the referee waiting for a late reader learns then that
+// no line is coming, without polling.
+func TestUnreadWakesWhenReaderParks(t *testing.T) {
+	c, s := protocoltest.TCPPair(t)
+	s.SetReadDeadline(time.Now().Add(10 * time.Second))
+	conn := protocol.NewConn(s)
+	raw, err := s.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Write([]byte("PUT 3")); err != nil {
+		t.Fatal(err)
+	}
+	waitInSocket(t, raw)
+	woke := make(chan struct{})
+	if !conn.Unread(func() { close(woke) }) {
+		t.Fatal("Unread is false with bytes waiting in the socket")
+	}
+	type read struct {
+		line string
+		err  error
+	}
+	got := make(chan read, 1)
+	go func() {
+		line, _, err := conn.ReadLine()
+		got <- read{string(line), err}
+	}()
+	select {
+	case <-woke:
+	case r := <-got:
+		t.Fatalf("ReadLine returned %q, %v on half a line", r.line, r.err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reader took half a line and waited for more without calling wake")
+	}
+	if conn.Unread(func() { t.Error("wake called twice") }) {
+		t.Error("Unread is true while the reader waits on an empty socket")
+	}
+	if _, err := c.Write([]byte(" 2\n")); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-got; r.err != nil || r.line != "PUT 3 2" {
+		t.Errorf("ReadLine: %q, %v, want PUT 3 2", r.line, r.err)
 	}
 }

@@ -16,4 +16,4 @@ func newKernelClock(engines.Stream) *kernelClock { return nil }
 
 func (*kernelClock) Read([]byte) (int, error) { panic("no kernel clock") }
 func (*kernelClock) received() time.Time      { return time.Time{} }
-func (*kernelClock) unread() bool             { return false }
+func (*kernelClock) unread(func()) bool       { return false }
