@@ -75,9 +75,6 @@ type Launcher struct {
 	// (sandbox.Config.CPUQuota): 0 the default (one CPU's worth), negative
 	// none.
 	CPUQuota float64
-	// WrapConn, if set, stands between the referee and each engine's
-	// accepted connection (tests: a server whose own socket fails).
-	WrapConn func(net.Conn) net.Conn
 
 	ending pending // sandboxes whose teardown may not be done
 	mu     sync.Mutex
@@ -317,9 +314,6 @@ func (l *Launcher) Start(ctx context.Context, la Launch) (started *Process, _ St
 		return nil, nil, fmt.Errorf("engine %s (%s): %w", la.Engine.Name, la.Color, err)
 	}
 	l.logger().Debug("engine connected", "engine", la.Engine.Name, "color", la.Color, "game", la.GameID, "pid", proc.Pid())
-	if l.WrapConn != nil {
-		conn = l.WrapConn(conn)
-	}
 	return proc, conn, nil
 }
 

@@ -78,6 +78,12 @@ func playScripted(tb testing.TB, script [2][][]byte) int {
 // refereeScripted referees one game under set between two scripted clients
 // over loopback TCP, their seats first passed to wrap if it is not nil.
 func refereeScripted(tb testing.TB, script [2][][]byte, set Settings, wrap func(*[2]engines.Seat)) (*Referee, games.Outcome) {
+	return refereeScriptedConns(tb, script, set, nil, wrap)
+}
+
+// refereeScriptedConns is refereeScripted whose server side of seat i's
+// connection is conn(i, c) if conn is not nil.
+func refereeScriptedConns(tb testing.TB, script [2][][]byte, set Settings, conn func(int, net.Conn) net.Conn, wrap func(*[2]engines.Seat)) (*Referee, games.Outcome) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
@@ -94,6 +100,9 @@ func refereeScripted(tb testing.TB, script [2][][]byte, set Settings, wrap func(
 		sc, err := ln.Accept()
 		if err != nil {
 			tb.Fatal(err)
+		}
+		if conn != nil {
+			sc = conn(i, sc)
 		}
 		seats[i] = othelloboard.New(sc, games.ColorAt(i), othelloboard.Options{})
 		turn := fmt.Appendf(nil, "TURN %d", games.ColorAt(i))

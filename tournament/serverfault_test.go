@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -70,67 +69,5 @@ func TestCheckRecordRealGames(t *testing.T) {
 		if tournament.CheckRecord(set, cut) == nil {
 			t.Errorf("%s: a move taken out replays", tc.game)
 		}
-	}
-}
-
-// faultyConn is the server's side of an engine's connection whose socket
-// fails, as the kernel fails a server out of memory or buffers: writes
-// after the first okWrites, or reads after the first okReads, return err.
-type faultyConn struct {
-	net.Conn
-	okWrites, okReads atomic.Int64
-	err               error
-}
-
-func (c *faultyConn) Write(b []byte) (int, error) {
-	if c.okWrites.Add(-1) < 0 {
-		return 0, &net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", c.err)}
-	}
-	return c.Conn.Write(b)
-}
-
-func (c *faultyConn) Read(b []byte) (int, error) {
-	if c.okReads.Add(-1) < 0 {
-		return 0, &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", c.err)}
-	}
-	return c.Conn.Read(b)
-}
-
-// The server failing mid-game (issue 36, item 3), after both engines
-// connected: its socket to one engine fails on a write (ENOBUFS) or a read
-// (ENOMEM) after a few moves. The game is aborted with cause server, to be
-// played again; it is not a disconnect charged to that engine.
-func TestServerFaultMidGame(t *testing.T) {
-	for _, tc := range []struct {
-		what          string
-		writes, reads int64
-		err           syscall.Errno
-	}{
-		{"write ENOBUFS", 6, 1 << 30, syscall.ENOBUFS},
-		{"read ENOMEM", 1 << 30, 6, syscall.ENOMEM},
-	} {
-		t.Run(tc.what, func(t *testing.T) {
-			r := newRunner(t)
-			var first atomic.Pointer[faultyConn]
-			r.Launcher.WrapConn = func(c net.Conn) net.Conn {
-				f := &faultyConn{Conn: c, err: tc.err}
-				f.okWrites.Store(1 << 30)
-				f.okReads.Store(1 << 30)
-				if first.CompareAndSwap(nil, f) { // the first seat accepted
-					f.okWrites.Store(tc.writes)
-					f.okReads.Store(tc.reads)
-				}
-				return f
-			}
-			set := tournament.Settings{Game: "othello", MoveTimeMS: 2000, ConnectMS: 20000}
-			p := play(t, r, tournament.GameSpec{ID: 1, Black: quickBuiltin(t, "othello-random", "", 5), White: quickBuiltin(t, "othello-random", "", 5), Settings: set})
-			t.Logf("%s after %d plies: %+v", tc.what, len(p.Moves), p.Outcome)
-			if len(p.Moves) == 0 {
-				t.Errorf("no move played: the fault came before the game began")
-			}
-			if p.Outcome.Reason != games.ReasonAborted || p.Outcome.Cause != games.CauseServer {
-				t.Errorf("the server's own socket failed mid-game: %+v, want aborted with cause server (played again, never scored)", p.Outcome)
-			}
-		})
 	}
 }
