@@ -405,8 +405,8 @@ func TestFixedPortWaitIsNotConnectTime(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "first.log")
 	first := make(chan error, 1)
 	go func() {
-		// Holds the port for its whole 1.5 s and never connects.
-		_, _, err := l.Start(context.Background(), engines.Launch{Engine: helperEngine(t, "silent", port), Color: "black", LogPath: log, ConnectTimeout: 1500 * time.Millisecond})
+		// Holds the port for its whole 4 s and never connects.
+		_, _, err := l.Start(context.Background(), engines.Launch{Engine: helperEngine(t, "silent", port), Color: "black", LogPath: log, ConnectTimeout: 4 * time.Second})
 		first <- err
 	}()
 	// The first launch writes its log once it holds the port and starts its engine.
@@ -418,9 +418,11 @@ func TestFixedPortWaitIsNotConnectTime(t *testing.T) {
 			t.Fatal("the first launch did not start in 10 s")
 		}
 	}
-	p, c, err := l.Start(context.Background(), engines.Launch{Engine: helperEngine(t, "connect", port), Color: "white", ConnectTimeout: time.Second})
+	// 3 s to connect (1 s failed once at a load average of 50), less than
+	// the 4 s it waits for the port: counting the wait would fail it.
+	p, c, err := l.Start(context.Background(), engines.Launch{Engine: helperEngine(t, "connect", port), Color: "white", ConnectTimeout: 3 * time.Second})
 	if err != nil {
-		t.Fatalf("second launch, 1 s to connect after a 1.5 s wait for the port: %v", err)
+		t.Fatalf("second launch, 3 s to connect after a 4 s wait for the port: %v", err)
 	}
 	c.Close()
 	p.Stop(time.Second)
