@@ -25,7 +25,11 @@ type cgroupSetup struct {
 	// server's own, delegated cgroup, the server moved into a leaf of it).
 	// v1: the parent directory in each hierarchy, by controller.
 	parent string
-	v1     map[string]string // "memory", "pids", "cpuacct", "cpu" -> parent
+	v1     map[string]string // "memory", "pids", "cpuacct", "cpu", "cpuset" -> parent
+	// cpuset: each sandbox's CPUs (Config.CPUs) are its cpuset's, which
+	// the engine cannot widen (v1's cpuset hierarchy, v2's cpuset
+	// controller enabled); else they are only its affinity.
+	cpuset bool
 	// none says why no cgroup can be had ("" if one can).
 	none string
 }
@@ -120,7 +124,7 @@ func parseCgroups(mounts, self string, pid int, fs cgroupFS) cgroupSetup {
 			return cgroupSetup{none: "cgroup v1 has no pids controller mounted"}
 		}
 		s := cgroupSetup{v1: map[string]string{}}
-		for _, c := range []string{"memory", "pids", "cpuacct", "cpu"} {
+		for _, c := range []string{"memory", "pids", "cpuacct", "cpu", "cpuset"} {
 			if m, ok := v1[c]; ok {
 				s.v1[c] = filepath.Join(dirOf(m, own[c]), "taikai")
 			}
@@ -129,6 +133,10 @@ func parseCgroups(mounts, self string, pid int, fs cgroupFS) cgroupSetup {
 		if !fs.Writable(filepath.Dir(s.v1["memory"])) || !fs.Writable(filepath.Dir(s.v1["pids"])) {
 			return cgroupSetup{none: "cgroup v1 is not writable (only root may use it)"}
 		}
+		if p, ok := s.v1["cpuset"]; ok && !fs.Writable(filepath.Dir(p)) {
+			delete(s.v1, "cpuset")
+		}
+		s.cpuset = s.v1["cpuset"] != ""
 		return s
 	}
 	if v2 == nil {
@@ -168,7 +176,11 @@ func parseCgroups(mounts, self string, pid int, fs cgroupFS) cgroupSetup {
 			return cgroupSetup{none: fmt.Sprintf("cgroup v2: %v", err)}
 		}
 	}
-	return cgroupSetup{v2: true, parent: dir}
+	// cpuset where it is delegated too (systemd delegates it to a user only
+	// when asked: -p Delegate="memory pids cpu cpuset").
+	cpuset := strings.Contains(" "+strings.TrimSpace(string(ctrl))+" ", " cpuset ") &&
+		fs.WriteFile(filepath.Join(dir, "cgroup.subtree_control"), "+cpuset") == nil
+	return cgroupSetup{v2: true, parent: dir, cpuset: cpuset}
 }
 
 // unescapeMount undoes mountinfo's octal escapes (\040 for a space).
@@ -246,6 +258,14 @@ func newGroup(s *cgroupSetup, name string, cfg *Config) (*group, error) {
 			g.remove()
 			return nil, fmt.Errorf("create cgroup: %w", err)
 		}
+		if c == "cpuset" {
+			// A v1 cpuset takes no process until it has CPUs and memory
+			// nodes: the parent gets its own parent's, once.
+			if err := inheritCpuset(parent); err != nil {
+				g.remove()
+				return nil, err
+			}
+		}
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			delete(g.dirs, c)
 			g.remove()
@@ -274,6 +294,19 @@ func newGroup(s *cgroupSetup, name string, cfg *Config) (*group, error) {
 		set(g.dirs["memory"], "memory.kmem.tcp.limit_in_bytes", mem, true)
 		set(g.dirs["pids"], "pids.max", strconv.Itoa(cfg.Pids), false)
 	}
+	// The CPUs, where the sandbox has a cpuset: the engine's
+	// sched_setaffinity cannot leave them.
+	if dir, ok := g.dirs["cpuset"]; ok {
+		cpus, _ := os.ReadFile(filepath.Join(parents["cpuset"], "cpuset.cpus"))
+		mems, _ := os.ReadFile(filepath.Join(parents["cpuset"], "cpuset.mems"))
+		if len(cfg.CPUs) > 0 {
+			cpus = []byte(cpuList(cfg.CPUs))
+		}
+		set(dir, "cpuset.cpus", strings.TrimSpace(string(cpus)), false)
+		set(dir, "cpuset.mems", strings.TrimSpace(string(mems)), false)
+	} else if s.v2 && s.cpuset && len(cfg.CPUs) > 0 {
+		set(g.dirs[""], "cpuset.cpus", cpuList(cfg.CPUs), false)
+	}
 	// The CPU quota, where the cpu controller is there (optional on v2).
 	if cfg.CPUQuota > 0 {
 		quota := strconv.Itoa(max(1000, int(cfg.CPUQuota*cpuPeriod)))
@@ -292,6 +325,33 @@ func newGroup(s *cgroupSetup, name string, cfg *Config) (*group, error) {
 		reweigh(parents["cpu"])
 	}
 	return g, nil
+}
+
+// cpuList is CPUs as the kernel lists them: "0,2".
+func cpuList(cpus []int) string {
+	s := make([]string, len(cpus))
+	for i, c := range cpus {
+		s[i] = strconv.Itoa(c)
+	}
+	return strings.Join(s, ",")
+}
+
+// inheritCpuset gives a v1 cpuset without CPUs or memory nodes (new) its
+// parent's.
+func inheritCpuset(dir string) error {
+	for _, f := range []string{"cpuset.cpus", "cpuset.mems"} {
+		if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil && strings.TrimSpace(string(b)) != "" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(filepath.Dir(dir), f))
+		if err == nil {
+			err = writeFile(filepath.Join(dir, f), strings.TrimSpace(string(b)))
+		}
+		if err != nil {
+			return fmt.Errorf("cpuset %s: %w", dir, err)
+		}
+	}
+	return nil
 }
 
 // cpuPeriod is the period of the CPU quota, in µs (the kernel's default).

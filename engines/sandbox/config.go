@@ -158,6 +158,10 @@ type Guarantees struct {
 	// Processes is how the process limit holds: "cgroup" (pids.max and
 	// RLIMIT_NPROC) or "rlimit" (RLIMIT_NPROC of its user namespace).
 	Processes string `json:"processes"`
+	// CPUs is how an engine is kept on its CPUs (Config.CPUs): "cpuset"
+	// (its cgroup's; the engine cannot leave them) or "affinity" (set when
+	// it starts; an engine may widen it again with sched_setaffinity).
+	CPUs string `json:"cpus"`
 	// Cgroup is "v1", "v2" or "" (none).
 	Cgroup string `json:"cgroup,omitempty"`
 	// Why no cgroup, and the command that gives one ("" with a cgroup).
