@@ -26,6 +26,9 @@ type cgroupSetup struct {
 	// v1: the parent directory in each hierarchy, by controller.
 	parent string
 	v1     map[string]string // "memory", "pids", "cpuacct", "cpu", "cpuset" -> parent
+	// prefix, by v1 controller, of the sandboxes' cgroups' names in a
+	// parent shared with others: v1's cpu and cpuacct.
+	prefix map[string]string
 	// cpuset: each sandbox's CPUs (Config.CPUs) are its cpuset's, which
 	// the engine cannot widen (v1's cpuset hierarchy, v2's cpuset
 	// controller enabled); else they are only its affinity.
@@ -123,10 +126,21 @@ func parseCgroups(mounts, self string, pid int, fs cgroupFS) cgroupSetup {
 		if _, ok := v1["pids"]; !ok {
 			return cgroupSetup{none: "cgroup v1 has no pids controller mounted"}
 		}
-		s := cgroupSetup{v1: map[string]string{}}
+		s := cgroupSetup{v1: map[string]string{}, prefix: map[string]string{}}
 		for _, c := range []string{"memory", "pids", "cpuacct", "cpu", "cpuset"} {
 			if m, ok := v1[c]; ok {
 				s.v1[c] = filepath.Join(dirOf(m, own[c]), "taikai")
+			}
+		}
+		// The sandboxes' cpu cgroups are the server's own cgroup's children,
+		// each weighing one process (cpu.shares 1024) against the machine's
+		// other processes and sessions: under a common parent they would
+		// share its weight, and a hog on one CPU would take half of it
+		// from its opponent on another (BenchmarkCPUHog). cpuacct goes with
+		// cpu, which it may share a hierarchy with.
+		for _, c := range []string{"cpu", "cpuacct"} {
+			if m, ok := v1[c]; ok {
+				s.v1[c], s.prefix[c] = dirOf(m, own[c]), cgroupPrefix
 			}
 		}
 		// Only root may make cgroups in v1's shared hierarchies.
@@ -248,7 +262,7 @@ func newGroup(s *cgroupSetup, name string, cfg *Config) (*group, error) {
 	}
 	made := map[string]bool{} // a hierarchy may hold several controllers
 	for c, parent := range parents {
-		dir := filepath.Join(parent, name)
+		dir := filepath.Join(parent, s.prefix[c]+name)
 		g.dirs[c] = dir
 		if made[dir] {
 			continue
@@ -321,9 +335,6 @@ func newGroup(s *cgroupSetup, name string, cfg *Config) (*group, error) {
 		g.remove()
 		return nil, err
 	}
-	if !s.v2 && parents["cpu"] != "" {
-		reweigh(parents["cpu"])
-	}
 	return g, nil
 }
 
@@ -357,25 +368,9 @@ func inheritCpuset(dir string) error {
 // cpuPeriod is the period of the CPU quota, in µs (the kernel's default).
 const cpuPeriod = 100000
 
-// reweigh gives v1's parent of the sandboxes' cpu cgroups the weight of as
-// many processes as it has sandboxes (cpu.shares 1024 each): otherwise all
-// the sandboxes together would weigh one process against the machine's
-// other processes, and a hog would halve its opponent's share of a busy
-// machine rather than take one process's share. Concurrent sandboxes'
-// counts may cross; the last one made or removed sets it right.
-func reweigh(parent string) {
-	ents, err := os.ReadDir(parent)
-	if err != nil {
-		return
-	}
-	n := 0
-	for _, e := range ents {
-		if e.IsDir() {
-			n++
-		}
-	}
-	_ = writeFile(filepath.Join(parent, "cpu.shares"), strconv.Itoa(min(262144, 1024*max(1, n))))
-}
+// cgroupPrefix begins the names of the sandboxes' cgroups in a parent
+// shared with others (cgroupSetup.prefix).
+const cgroupPrefix = "taikai-"
 
 // fd opens the v2 cgroup's directory for clone3's CLONE_INTO_CGROUP: the
 // sandbox's bwrap is born in it.
@@ -497,9 +492,6 @@ func (g *group) remove() error {
 			continue
 		}
 		delete(g.dirs, c)
-		if c == "cpu" {
-			reweigh(filepath.Dir(dir))
-		}
 	}
 	return errors.Join(errs...)
 }
@@ -543,15 +535,16 @@ func Sweep() error {
 	for c, parent := range parents {
 		ents, _ := os.ReadDir(parent)
 		for _, e := range ents {
-			pid, _, _ := strings.Cut(e.Name(), "-")
+			name, ok := strings.CutPrefix(e.Name(), s.prefix[c])
+			pid, _, _ := strings.Cut(name, "-")
 			n, err := strconv.Atoi(pid)
-			if !e.IsDir() || err != nil || n == os.Getpid() || serverAlive(n) {
+			if !ok || !e.IsDir() || err != nil || n == os.Getpid() || serverAlive(n) {
 				continue
 			}
-			if stale[e.Name()] == nil {
-				stale[e.Name()] = &group{v2: s.v2, dirs: map[string]string{}}
+			if stale[name] == nil {
+				stale[name] = &group{v2: s.v2, dirs: map[string]string{}}
 			}
-			stale[e.Name()].dirs[c] = filepath.Join(parent, e.Name())
+			stale[name].dirs[c] = filepath.Join(parent, e.Name())
 		}
 	}
 	var errs []error

@@ -620,7 +620,7 @@ int main(void) {
 	volatile char *q = p;
 	for (size_t i = 0; i < n; i += 4096) {
 		q[i] = 1;
-		if (i % (64 << 20) == 0) {
+		if (i % (4 << 20) == 0) {
 			struct timespec t;
 			clock_gettime(CLOCK_MONOTONIC, &t);
 			printf("%zu %lld\n", i >> 20, (long long)t.tv_sec * 1000000000LL + t.tv_nsec);
@@ -659,6 +659,9 @@ func TestMemory(t *testing.T) {
 	if !u.OOMKilled || u.Signal != int(syscall.SIGKILL) || strings.Contains(out.String(), "LEAK") {
 		t.Errorf("not OOM killed: %+v\n%s", u, out)
 	}
+	// The allocation says when it passed each 4 MiB (so that the time left
+	// to touch up to the limit is small even where the engine gets a small
+	// share of a loaded machine's CPUs: one process's, its cgroup's weight).
 	// Within 2 s of crossing the limit, as issue 15 asks: on a busy machine
 	// (the whole suite beside it) 0.5 s was exceeded once. Times
 	// TAIKAI_TEST_TIME_SCALE in user-mode Linux, where touching the last
