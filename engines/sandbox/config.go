@@ -91,13 +91,15 @@ type Config struct {
 	Pids int
 	// NoFile is RLIMIT_NOFILE (soft and hard) of the engine; default 1024.
 	NoFile int
-	// CPUs, if set, are the only CPUs the engine may run on.
+	// CPUs, if set, are the only CPUs the engine may run on: its cgroup's
+	// cpuset where the sandbox has one (HostGuarantees' CPUs "cpuset"),
+	// which the engine cannot leave, else its affinity, which it may widen.
 	CPUs []int
 	// CPUQuota bounds the CPU time of all its processes together, in CPUs
 	// (1.5: one and a half CPUs' worth of every 100 ms), where the sandbox
 	// has a cpu cgroup (cpu.max on v2, cpu.cfs_quota_us on v1); default
-	// DefaultCPUQuota, negative for none. A hog then leaves a single-
-	// threaded opponent its CPU on a machine with a CPU per engine.
+	// DefaultCPUQuota, negative for none. It keeps an engine that leaves
+	// its CPUs (affinity only) to that much of the machine.
 	CPUQuota float64
 	// Port, if not 0, is the TCP port of 127.0.0.1 inside the sandbox's
 	// network namespace on which Sandbox.Listener accepts the engine.
