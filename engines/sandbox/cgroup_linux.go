@@ -190,8 +190,8 @@ func parseCgroups(mounts, self string, pid int, fs cgroupFS) cgroupSetup {
 			return cgroupSetup{none: fmt.Sprintf("cgroup v2: %v", err)}
 		}
 	}
-	// cpuset where it is delegated too (systemd delegates it to a user only
-	// when asked: -p Delegate="memory pids cpu cpuset").
+	// cpuset too, where the server's cgroup offers it (root with the whole
+	// tree; a subtree delegated with it).
 	cpuset := strings.Contains(" "+strings.TrimSpace(string(ctrl))+" ", " cpuset ") &&
 		fs.WriteFile(filepath.Join(dir, "cgroup.subtree_control"), "+cpuset") == nil
 	return cgroupSetup{v2: true, parent: dir, cpuset: cpuset}
