@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -28,6 +29,19 @@ const memoryPoll = 100 * time.Millisecond
 
 // Sandboxed reports whether the launcher starts e in a sandbox.
 func (l *Launcher) Sandboxed(e Engine) bool { return l.Sandbox && l.SandboxErr == nil }
+
+// SeatCPUs is how many CPUs of its own each sandboxed engine of a game is
+// given (tournament.Runner): its CPU quota rounded up, 0 without a quota.
+func (l *Launcher) SeatCPUs() int {
+	q := l.CPUQuota
+	if q == 0 {
+		q = sandbox.DefaultCPUQuota
+	}
+	if q < 0 {
+		return 0
+	}
+	return int(math.Ceil(q))
+}
 
 // Allowed says whether the launcher may start e here: nil, or a
 // games.Error (code unavailable) saying why not and how to fix it. Built-in

@@ -18,6 +18,7 @@ import (
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/engines/builtin"
+	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
 	"github.com/taikai-dev/taikai/internal/testkit"
@@ -27,6 +28,7 @@ import (
 // The test binary stands in for the taikai binary (built-in engines run as
 // `<self> engine NAME`) and for scripted faulty clients (TAIKAI_FAULT).
 func TestMain(m *testing.M) {
+	sandbox.MaybeHelper() // the sandboxes' helper (TestSandboxedSeatCPUs)
 	builtin.RunIfEngine()
 	if mode := os.Getenv("TAIKAI_FAULT"); mode != "" {
 		os.Exit(faulty(mode))

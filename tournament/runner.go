@@ -80,26 +80,61 @@ type Runner struct {
 	Log      *slog.Logger
 	// Affinity starts both engines of each game on one CPU, taking the
 	// allowed CPUs in turn (serve/match --affinity, like fastchess's
-	// -use-affinity); nothing changes it afterwards.
+	// -use-affinity); nothing changes it afterwards. Without it, sandboxed
+	// engines with a CPU quota get CPUs of their own (gameCPUs).
 	Affinity bool
 	// People are the persons' seats (protocol engines.Human), nil if no
 	// person plays here.
 	People *People
 }
 
-// nextCPU counts the games started with Affinity, to take the CPUs in turn.
+// nextCPU counts the games given CPUs, to take the CPUs in turn.
 var nextCPU atomic.Uint64
 
-// gameCPUs returns the CPU a game's engines start on, none without Affinity.
-func (r *Runner) gameCPUs() []int {
-	if !r.Affinity {
-		return nil
-	}
+// gameCPUs returns the CPUs each seat's engine may run on (nil: any). With
+// Affinity both seats share one CPU, taken in turn. Otherwise each
+// sandboxed engine with a CPU quota gets CPUs of its own, as many as its
+// quota rounded up, which its opponent's are not (seatCPUs), where there
+// are CPUs enough for both: a hog then cannot slow its opponent (its
+// sandbox holds them with a cpuset where it has one, else by affinity,
+// docs/SANDBOX.md). On one CPU, or with fewer CPUs than the two seats
+// need, or without a quota, nothing is pinned.
+func (r *Runner) gameCPUs(players [2]engines.Engine) [2][]int {
+	var seats [2][]int
 	cpus, err := engines.AllowedCPUs()
 	if err != nil || len(cpus) < 2 {
-		return nil
+		return seats
 	}
-	return []int{cpus[(nextCPU.Add(1)-1)%uint64(len(cpus))]}
+	if r.Affinity {
+		c := []int{cpus[(nextCPU.Add(1)-1)%uint64(len(cpus))]}
+		return [2][]int{c, c}
+	}
+	k := r.Launcher.SeatCPUs()
+	if k == 0 || 2*k > len(cpus) {
+		return seats
+	}
+	all := seatCPUs(cpus, nextCPU.Add(1)-1, k)
+	for i, e := range players {
+		if e.Protocol != engines.Human && r.Launcher.Sandboxed(e) {
+			seats[i] = all[i]
+		}
+	}
+	return seats
+}
+
+// seatCPUs gives game number g's two seats k CPUs each of cpus (at least
+// 2k of them), disjoint: black's begin at the g*k-th, white's follow, so
+// that successive games spread both seats over every CPU.
+func seatCPUs(cpus []int, g uint64, k int) [2][]int {
+	n := uint64(len(cpus))
+	start := g * uint64(k) % n
+	var seats [2][]int
+	for i := range 2 {
+		for j := range uint64(k) {
+			seats[i] = append(seats[i], cpus[(start+uint64(i*k)+j)%n])
+		}
+	}
+	return seats
 }
 
 func (r *Runner) log() *slog.Logger {
@@ -136,7 +171,7 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 	if persons[0] != nil || persons[1] != nil {
 		defer r.People.closeGame(spec)
 	}
-	cpus := r.gameCPUs()
+	cpus := r.gameCPUs(players)
 
 	// Launch both seats at once: a game waits for its slower engine, not both.
 	var (
@@ -152,7 +187,7 @@ func (r *Runner) Play(ctx context.Context, spec GameSpec) *Played {
 			Engine: players[i], Color: c.String(), GameID: spec.ID,
 			TimeMS: set.MoveTime(players[i].Protocol).Milliseconds(),
 			Rule:   set.Rule, Size: set.Size, ConnectTimeout: set.connectTimeout(players[i]),
-			CPUs: cpus,
+			CPUs: cpus[i],
 		}
 		if p, ok := engines.LookupProtocol(players[i].Protocol); ok {
 			la.Env = engines.OptionEnv(p, set.Options)

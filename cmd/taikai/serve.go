@@ -509,11 +509,11 @@ func engineSandbox(mode string, l *engines.Launcher, enginesDir string, log *slo
 	}
 	g := sandbox.HostGuarantees()
 	if g.Memory == "cgroup" {
-		log.Info("engines run in a sandbox", "isolation", g.Isolation, "memory_limit", g.Memory, "process_limit", g.Processes, "cgroup", g.Cgroup)
+		log.Info("engines run in a sandbox", "isolation", g.Isolation, "memory_limit", g.Memory, "process_limit", g.Processes, "cpus", g.CPUs, "cgroup", g.Cgroup)
 		return
 	}
 	log.Warn("engines run in a sandbox without a cgroup: memory is measured every 100 ms and an engine over its limit is killed; for the kernel's exact limits, start the server with a delegated cgroup",
-		"isolation", g.Isolation, "memory_limit", g.Memory, "process_limit", g.Processes, "why", g.Reason, "stronger", g.Stronger)
+		"isolation", g.Isolation, "memory_limit", g.Memory, "process_limit", g.Processes, "cpus", g.CPUs, "why", g.Reason, "stronger", g.Stronger)
 }
 
 // Settings keys of the admin token: its hash, and the plain token that

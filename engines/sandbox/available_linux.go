@@ -37,8 +37,11 @@ func prerequisites() error {
 
 // HostGuarantees says which guarantees sandboxes get on this host.
 func HostGuarantees() Guarantees {
-	g := Guarantees{Isolation: "namespaces", Memory: "cgroup", Processes: "cgroup"}
+	g := Guarantees{Isolation: "namespaces", Memory: "cgroup", Processes: "cgroup", CPUs: "affinity"}
 	s := hostCgroups()
+	if s.cpuset {
+		g.CPUs = "cpuset"
+	}
 	switch {
 	case s.none != "":
 		g.Memory, g.Processes, g.Reason = "polling", "rlimit", s.none

@@ -25,7 +25,14 @@ type cgroupSetup struct {
 	// server's own, delegated cgroup, the server moved into a leaf of it).
 	// v1: the parent directory in each hierarchy, by controller.
 	parent string
-	v1     map[string]string // "memory", "pids", "cpuacct", "cpu" -> parent
+	v1     map[string]string // "memory", "pids", "cpuacct", "cpu", "cpuset" -> parent
+	// prefix, by v1 controller, of the sandboxes' cgroups' names in a
+	// parent shared with others: v1's cpu and cpuacct.
+	prefix map[string]string
+	// cpuset: each sandbox's CPUs (Config.CPUs) are its cpuset's, which
+	// the engine cannot widen (v1's cpuset hierarchy, v2's cpuset
+	// controller enabled); else they are only its affinity.
+	cpuset bool
 	// none says why no cgroup can be had ("" if one can).
 	none string
 }
@@ -119,16 +126,31 @@ func parseCgroups(mounts, self string, pid int, fs cgroupFS) cgroupSetup {
 		if _, ok := v1["pids"]; !ok {
 			return cgroupSetup{none: "cgroup v1 has no pids controller mounted"}
 		}
-		s := cgroupSetup{v1: map[string]string{}}
-		for _, c := range []string{"memory", "pids", "cpuacct", "cpu"} {
+		s := cgroupSetup{v1: map[string]string{}, prefix: map[string]string{}}
+		for _, c := range []string{"memory", "pids", "cpuacct", "cpu", "cpuset"} {
 			if m, ok := v1[c]; ok {
 				s.v1[c] = filepath.Join(dirOf(m, own[c]), "taikai")
+			}
+		}
+		// The sandboxes' cpu cgroups are the server's own cgroup's children,
+		// each weighing one process (cpu.shares 1024) against the machine's
+		// other processes and sessions: under a common parent they would
+		// share its weight, and a hog on one CPU would take half of it
+		// from its opponent on another (BenchmarkCPUHog). cpuacct goes with
+		// cpu, which it may share a hierarchy with.
+		for _, c := range []string{"cpu", "cpuacct"} {
+			if m, ok := v1[c]; ok {
+				s.v1[c], s.prefix[c] = dirOf(m, own[c]), cgroupPrefix
 			}
 		}
 		// Only root may make cgroups in v1's shared hierarchies.
 		if !fs.Writable(filepath.Dir(s.v1["memory"])) || !fs.Writable(filepath.Dir(s.v1["pids"])) {
 			return cgroupSetup{none: "cgroup v1 is not writable (only root may use it)"}
 		}
+		if p, ok := s.v1["cpuset"]; ok && !fs.Writable(filepath.Dir(p)) {
+			delete(s.v1, "cpuset")
+		}
+		s.cpuset = s.v1["cpuset"] != ""
 		return s
 	}
 	if v2 == nil {
@@ -168,7 +190,11 @@ func parseCgroups(mounts, self string, pid int, fs cgroupFS) cgroupSetup {
 			return cgroupSetup{none: fmt.Sprintf("cgroup v2: %v", err)}
 		}
 	}
-	return cgroupSetup{v2: true, parent: dir}
+	// cpuset too, where the server's cgroup offers it (root with the whole
+	// tree; a subtree delegated with it).
+	cpuset := strings.Contains(" "+strings.TrimSpace(string(ctrl))+" ", " cpuset ") &&
+		fs.WriteFile(filepath.Join(dir, "cgroup.subtree_control"), "+cpuset") == nil
+	return cgroupSetup{v2: true, parent: dir, cpuset: cpuset}
 }
 
 // unescapeMount undoes mountinfo's octal escapes (\040 for a space).
@@ -236,7 +262,7 @@ func newGroup(s *cgroupSetup, name string, cfg *Config) (*group, error) {
 	}
 	made := map[string]bool{} // a hierarchy may hold several controllers
 	for c, parent := range parents {
-		dir := filepath.Join(parent, name)
+		dir := filepath.Join(parent, s.prefix[c]+name)
 		g.dirs[c] = dir
 		if made[dir] {
 			continue
@@ -245,6 +271,14 @@ func newGroup(s *cgroupSetup, name string, cfg *Config) (*group, error) {
 		if err := os.MkdirAll(parent, 0o755); err != nil {
 			g.remove()
 			return nil, fmt.Errorf("create cgroup: %w", err)
+		}
+		if c == "cpuset" {
+			// A v1 cpuset takes no process until it has CPUs and memory
+			// nodes: the parent gets its own parent's, once.
+			if err := inheritCpuset(parent); err != nil {
+				g.remove()
+				return nil, err
+			}
 		}
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			delete(g.dirs, c)
@@ -274,6 +308,19 @@ func newGroup(s *cgroupSetup, name string, cfg *Config) (*group, error) {
 		set(g.dirs["memory"], "memory.kmem.tcp.limit_in_bytes", mem, true)
 		set(g.dirs["pids"], "pids.max", strconv.Itoa(cfg.Pids), false)
 	}
+	// The CPUs, where the sandbox has a cpuset: the engine's
+	// sched_setaffinity cannot leave them.
+	if dir, ok := g.dirs["cpuset"]; ok {
+		cpus, _ := os.ReadFile(filepath.Join(parents["cpuset"], "cpuset.cpus"))
+		mems, _ := os.ReadFile(filepath.Join(parents["cpuset"], "cpuset.mems"))
+		if len(cfg.CPUs) > 0 {
+			cpus = []byte(cpuList(cfg.CPUs))
+		}
+		set(dir, "cpuset.cpus", strings.TrimSpace(string(cpus)), false)
+		set(dir, "cpuset.mems", strings.TrimSpace(string(mems)), false)
+	} else if s.v2 && s.cpuset && len(cfg.CPUs) > 0 {
+		set(g.dirs[""], "cpuset.cpus", cpuList(cfg.CPUs), false)
+	}
 	// The CPU quota, where the cpu controller is there (optional on v2).
 	if cfg.CPUQuota > 0 {
 		quota := strconv.Itoa(max(1000, int(cfg.CPUQuota*cpuPeriod)))
@@ -288,34 +335,42 @@ func newGroup(s *cgroupSetup, name string, cfg *Config) (*group, error) {
 		g.remove()
 		return nil, err
 	}
-	if !s.v2 && parents["cpu"] != "" {
-		reweigh(parents["cpu"])
-	}
 	return g, nil
+}
+
+// cpuList is CPUs as the kernel lists them: "0,2".
+func cpuList(cpus []int) string {
+	s := make([]string, len(cpus))
+	for i, c := range cpus {
+		s[i] = strconv.Itoa(c)
+	}
+	return strings.Join(s, ",")
+}
+
+// inheritCpuset gives a v1 cpuset without CPUs or memory nodes (new) its
+// parent's.
+func inheritCpuset(dir string) error {
+	for _, f := range []string{"cpuset.cpus", "cpuset.mems"} {
+		if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil && strings.TrimSpace(string(b)) != "" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(filepath.Dir(dir), f))
+		if err == nil {
+			err = writeFile(filepath.Join(dir, f), strings.TrimSpace(string(b)))
+		}
+		if err != nil {
+			return fmt.Errorf("cpuset %s: %w", dir, err)
+		}
+	}
+	return nil
 }
 
 // cpuPeriod is the period of the CPU quota, in µs (the kernel's default).
 const cpuPeriod = 100000
 
-// reweigh gives v1's parent of the sandboxes' cpu cgroups the weight of as
-// many processes as it has sandboxes (cpu.shares 1024 each): otherwise all
-// the sandboxes together would weigh one process against the machine's
-// other processes, and a hog would halve its opponent's share of a busy
-// machine rather than take one process's share. Concurrent sandboxes'
-// counts may cross; the last one made or removed sets it right.
-func reweigh(parent string) {
-	ents, err := os.ReadDir(parent)
-	if err != nil {
-		return
-	}
-	n := 0
-	for _, e := range ents {
-		if e.IsDir() {
-			n++
-		}
-	}
-	_ = writeFile(filepath.Join(parent, "cpu.shares"), strconv.Itoa(min(262144, 1024*max(1, n))))
-}
+// cgroupPrefix begins the names of the sandboxes' cgroups in a parent
+// shared with others (cgroupSetup.prefix).
+const cgroupPrefix = "taikai-"
 
 // fd opens the v2 cgroup's directory for clone3's CLONE_INTO_CGROUP: the
 // sandbox's bwrap is born in it.
@@ -437,9 +492,6 @@ func (g *group) remove() error {
 			continue
 		}
 		delete(g.dirs, c)
-		if c == "cpu" {
-			reweigh(filepath.Dir(dir))
-		}
 	}
 	return errors.Join(errs...)
 }
@@ -483,15 +535,16 @@ func Sweep() error {
 	for c, parent := range parents {
 		ents, _ := os.ReadDir(parent)
 		for _, e := range ents {
-			pid, _, _ := strings.Cut(e.Name(), "-")
+			name, ok := strings.CutPrefix(e.Name(), s.prefix[c])
+			pid, _, _ := strings.Cut(name, "-")
 			n, err := strconv.Atoi(pid)
-			if !e.IsDir() || err != nil || n == os.Getpid() || serverAlive(n) {
+			if !ok || !e.IsDir() || err != nil || n == os.Getpid() || serverAlive(n) {
 				continue
 			}
-			if stale[e.Name()] == nil {
-				stale[e.Name()] = &group{v2: s.v2, dirs: map[string]string{}}
+			if stale[name] == nil {
+				stale[name] = &group{v2: s.v2, dirs: map[string]string{}}
 			}
-			stale[e.Name()].dirs[c] = filepath.Join(parent, e.Name())
+			stale[name].dirs[c] = filepath.Join(parent, e.Name())
 		}
 	}
 	var errs []error

@@ -57,11 +57,25 @@ func TestParseCgroups(t *testing.T) {
 	want := map[string]string{
 		"memory":  "/sys/fs/cgroup/memory/process_api/abc/taikai",
 		"pids":    "/sys/fs/cgroup/pids/taikai",
-		"cpuacct": "/sys/fs/cgroup/cpuacct/taikai",
-		"cpu":     "/sys/fs/cgroup/cpu/taikai",
+		"cpuacct": "/sys/fs/cgroup/cpuacct", // the server's own cgroup: one weight each
+		"cpu":     "/sys/fs/cgroup/cpu",
 	}
-	if s.none != "" || s.v2 || fmt.Sprint(s.v1) != fmt.Sprint(want) {
+	if s.none != "" || s.v2 || s.cpuset || fmt.Sprint(s.v1) != fmt.Sprint(want) {
 		t.Errorf("v1 as root: %+v, want %v", s, want)
+	}
+	// With the cpuset hierarchy (this machine's), each sandbox gets a
+	// cpuset; not where it may not be written.
+	withCpuset := hybrid + "33 30 0:30 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset\n"
+	root.writable["/sys/fs/cgroup/cpuset"] = true
+	s = parseCgroups(withCpuset, "3:cpuset:/\n"+self, 42, root)
+	want["cpuset"] = "/sys/fs/cgroup/cpuset/taikai"
+	if s.none != "" || !s.cpuset || fmt.Sprint(s.v1) != fmt.Sprint(want) {
+		t.Errorf("v1 with cpuset: %+v, want %v and cpuset", s, want)
+	}
+	delete(root.writable, "/sys/fs/cgroup/cpuset")
+	delete(want, "cpuset")
+	if s = parseCgroups(withCpuset, "3:cpuset:/\n"+self, 42, root); s.none != "" || s.cpuset || fmt.Sprint(s.v1) != fmt.Sprint(want) {
+		t.Errorf("v1 with a cpuset not writable: %+v, want %v without cpuset", s, want)
 	}
 	if s := parseCgroups(hybrid, self, 42, &fakeFS{}); s.none == "" {
 		t.Errorf("v1 not writable (an ordinary user): %+v, want none", s)
@@ -96,8 +110,16 @@ func TestParseCgroups(t *testing.T) {
 		scope + "/cgroup.subtree_control < +pids",
 		scope + "/cgroup.subtree_control < +cpu",
 	}
-	if s.none != "" || !s.v2 || s.parent != scope || !slices.Equal(fs.did, wantDid) {
+	if s.none != "" || !s.v2 || s.cpuset || s.parent != scope || !slices.Equal(fs.did, wantDid) {
 		t.Errorf("v2 delegated: %+v after %q, want parent %s after %q", s, fs.did, scope, wantDid)
+	}
+	// cpuset delegated too: enabled for the sandboxes.
+	fs = delegated("42\n")
+	fs.files[scope+"/cgroup.controllers"] = "cpuset cpu memory pids\n"
+	s = parseCgroups(v2, ownV2, 42, fs)
+	wantDid = append(wantDid, scope+"/cgroup.subtree_control < +cpuset")
+	if s.none != "" || !s.cpuset || !slices.Equal(fs.did, wantDid) {
+		t.Errorf("v2 delegated with cpuset: %+v after %q, want cpuset after %q", s, fs.did, wantDid)
 	}
 	if s := parseCgroups(v2, ownV2, 42, delegated("42\n77\n")); s.none == "" || !strings.Contains(s.none, "other processes") {
 		t.Errorf("v2 shared with another process: %+v, want none", s)

@@ -91,13 +91,15 @@ type Config struct {
 	Pids int
 	// NoFile is RLIMIT_NOFILE (soft and hard) of the engine; default 1024.
 	NoFile int
-	// CPUs, if set, are the only CPUs the engine may run on.
+	// CPUs, if set, are the only CPUs the engine may run on: its cgroup's
+	// cpuset where the sandbox has one (HostGuarantees' CPUs "cpuset"),
+	// which the engine cannot leave, else its affinity, which it may widen.
 	CPUs []int
 	// CPUQuota bounds the CPU time of all its processes together, in CPUs
 	// (1.5: one and a half CPUs' worth of every 100 ms), where the sandbox
 	// has a cpu cgroup (cpu.max on v2, cpu.cfs_quota_us on v1); default
-	// DefaultCPUQuota, negative for none. A hog then leaves a single-
-	// threaded opponent its CPU on a machine with a CPU per engine.
+	// DefaultCPUQuota, negative for none. It keeps an engine that leaves
+	// its CPUs (affinity only) to that much of the machine.
 	CPUQuota float64
 	// Port, if not 0, is the TCP port of 127.0.0.1 inside the sandbox's
 	// network namespace on which Sandbox.Listener accepts the engine.
@@ -158,6 +160,10 @@ type Guarantees struct {
 	// Processes is how the process limit holds: "cgroup" (pids.max and
 	// RLIMIT_NPROC) or "rlimit" (RLIMIT_NPROC of its user namespace).
 	Processes string `json:"processes"`
+	// CPUs is how an engine is kept on its CPUs (Config.CPUs): "cpuset"
+	// (its cgroup's; the engine cannot leave them) or "affinity" (set when
+	// it starts; an engine may widen it again with sched_setaffinity).
+	CPUs string `json:"cpus"`
 	// Cgroup is "v1", "v2" or "" (none).
 	Cgroup string `json:"cgroup,omitempty"`
 	// Why no cgroup, and the command that gives one ("" with a cgroup).

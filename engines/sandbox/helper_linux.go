@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/taikai-dev/taikai/engines/sandbox/helper"
@@ -45,11 +44,7 @@ func MaybeHelper() {
 func helperArgs(cfg *Config, argv []string) []string {
 	cpus := "-"
 	if len(cfg.CPUs) > 0 {
-		s := make([]string, len(cfg.CPUs))
-		for i, c := range cfg.CPUs {
-			s[i] = strconv.Itoa(c)
-		}
-		cpus = strings.Join(s, ",")
+		cpus = cpuList(cfg.CPUs)
 	}
 	first := HelperPath
 	if cfg.small != "" {
