@@ -328,13 +328,15 @@ func ciRequires(tb testing.TB, tool string) string {
 // runner hands it to one game at a time, and one test at a time has it.
 var javaPort sync.Mutex
 
-// javaClient is the classroom Java client on its fixed port, compiled once
-// for the test: `java OthelloClient.java` would compile it again at every
-// start, seconds of CPU each.
+// javaClient is the classroom Java client on its fixed port, run from its
+// source as students do. Not compiled once beforehand: the source launcher
+// compiles before the client connects, which leaves the JVM warm for its
+// first move; a compiled class loads that move's classes on the clock (a
+// 1 s first move lost on time at load 50, seen once).
 func javaClient(t *testing.T) engines.Engine {
 	t.Helper()
 	return engines.Engine{Name: "seed", Game: "othello", Protocol: "othello-board", Port: 46000,
-		Command: []string{"java", "OthelloClient", "{host}"}, Dir: testkit.JavaClasses(t, filepath.Join(clientsDir(t), "OthelloClient.java"))}
+		Command: []string{"java", "OthelloClient.java", "{host}"}, Dir: clientsDir(t)}
 }
 
 // lockJavaPort takes port 46000 for the rest of the test, its subtests too.
@@ -352,8 +354,8 @@ func clientsDir(tb testing.TB) string {
 	return dir
 }
 
-// The classroom client, compiled unchanged and run as `java OthelloClient
-// {host}` on its fixed port 46000, plays every built-in engine with both colours: every
+// The classroom client, run unchanged as `java OthelloClient.java {host}` on
+// its fixed port 46000, plays every built-in engine with both colours: every
 // move it makes is legal; when it stalls (its known bug: PUT 0 0 when every
 // legal move is rated 155 or less) the game ends by timeout and is scored;
 // its process is gone afterwards.
@@ -369,7 +371,7 @@ func TestClassroomJavaClient(t *testing.T) {
 	}
 	seed := javaClient(t)
 	r := newRunner(t)
-	// A wide connect timeout: the JVM starts slowly on a busy machine, and
+	// A wide connect timeout: the JVM compiles the client at every start, and
 	// the games run side by side (the fixed port hands out one connection at
 	// a time).
 	set := tournament.Settings{Game: "othello", MoveTimeMS: 1000, ConnectMS: 120000}
