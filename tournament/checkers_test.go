@@ -24,6 +24,7 @@ func checkersClient(t *testing.T, python, fault string) engines.Engine {
 // every LAST, BOARD and TURN against its own board and END against its own
 // scores.
 func TestCheckersClientFromSpec(t *testing.T) {
+	t.Parallel()
 	python := ciRequires(t, "python3")
 	r := clientRunner(t)
 	id := int64(0)
@@ -68,6 +69,7 @@ func TestCheckersClientFromSpec(t *testing.T) {
 // right reason, and the client (which checks each ERROR number and END) exits
 // cleanly.
 func TestCheckersClientFaults(t *testing.T) {
+	t.Parallel()
 	python := ciRequires(t, "python3")
 	r := clientRunner(t)
 	for i, tc := range []struct {
@@ -118,6 +120,7 @@ func TestCheckersClientFaults(t *testing.T) {
 // other tests cannot make it lose on time. A game lost on time counts as
 // lost.
 func TestCheckersStrength(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays 40 games")
 	}

@@ -44,6 +44,7 @@ func clientRunner(tb testing.TB) *tournament.Runner {
 // text), play full games against both built-in engines on 15x15 and 16x16 with
 // both colours; each client checks every put reply and every board.
 func TestGomokuClientsFromSpec(t *testing.T) {
+	t.Parallel()
 	gcc := ciRequires(t, "gcc")
 	python := ciRequires(t, "python3")
 	dir := clientsDir(t)
@@ -86,6 +87,7 @@ func TestGomokuClientsFromSpec(t *testing.T) {
 // Othello engine with both colours; it checks every ACK, every relayed MOVE,
 // the passes, END and BYE against its own board.
 func TestOthelloMoveClientFromSpec(t *testing.T) {
+	t.Parallel()
 	python := ciRequires(t, "python3")
 	client := engines.Engine{Name: "py-move", Game: "othello", Protocol: "othello-move",
 		Command: []string{python, filepath.Join(clientsDir(t), "othello_move.py"), "-H", "{host}", "-p", "{port}", "-n", "{name}"}}
@@ -132,6 +134,7 @@ func TestOthelloMoveClientFromSpec(t *testing.T) {
 // The same client misbehaving on purpose: each fault ends the game with the
 // right reason, and the client (which checks the END it gets) exits cleanly.
 func TestOthelloMoveClientFaults(t *testing.T) {
+	t.Parallel()
 	python := ciRequires(t, "python3")
 	r := clientRunner(t)
 	for i, tc := range []struct {

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/tournament"
 )
@@ -15,9 +14,10 @@ import (
 // relayed chat reaches it as one line, and the game ends for a game reason
 // (a normal end, or the client's known PUT 0 0 stall).
 func TestChatInjectionJavaClient(t *testing.T) {
+	t.Parallel()
 	ciRequires(t, "java")
-	seed := engines.Engine{Name: "seed", Game: "othello", Protocol: "othello-board", Port: 46000,
-		Command: []string{"java", "OthelloClient.java", "{host}"}, Dir: clientsDir(t)}
+	lockJavaPort(t)
+	seed := javaClient(t)
 	r := newRunner(t)
 	set := tournament.Settings{Game: "othello", MoveTimeMS: 2000, ConnectMS: 120000}
 	for _, javaBlack := range []bool{true, false} {

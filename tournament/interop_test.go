@@ -19,6 +19,7 @@ import (
 // status, search and nodestats) against a built-in answering in 1 ms: far
 // over 200 lines a second, and none of it a flood.
 func TestNBoardThinkingOutputIsNoFlood(t *testing.T) {
+	t.Parallel()
 	python := ciRequires(t, "python3")
 	r := newRunner(t)
 	for i, black := range []bool{true, false} {
@@ -47,6 +48,7 @@ func TestNBoardThinkingOutputIsNoFlood(t *testing.T) {
 // Edax and NTest search to the depth they are set, whatever their clock:
 // at the default depth they must play a whole game within it.
 func TestNBoardFixedDepthSearcher(t *testing.T) {
+	t.Parallel()
 	python := ciRequires(t, "python3")
 	r := newRunner(t)
 	// 400 ms a move at depth 12, twice as long a ply deeper (as an
@@ -72,6 +74,7 @@ func TestNBoardFixedDepthSearcher(t *testing.T) {
 // START, an NBoard engine reading its book) does not lose its first move on
 // time: its clock starts once it answered (OK, pong).
 func TestSlowStartNotOnTheClock(t *testing.T) {
+	t.Parallel()
 	python := ciRequires(t, "python3")
 	r := newRunner(t)
 	for i, tc := range []struct {
@@ -113,6 +116,7 @@ func TestSlowStartNotOnTheClock(t *testing.T) {
 // and the log holds what taikai sent, each line marked, with CR LF ends the
 // brain checks.
 func TestPbrainNotesAndLog(t *testing.T) {
+	t.Parallel()
 	python := ciRequires(t, "python3")
 	r := newRunner(t)
 	brain := pbrainBrain(t, python, "MESSAGES=3", "TAIKAI_SEED=5")
@@ -149,6 +153,7 @@ func TestPbrainNotesAndLog(t *testing.T) {
 // (which take no bytes) and data is stopped at the bound while it plays, and
 // the folder does not grow from game to game.
 func TestPbrainFolderBound(t *testing.T) {
+	t.Parallel()
 	python := ciRequires(t, "python3")
 	r := newRunner(t)
 	r.Launcher.FoldersDir = t.TempDir()

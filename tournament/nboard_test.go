@@ -22,6 +22,7 @@ func nboardEngine(t *testing.T, python string, env ...string) engines.Engine {
 // colours, from the start and from an opening, answering in NBoard's form
 // and in Edax's; it checks every set game (taikai's GGF), ping and go.
 func TestNBoardEngineFromSpec(t *testing.T) {
+	t.Parallel()
 	python := ciRequires(t, "python3")
 	r := clientRunner(t)
 	set := tournament.Settings{Game: "othello", MoveTimeMS: 3000}
@@ -78,6 +79,7 @@ func TestNBoardEngineFromSpec(t *testing.T) {
 // The engine misbehaving on purpose: each fault ends the game with the right
 // reason (garbage lines are counted and the game goes on).
 func TestNBoardFaults(t *testing.T) {
+	t.Parallel()
 	python := ciRequires(t, "python3")
 	r := newRunner(t)
 	for i, tc := range []struct {

@@ -22,6 +22,7 @@ func pbrainBrain(t *testing.T, python string, env ...string) engines.Engine {
 // with both colours, from the empty board and from an opening, its lines
 // ended each way the text allows; it checks every command it gets.
 func TestPbrainBrainFromSpec(t *testing.T) {
+	t.Parallel()
 	python := ciRequires(t, "python3")
 	r := clientRunner(t)
 	set := tournament.Settings{Game: "gomoku", Rule: "freestyle", MoveTimeMS: 3000}
@@ -64,6 +65,7 @@ func TestPbrainBrainFromSpec(t *testing.T) {
 // The brain misbehaving on purpose: each fault ends the game with the right
 // reason (garbage lines are counted and the game goes on).
 func TestPbrainFaults(t *testing.T) {
+	t.Parallel()
 	python := ciRequires(t, "python3")
 	r := newRunner(t)
 	for i, tc := range []struct {
@@ -122,6 +124,7 @@ func TestPbrainFaults(t *testing.T) {
 // option tolerance_ms), which it is not told: INFO timeout_turn says the
 // move time.
 func TestPbrainTolerance(t *testing.T) {
+	t.Parallel()
 	python := ciRequires(t, "python3")
 	r := newRunner(t)
 	for i, tc := range []struct {

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -35,6 +34,8 @@ func TestMain(m *testing.M) {
 	}
 	// Race-built engines would otherwise sleep a second at exit.
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
+	// The parallel tests mostly wait for engine processes and their clocks.
+	testkit.Parallel(4)
 	os.Exit(m.Run())
 }
 
@@ -319,33 +320,32 @@ var alive = testkit.Alive
 // under CI=true), python3's real interpreter behind any shim.
 func ciRequires(tb testing.TB, tool string) string {
 	tb.Helper()
-	path := testkit.Tool(tb, tool)
 	if tool == "python3" {
-		return realPython(tb, path)
+		return testkit.Python(tb) // not a version manager's shim
 	}
-	return path
+	return testkit.Tool(tb, tool)
 }
 
-// realPython is the interpreter behind python3: a version manager's shim
-// (pyenv's is a shell script running pyenv) costs every engine start a
-// shell and more, seconds on a loaded machine, where the clocks of these
-// tests do not wait for it.
-func realPython(tb testing.TB, path string) string {
-	tb.Helper()
-	pythonOnce.Do(func() {
-		out, err := exec.Command(path, "-c", "import sys; print(sys.executable)").Output()
-		pythonPath = strings.TrimSpace(string(out))
-		if err != nil || pythonPath == "" {
-			pythonPath = path
-		}
-	})
-	return pythonPath
+// javaPort is the classroom Java client's fixed port 46000: each test's
+// runner hands it to one game at a time, and one test at a time has it.
+var javaPort sync.Mutex
+
+// javaClient is the classroom Java client on its fixed port, run from its
+// source as students do. Not compiled once beforehand: the source launcher
+// compiles before the client connects, which leaves the JVM warm for its
+// first move; a compiled class loads that move's classes on the clock (a
+// 1 s first move lost on time at load 50, seen once).
+func javaClient(t *testing.T) engines.Engine {
+	t.Helper()
+	return engines.Engine{Name: "seed", Game: "othello", Protocol: "othello-board", Port: 46000,
+		Command: []string{"java", "OthelloClient.java", "{host}"}, Dir: clientsDir(t)}
 }
 
-var (
-	pythonOnce sync.Once
-	pythonPath string
-)
+// lockJavaPort takes port 46000 for the rest of the test, its subtests too.
+func lockJavaPort(t *testing.T) {
+	javaPort.Lock()
+	t.Cleanup(javaPort.Unlock)
+}
 
 func clientsDir(tb testing.TB) string {
 	tb.Helper()
@@ -362,15 +362,16 @@ func clientsDir(tb testing.TB) string {
 // legal move is rated 155 or less) the game ends by timeout and is scored;
 // its process is gone afterwards.
 func TestClassroomJavaClient(t *testing.T) {
+	t.Parallel()
 	ciRequires(t, "java")
+	lockJavaPort(t)
 	if shared, err := os.ReadFile("../../shared/clients/OthelloClient.java"); err == nil {
 		mine, _ := os.ReadFile(filepath.Join(clientsDir(t), "OthelloClient.java"))
 		if string(shared) != string(mine) {
 			t.Fatal("engines/testdata/clients/OthelloClient.java differs from shared/clients: it must be the client unchanged")
 		}
 	}
-	seed := engines.Engine{Name: "seed", Game: "othello", Protocol: "othello-board", Port: 46000,
-		Command: []string{"java", "OthelloClient.java", "{host}"}, Dir: clientsDir(t)}
+	seed := javaClient(t)
 	r := newRunner(t)
 	// A wide connect timeout: the JVM compiles the client at every start, and
 	// the games run side by side (the fixed port hands out one connection at
@@ -538,6 +539,7 @@ func TestUnstartedGameKeepsTheStartPosition(t *testing.T) {
 // records how long each engine took (issue 16, item 5): one that builds an
 // opening book first no longer loses by no_connect.
 func TestEngineConnectTimeout(t *testing.T) {
+	t.Parallel()
 	r := newRunner(t)
 	slow := builtinEngine("othello-random", "")
 	slow.Builtin = ""

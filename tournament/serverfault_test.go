@@ -39,6 +39,7 @@ func TestServerFault(t *testing.T) {
 // stored, and the same game with its winner changed, or a move taken out,
 // does not (issue 36, item 4: what a worker hands in is checked so).
 func TestCheckRecordRealGames(t *testing.T) {
+	t.Parallel()
 	r := newRunner(t)
 	for _, tc := range []struct{ black, white, game string }{
 		{"othello-random", "othello-greedy", "othello"},

@@ -44,6 +44,7 @@ func (u *unstorable) FinishGame(ctx context.Context, p *tournament.Played) error
 // same run, even when it was the last one running; before, its running row
 // held the tournament until a restart.
 func TestUnstorableGameIsPlayedAgain(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "taikai.db"))
 	if err != nil {
@@ -114,6 +115,7 @@ func (c *countingRecords) Tallies(ctx context.Context, tid int64, ids [2]int64) 
 // The service reads the engines' tournament records before a game only when
 // a seat speaks othello-move, whose BYE reports them.
 func TestRecordsReadOnlyForOthelloMove(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "taikai.db"))
 	if err != nil {
@@ -204,6 +206,7 @@ func (e *events) Publish(ev tournament.Event) {
 // its SPRT decides, and returns it finished; the decision is published, with
 // its LLR past the bound, before the ends of the games it stopped.
 func TestRunStopsWhenTheSPRTDecides(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "taikai.db"))
 	if err != nil {

@@ -52,6 +52,7 @@ func screenshots(t *testing.T, b *browser, name string) {
 // facts (the program not found, the columns, the line): a generic sentence
 // alone fails, and so does English left on a page or text under WCAG AA.
 func TestBrowserJapaneseClassroom(t *testing.T) {
+	t.Parallel()
 	chromiumPath(t)
 	s := startSite(t)
 	b := startBrowser(t, s)
@@ -330,6 +331,7 @@ func TestBrowserJapaneseClassroom(t *testing.T) {
 // after a refused move says so first on the game page, and the engine
 // page's games list names it, in Japanese.
 func TestBrowserRefusedMoveJapanese(t *testing.T) {
+	t.Parallel()
 	chromiumPath(t)
 	needPython(t)
 	s := startSite(t)

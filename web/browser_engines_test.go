@@ -17,6 +17,7 @@ import (
 // follows a game link; then replays that game with the keyboard alone,
 // checking the board's text alternative against the API's moves at each ply.
 func TestBrowserEnginePage(t *testing.T) {
+	t.Parallel()
 	chromiumPath(t) // skip early (or fail on CI) without a browser
 	rs := playRecordTournaments(t)
 	b := startBrowser(t, rs.site)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -45,7 +46,9 @@ func TestMain(m *testing.M) {
 		race = v + " " + race
 	}
 	os.Setenv("GORACE", race)
-	os.Exit(m.Run())
+	code := m.Run()
+	chromium.stop()
+	os.Exit(code)
 }
 
 const browserToken = "browser-test-token"
@@ -506,45 +509,99 @@ type browser struct {
 	errors []string // JavaScript exceptions, console.error calls, error log entries
 }
 
-func startBrowser(tb testing.TB, s *site) *browser {
+// chromium is the one headless Chromium of the package's tests, started by
+// the first test that needs it and stopped after the last; each test gets a
+// tab of its own in a browser context of its own (cookies, storage and
+// cache are not shared).
+var chromium sharedBrowser
+
+type sharedBrowser struct {
+	once   sync.Once
+	ctx    context.Context // the browser's first tab: the parent of every test's
+	err    error
+	cancel func()
+}
+
+// sharedChromium starts the package's Chromium once and returns its first tab.
+func sharedChromium(tb testing.TB) context.Context {
 	tb.Helper()
 	path := chromiumPath(tb)
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-default-apps", true),
-		chromedp.Flag("disable-background-timer-throttling", true),
-		chromedp.Flag("disable-renderer-backgrounding", true),
-		chromedp.Flag("force-color-profile", "srgb"),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(tb.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelTab := chromedp.NewContext(allocCtx)
-	tb.Cleanup(func() {
-		cancelTab()
-		cancelAlloc() // kills the browser and waits for it
-	})
-	// The first run starts the browser; it must not have a deadline of its own.
-	start := make(chan error, 1)
-	go func() { start <- chromedp.Do(ctx) }()
-	select {
-	case err := <-start:
+	chromium.once.Do(func() {
+		dir, err := os.MkdirTemp("", "taikai-chromium-")
 		if err != nil {
-			tb.Fatalf("start chromium: %v", err)
+			chromium.err = err
+			return
+		}
+		opts := []chromedp.ExecAllocatorOption{
+			chromedp.ExecPath(path),
+			chromedp.Headless,
+			chromedp.NoSandbox,
+			chromedp.DisableGPU,
+			chromedp.NoFirstRun,
+			chromedp.NoDefaultBrowserCheck,
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true),
+			chromedp.Flag("disable-dev-shm-usage", true),
+			chromedp.Flag("disable-extensions", true),
+			chromedp.Flag("disable-default-apps", true),
+			chromedp.Flag("disable-background-timer-throttling", true),
+			chromedp.Flag("disable-renderer-backgrounding", true),
+			chromedp.Flag("force-color-profile", "srgb"),
+			chromedp.Flag("hide-scrollbars", true),
+			chromedp.UserDataDir(dir),
+			chromedp.WindowSize(1280, 900),
+		}
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancelTab := chromedp.NewContext(allocCtx)
+		chromium.ctx = ctx
+		chromium.cancel = func() {
+			cancelTab()
+			cancelAlloc() // kills the browser and waits for it
+			os.RemoveAll(dir)
+		}
+		// The first run starts the browser; it must not have a deadline of its own.
+		start := make(chan error, 1)
+		go func() { start <- chromedp.Do(ctx) }()
+		select {
+		case err := <-start:
+			if err != nil {
+				chromium.err = fmt.Errorf("start chromium: %w", err)
+			}
+		case <-time.After(30 * time.Second):
+			chromium.err = errors.New("chromium did not start in 30s")
+		}
+	})
+	if chromium.err != nil {
+		tb.Fatal(chromium.err)
+	}
+	return chromium.ctx
+}
+
+// stop ends the shared Chromium, if a test started it.
+func (c *sharedBrowser) stop() {
+	if c.cancel != nil {
+		c.cancel()
+	}
+}
+
+func startBrowser(tb testing.TB, s *site) *browser {
+	tb.Helper()
+	// A tab in a new browser context of the shared Chromium, closed (and
+	// its context thrown away) when the test ends.
+	ctx, cancelTab := chromedp.NewContext(sharedChromium(tb), chromedp.WithNewBrowserContext())
+	tb.Cleanup(cancelTab)
+	// The first run opens the tab; like the browser's, without a deadline
+	// of its own.
+	open := make(chan error, 1)
+	go func() { open <- chromedp.Do(ctx) }()
+	select {
+	case err := <-open:
+		if err != nil {
+			tb.Fatalf("open a tab: %v", err)
 		}
 	case <-time.After(30 * time.Second):
-		tb.Fatal("chromium did not start in 30s")
+		tb.Fatal("chromium did not open a tab in 30s")
 	}
 	b := &browser{ctx: ctx, site: s}
 	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {

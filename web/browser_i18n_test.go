@@ -251,6 +251,7 @@ func compactStrings(s []string) []string {
 // admin, in the light and the dark theme: no English may be left but names,
 // and every text passes WCAG AA contrast.
 func TestBrowserJapanese(t *testing.T) {
+	t.Parallel()
 	chromiumPath(t)
 	s := startSite(t)
 	b := startBrowser(t, s)
@@ -603,6 +604,7 @@ func TestBrowserJapanese(t *testing.T) {
 // in the header changes it, and the choice is kept in a cookie that wins
 // over Accept-Language on the next pages.
 func TestBrowserLanguageSwitch(t *testing.T) {
+	t.Parallel()
 	chromiumPath(t)
 	s := startSite(t)
 	b := startBrowser(t, s)
@@ -659,6 +661,7 @@ func TestBrowserLanguageSwitch(t *testing.T) {
 // TestBrowserJapaneseWorkers reads the workers page of a server whose games
 // a worker plays, in Japanese, in both themes, while the worker plays.
 func TestBrowserJapaneseWorkers(t *testing.T) {
+	t.Parallel()
 	chromiumPath(t)
 	s := startSiteWith(t, true)
 	b := startBrowser(t, s)

@@ -13,6 +13,7 @@ import (
 // screen without scrolling, on the page and in the projector view; a
 // checkers board's square numbers are drawn over its pieces, not under.
 func TestBrowserClassroomLayout(t *testing.T) {
+	t.Parallel()
 	chromiumPath(t)
 	s := startSite(t)
 	b := startBrowser(t, s)

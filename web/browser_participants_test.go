@@ -45,6 +45,7 @@ func fetchStatus(tb testing.TB, b *browser, path string) int {
 // and a late upload shows the deadline; a tournament of both engines runs,
 // and each participant reads only their own engine's logs.
 func TestBrowserParticipants(t *testing.T) {
+	t.Parallel()
 	s := startSite(t)
 	b := startBrowser(t, s)
 	dir := t.TempDir()

@@ -121,6 +121,7 @@ func startFromForm(tb testing.TB, b *browser, game string, engine int64, color s
 // a Gomoku game on a phone-sized screen, a checkers capture; and by
 // keyboard only. Screenshots of /play mid-game at 1366x768 and on a phone.
 func TestBrowserPlay(t *testing.T) {
+	t.Parallel()
 	chromiumPath(t)
 	s := startSite(t, func(srv *web.Server) { srv.Play.Guests = true })
 	ids := map[string]int64{}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -15,12 +14,15 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/taikai-dev/taikai/internal/testkit"
 )
 
 // TestBrowser drives the dashboard in headless Chromium against a real server
 // playing real games between built-in engines. The steps share one server and
 // one browser, and run in order: later steps use the games of earlier ones.
 func TestBrowser(t *testing.T) {
+	t.Parallel()
 	chromiumPath(t) // skip early (or fail on CI) without a browser
 	start := time.Now()
 	s := startSite(t)
@@ -632,18 +634,7 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("EngineNotes", func(t *testing.T) {
 		// An NBoard engine's evaluations show beside its moves.
-		python, err := exec.LookPath("python3")
-		if err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatal("python3 is required when CI=true")
-			}
-			t.Skip("python3 not installed")
-		}
-		// The interpreter itself, not a version manager's shim (pyenv's
-		// costs seconds a start on a loaded machine).
-		if out, err := exec.Command(python, "-c", "import sys; print(sys.executable)").Output(); err == nil && strings.TrimSpace(string(out)) != "" {
-			python = strings.TrimSpace(string(out))
-		}
+		python := testkit.Python(t) // skipped without it, except under CI=true; not a shim
 		script, _ := filepath.Abs("../engines/testdata/clients/nboard_engine.py")
 		var e, r engineAnswer
 		s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "nboard-engine", "game": "othello", "protocol": "nboard", "command": []string{python, script}}, &e)
@@ -889,16 +880,7 @@ func TestBrowser(t *testing.T) {
 		// A brain's long MESSAGEs (Rapfi's "Speed | Depth | Eval | Time"
 		// and "Bestline" lines): the last shows beside the move, all of
 		// them in its title, and both columns of the move list stay whole.
-		python, err := exec.LookPath("python3")
-		if err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatal("python3 is required when CI=true")
-			}
-			t.Skip("python3 not installed")
-		}
-		if out, err := exec.Command(python, "-c", "import sys; print(sys.executable)").Output(); err == nil && strings.TrimSpace(string(out)) != "" {
-			python = strings.TrimSpace(string(out))
-		}
+		python := testkit.Python(t) // skipped without it, except under CI=true; not a shim
 		script, _ := filepath.Abs("../engines/testdata/clients/pbrain_brain.py")
 		pad := " | Speed 1234567 | Depth 17-23 | Eval 125 | Time 4321ms | Bestline h8 i9 j10 k11 g7 f6 e5"
 		var e, r engineAnswer

@@ -29,6 +29,7 @@ func startPacedTournament(t *testing.T, s *site, name string, gamesPerPair int) 
 // page shows its moves arriving live, board by board as the API has them;
 // once over, the page says which worker played it.
 func TestBrowserWorkers(t *testing.T) {
+	t.Parallel()
 	chromiumPath(t)
 	s := startSiteWith(t, true)
 	b := startBrowser(t, s)

@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/taikai-dev/taikai/internal/testkit"
 )
 
 // The pre-flight check (issue 21) plays one short game of an engine against
@@ -85,13 +86,7 @@ func TestPreflightCheck(t *testing.T) {
 // INFO rule, and a brain told rule 0 (freestyle) that played a double-three
 // failed its check (Carbon, 1 time in 4).
 func TestPreflightCheckPbrainRule(t *testing.T) {
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("python3 is required in CI")
-		}
-		t.Skip("no python3")
-	}
+	python := testkit.Python(t) // skipped without it, except under CI=true
 	brain, err := filepath.Abs("../engines/testdata/clients/pbrain_brain.py")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/taikai-dev/taikai/internal/testkit"
 )
 
 // TestMatchTimeoutAfterRefusal (issue 37, item 3 and 6): the progress line,
@@ -19,12 +21,8 @@ import (
 // ran out of time, the summary counts each engine's losses by how they
 // ended, and --logs holds the ERROR lines the server sent.
 func TestMatchTimeoutAfterRefusal(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("python3 is missing, and CI=true")
-		}
-		t.Skip("no python3")
-	}
+	t.Parallel()                // it waits out three 1 s clocks
+	python := testkit.Python(t) // skipped without it, except under CI=true; not a shim
 	dir := t.TempDir()
 	// The client's move is refused, and it waits (engines/testdata/clients).
 	client, err := os.ReadFile("../../engines/testdata/clients/refused_waiter.py")
@@ -35,7 +33,7 @@ func TestMatchTimeoutAfterRefusal(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := filepath.Join(dir, "logs")
-	spec := "name=waiter cmd='python3 client.py {host} {port}' dir=" + dir + " protocol=othello-board"
+	spec := "name=waiter cmd='" + python + " client.py {host} {port}' dir=" + dir + " protocol=othello-board"
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"match", "--games", "2", "--move-time", "1s", "--logs", logs, spec, "othello-random"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/taikai-dev/taikai/internal/testkit"
 )
 
 // workerProcess is a running `taikai worker`.
@@ -163,17 +165,21 @@ func TestClusterEndToEnd(t *testing.T) {
 		workers[name] = startWorker(t, secrets[name], bin, natsURL, name, filepath.Join(dir, "worker-"+name), flags...)
 	}
 
-	// Engines: the classroom Java client uploaded as a file (its directory
-	// goes to the workers by content), two built-ins, and alpha-beta given
-	// as a command that thinks 20 ms a move.
-	src := mustRead(t, "../../engines/testdata/clients/OthelloClient.java")
-	java := upload(t, s, `{"name":"seed-000","game":"othello","protocol":"othello-board","command":"java OthelloClient.java {host}","port":46000}`,
-		map[string][]byte{"OthelloClient.java": src})
+	// Engines: the classroom Java client uploaded as files (its directory
+	// goes to the workers by content), compiled here once: `java
+	// OthelloClient.java` would compile it again in each of its 30 games;
+	// two built-ins, and alpha-beta given as a command that thinks 20 ms a
+	// move.
+	classes := testkit.JavaClasses(t, "../../engines/testdata/clients/OthelloClient.java")
+	java := upload(t, s, `{"name":"seed-000","game":"othello","protocol":"othello-board","command":"java OthelloClient {host}","port":46000}`,
+		map[string][]byte{"OthelloClient.java": mustRead(t, filepath.Join(classes, "OthelloClient.java")), "OthelloClient.class": mustRead(t, filepath.Join(classes, "OthelloClient.class"))})
 	greedy := s.postJSON(t, "/api/engines", `{"name":"greedy","game":"othello","builtin":"othello-greedy"}`)
 	random := s.postJSON(t, "/api/engines", `{"name":"random","game":"othello","builtin":"othello-random"}`)
 	ab := s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":"alphabeta","game":"othello","command":[%q,"engine","othello-alphabeta","--host","{host}","--port","{port}","--time-ms","20"]}`, bin))
+	// Most of the Java client's games end at its known stall (PUT 0 0, then
+	// silence), which waits out a move's time: 1 s, not 5.
 	tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(
-		`{"name":"cluster","game":"othello","engines":[%d,%d,%d,%d],"games_per_pair":10,"move_time_ms":5000,"concurrency":3,"start":true}`,
+		`{"name":"cluster","game":"othello","engines":[%d,%d,%d,%d],"games_per_pair":10,"move_time_ms":1000,"concurrency":3,"start":true}`,
 		java, greedy, random, ab))
 
 	// w1 is killed mid-game twice, started again after each.

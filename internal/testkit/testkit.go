@@ -5,10 +5,15 @@ package testkit
 
 import (
 	"bytes"
+	"flag"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -26,12 +31,70 @@ func Need(tb testing.TB, what string, err error) {
 	tb.Skipf("%s unavailable: %v", what, err)
 }
 
+// Parallel lets up to n parallel tests run at once (-test.parallel, which
+// defaults to GOMAXPROCS: 2 on a 2-core machine) unless the command line
+// sets -test.parallel. It is for a package whose parallel tests spend most
+// of their time waiting (on engine processes, clocks, a browser) rather
+// than computing. Call it from TestMain, before m.Run.
+func Parallel(n int) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set && n > runtime.GOMAXPROCS(0) {
+		flag.Set("test.parallel", strconv.Itoa(n))
+	}
+}
+
 // Tool returns the path of the program tool, as Need would have it.
 func Tool(tb testing.TB, tool string) string {
 	tb.Helper()
 	path, err := exec.LookPath(tool)
 	Need(tb, tool, err)
 	return path
+}
+
+// Python returns the path of the interpreter behind python3, as Tool would
+// have it: a version manager's shim (pyenv's is a shell script running
+// pyenv) costs every start a shell and more, seconds on a loaded machine.
+func Python(tb testing.TB) string {
+	tb.Helper()
+	path := Tool(tb, "python3")
+	python.once.Do(func() {
+		out, err := exec.Command(path, "-c", "import sys; print(sys.executable)").Output()
+		python.path = strings.TrimSpace(string(out))
+		if err != nil || python.path == "" {
+			python.path = path
+		}
+	})
+	return python.path
+}
+
+var python struct {
+	once sync.Once
+	path string
+}
+
+// JavaClasses compiles the Java source file src with javac into a new
+// temporary directory, which it returns with a copy of src beside the
+// classes: a directory that runs as `java CLASS`, where `java FILE.java`
+// would compile the source again at every start (seconds of CPU each).
+func JavaClasses(tb testing.TB, src string) string {
+	tb.Helper()
+	javac := Tool(tb, "javac")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dir := tb.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, filepath.Base(src)), b, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	if out, err := exec.Command(javac, "-d", dir, filepath.Join(dir, filepath.Base(src))).CombinedOutput(); err != nil {
+		tb.Fatalf("javac %s: %v\n%s", src, err, out)
+	}
+	return dir
 }
 
 // FreePort is a loopback TCP port nothing listens on now.
