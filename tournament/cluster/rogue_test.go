@@ -74,29 +74,17 @@ func TestRogueResultsAndTicks(t *testing.T) {
 	}
 	defer srv.Close()
 	var shown atomic.Int64
-	spec := tournament.GameSpec{ID: 7, Settings: tournament.Settings{Game: "othello", Size: 8},
-		OnMove: func(tournament.Tick) { shown.Add(1) }}
-	got := make(chan *tournament.Played, 1)
-	go func() {
-		p, stored := srv.Play(ctx, spec)
-		stored(true)
-		got <- p
-	}()
-	ask := func(kind string, v any) string {
+	got := playing(ctx, srv, tournament.GameSpec{ID: 7, Settings: tournament.Settings{Game: "othello", Size: 8},
+		OnMove: func(tournament.Tick) { shown.Add(1) }})
+	answer := func(kind string, v any) string {
 		t.Helper()
-		data, _ := json.Marshal(v)
-		m, err := nc.Request(oldSubject(7, kind), data, 10*time.Second)
+		a, err := ask(nc, oldSubject(7, kind), v)
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
-		return string(m.Data)
+		return a
 	}
-	for deadline := time.Now().Add(30 * time.Second); ask("claim", claimMsg{Attempt: 1, Worker: "honest"}) != answerGo; {
-		if time.Now().After(deadline) {
-			t.Fatal("the game was never claimable")
-		}
-		time.Sleep(10 * time.Millisecond) // Play may not have queued it yet
-	}
+	claimGo(t, nc, oldSubject(7, "claim"), claimMsg{Attempt: 1, Worker: "honest"})
 	// 3,000 ticks, and one of 5 KB.
 	for i := range 3000 {
 		data, _ := json.Marshal(tickMsg{Attempt: 1, Tick: tournament.Tick{Ply: i + 1}})
@@ -109,7 +97,7 @@ func TestRogueResultsAndTicks(t *testing.T) {
 	}
 	// A legal game, but not from the claim's worker.
 	stolen := legalGame(t, 3)
-	if a := ask("result", resultMsg{Attempt: 1, Worker: "mallory", Played: &tournament.Played{Record: stolen}}); a != answerStale {
+	if a := answer("result", resultMsg{Attempt: 1, Worker: "mallory", Played: &tournament.Played{Record: stolen}}); a != answerStale {
 		t.Errorf("a result from a worker without the claim: %s, want stale", a)
 	}
 	select {
@@ -119,13 +107,8 @@ func TestRogueResultsAndTicks(t *testing.T) {
 	}
 	// The claim's worker hands in a game the rules do not allow.
 	fake := games.Record{Outcome: games.Outcome{Winner: games.White, Loser: games.Black, Reason: games.ReasonNormal}}
-	ask("result", resultMsg{Attempt: 1, Worker: "honest", Played: &tournament.Played{Record: fake}})
-	var p *tournament.Played
-	select {
-	case p = <-got:
-	case <-time.After(30 * time.Second):
-		t.Fatal("Play did not return")
-	}
+	answer("result", resultMsg{Attempt: 1, Worker: "honest", Played: &tournament.Played{Record: fake}})
+	p := stored(t, got)
 	t.Logf("fake result stored as %+v (%s); %d of 3,001 ticks shown; stats %+v", p.Outcome, p.Detail, shown.Load(), srv.Stats())
 	if p.Outcome.Reason != games.ReasonAborted || !strings.Contains(p.Detail, "refused") {
 		t.Errorf("'white won, 0 plies' stored as %+v (%s), want aborted (played again)", p.Outcome, p.Detail)
@@ -142,6 +125,81 @@ func TestRogueResultsAndTicks(t *testing.T) {
 // credentials sent it: no worker name.
 func oldSubject(id int64, kind string) string {
 	return gamePrefix + strconv.FormatInt(id, 10) + "." + kind
+}
+
+// playing has srv play spec as the tournament service does; the channel gets
+// the game once it is stored.
+func playing(ctx context.Context, srv *Server, spec tournament.GameSpec) <-chan *tournament.Played {
+	got := make(chan *tournament.Played, 1)
+	go func() {
+		p, stored := srv.Play(ctx, spec)
+		stored(true)
+		got <- p
+	}()
+	return got
+}
+
+// stored waits for the game Play stored.
+func stored(t *testing.T, got <-chan *tournament.Played) *tournament.Played {
+	t.Helper()
+	select {
+	case p := <-got:
+		return p
+	case <-time.After(30 * time.Second):
+		t.Fatal("Play did not return")
+		return nil
+	}
+}
+
+// notStored checks that Play has not returned yet.
+func notStored(t *testing.T, got <-chan *tournament.Played, whose string) {
+	t.Helper()
+	select {
+	case p := <-got:
+		t.Fatalf("%s was taken: %+v", whose, p.Outcome)
+	default:
+	}
+}
+
+// ask sends v as a request on subject and returns the server's answer.
+func ask(c *nats.Conn, subject string, v any) (string, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	m, err := c.Request(subject, data, 10*time.Second)
+	if err != nil {
+		return "", err
+	}
+	return string(m.Data), nil
+}
+
+// claimGo claims a game until the server answers go (Play may not have
+// queued it yet).
+func claimGo(t *testing.T, c *nats.Conn, subject string, claim claimMsg) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if a, _ := ask(c, subject, claim); a == answerGo {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never claimed the game on %s", claim.Worker, subject)
+		}
+	}
+}
+
+// issue gives each worker credentials and returns their secrets.
+func issue(t *testing.T, creds *Credentials, names ...string) map[string]string {
+	t.Helper()
+	secrets := map[string]string{}
+	for _, name := range names {
+		s, err := creds.Issue(name)
+		if err != nil {
+			t.Fatalf("credentials for %s: %v", name, err)
+		}
+		secrets[name] = s
+	}
+	return secrets
 }
 
 // Per-worker credentials (issue 36, item 4) against rogue NATS clients.
@@ -230,14 +288,8 @@ func workerCredentials(t *testing.T, token string) {
 	if err != nil {
 		t.Fatalf("the shared token %q before any credential: %v", token, err)
 	}
-	aliceSecret, err := creds.Issue("alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bobSecret, err := creds.Issue("bob")
-	if err != nil {
-		t.Fatal(err)
-	}
+	secrets := issue(t, creds, "alice", "bob")
+	bobSecret := secrets["bob"]
 	// The first credential closes the shared token's connections.
 	for deadline := time.Now().Add(10 * time.Second); !legacy.IsClosed(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -259,36 +311,15 @@ func workerCredentials(t *testing.T, token string) {
 	refused("a name without credentials", nats.UserInfo("mallory", bobSecret))
 	refused("the server's name", nats.UserInfo(serverUser, bobSecret))
 
-	alice, _ := dialWorker(t, e, "alice", aliceSecret)
+	alice, _ := dialWorker(t, e, "alice", secrets["alice"])
 	bob, bobErrs := dialWorker(t, e, "bob", bobSecret)
 	violation := func(what string) {
 		t.Helper()
 		violation(t, bobErrs, what)
 	}
 
-	spec := tournament.GameSpec{ID: 7, Settings: tournament.Settings{Game: "othello", Size: 8}}
-	got := make(chan *tournament.Played, 1)
-	go func() {
-		p, stored := srv.Play(ctx, spec)
-		stored(true)
-		got <- p
-	}()
-	ask := func(c *nats.Conn, subject string, v any) (string, error) {
-		data, _ := json.Marshal(v)
-		m, err := c.Request(subject, data, 5*time.Second)
-		if err != nil {
-			return "", err
-		}
-		return string(m.Data), nil
-	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if a, _ := ask(alice, gameSubject(7, "claim", "alice"), claimMsg{Attempt: 1, Worker: "alice"}); a == answerGo {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("alice never claimed the game")
-		}
-	}
+	got := playing(ctx, srv, tournament.GameSpec{ID: 7, Settings: tournament.Settings{Game: "othello", Size: 8}})
+	claimGo(t, alice, gameSubject(7, "claim", "alice"), claimMsg{Attempt: 1, Worker: "alice"})
 	stolen := legalGame(t, 3)
 	// On alice's subject: refused by NATS, never reaches the server.
 	if a, err := ask(bob, gameSubject(7, "result", "alice"), resultMsg{Attempt: 1, Worker: "alice", Played: &tournament.Played{Record: stolen}}); err == nil {
@@ -323,11 +354,7 @@ func workerCredentials(t *testing.T, token string) {
 	if a, err := ask(bob, gameSubject(7, "result", "bob"), resultMsg{Attempt: 9, Worker: "bob", Played: &tournament.Played{Record: stolen}}); a != answerStale {
 		t.Errorf("bob's result for the attempt he named: %q %v, want stale", a, err)
 	}
-	select {
-	case p := <-got:
-		t.Fatalf("bob's result was taken: %+v", p.Outcome)
-	default:
-	}
+	notStored(t, got, "bob's result")
 	// Reading alice's replies, queueing a game, a heartbeat as alice or as
 	// a worker that is not bob.
 	if _, err := bob.Subscribe(inboxPrefix("alice")+".>", func(*nats.Msg) {}); err == nil {
@@ -368,13 +395,8 @@ func workerCredentials(t *testing.T, token string) {
 	if a, err := ask(alice, gameSubject(7, "result", "alice"), resultMsg{Attempt: 1, Worker: "alice", Played: &tournament.Played{Record: stolen}}); a != answerStored {
 		t.Errorf("alice's result: %q %v, want stored", a, err)
 	}
-	select {
-	case p := <-got:
-		if p.Worker != "alice" || p.Outcome.Reason == games.ReasonAborted {
-			t.Errorf("stored %+v by %q, want alice's game", p.Outcome, p.Worker)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("Play did not return")
+	if p := stored(t, got); p.Worker != "alice" || p.Outcome.Reason == games.ReasonAborted {
+		t.Errorf("stored %+v by %q, want alice's game", p.Outcome, p.Worker)
 	}
 	t.Logf("stats %+v", srv.Stats())
 }
@@ -389,14 +411,7 @@ func TestWorkerPermissionsNarrow(t *testing.T) {
 	e, nc, _, creds := credentialed(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	secrets := map[string]string{}
-	for _, name := range []string{"alice", "bob"} {
-		s, err := creds.Issue(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		secrets[name] = s
-	}
+	secrets := issue(t, creds, "alice", "bob")
 	alice, _ := dialWorker(t, e, "alice", secrets["alice"])
 	bob, bobErrs := dialWorker(t, e, "bob", secrets["bob"])
 
@@ -585,17 +600,10 @@ func TestReconnectedWorkerKeepsItsGame(t *testing.T) {
 	e, _, srv, creds := credentialed(t) // ack wait 5 s
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	aliceSecret, err := creds.Issue("alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bobSecret, err := creds.Issue("bob")
-	if err != nil {
-		t.Fatal(err)
-	}
+	secrets := issue(t, creds, "alice", "bob")
 	proxy := newCutter(t, strings.TrimPrefix(e.URL(), "nats://"))
 	aliceErrs, reconnected := make(chan error, 100), make(chan struct{}, 1)
-	alice, err := nats.Connect(proxy.url(), append(WorkerAuth("alice", aliceSecret), nats.Timeout(10*time.Second),
+	alice, err := nats.Connect(proxy.url(), append(WorkerAuth("alice", secrets["alice"]), nats.Timeout(10*time.Second),
 		nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond),
 		nats.ReconnectHandler(func(*nats.Conn) { reconnected <- struct{}{} }),
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
@@ -608,15 +616,9 @@ func TestReconnectedWorkerKeepsItsGame(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer alice.Close()
-	bob, _ := dialWorker(t, e, "bob", bobSecret)
+	bob, _ := dialWorker(t, e, "bob", secrets["bob"])
 
-	spec := tournament.GameSpec{ID: 7, Settings: tournament.Settings{Game: "othello", Size: 8}}
-	got := make(chan *tournament.Played, 1)
-	go func() {
-		p, stored := srv.Play(ctx, spec)
-		stored(true)
-		got <- p
-	}()
+	got := playing(ctx, srv, tournament.GameSpec{ID: 7, Settings: tournament.Settings{Game: "othello", Size: 8}})
 	take := func(c *nats.Conn, who string) (jetstream.Msg, uint64) {
 		t.Helper()
 		js, err := jetstream.New(c)
@@ -643,12 +645,11 @@ func TestReconnectedWorkerKeepsItsGame(t *testing.T) {
 	}
 	claim := func(c *nats.Conn, who string, attempt uint64) string {
 		t.Helper()
-		data, _ := json.Marshal(claimMsg{Attempt: int(attempt), Worker: who})
-		m, err := c.Request(gameSubject(7, "claim", who), data, 10*time.Second)
+		a, err := ask(c, gameSubject(7, "claim", who), claimMsg{Attempt: int(attempt), Worker: who})
 		if err != nil {
 			t.Fatalf("%s's claim: %v", who, err)
 		}
-		return string(m.Data)
+		return a
 	}
 	m, n := take(alice, "alice")
 	if a := claim(alice, "alice", n); n != 1 || a != answerGo {
@@ -686,15 +687,10 @@ func TestReconnectedWorkerKeepsItsGame(t *testing.T) {
 	m2.NakWithDelay(time.Second)
 
 	// Alice's result is stored, at her first attempt; nothing was played again.
-	data, _ := json.Marshal(resultMsg{Attempt: 1, Worker: "alice", Played: &tournament.Played{Record: legalGame(t, 5)}})
-	r, err := alice.Request(gameSubject(7, "result", "alice"), data, 30*time.Second)
-	if err != nil {
-		t.Fatalf("alice's result: %v", err)
+	if a, err := ask(alice, gameSubject(7, "result", "alice"), resultMsg{Attempt: 1, Worker: "alice", Played: &tournament.Played{Record: legalGame(t, 5)}}); a != answerStored {
+		t.Fatalf("alice's result: %q %v, want stored", a, err)
 	}
-	if string(r.Data) != answerStored {
-		t.Fatalf("alice's result: %s, want stored", r.Data)
-	}
-	p := <-got
+	p := stored(t, got)
 	if p.Worker != "alice" || p.Attempt != 1 || p.Outcome.Reason == games.ReasonAborted {
 		t.Errorf("stored %+v by %q at attempt %d, want alice's game at attempt 1", p.Outcome, p.Worker, p.Attempt)
 	}
