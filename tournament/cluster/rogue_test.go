@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -404,8 +406,8 @@ func workerCredentials(t *testing.T, token string) {
 // A worker's credentials (issue 36, item 4) do not reach beyond its own
 // work: another worker's queue message cannot be acknowledged, handed back
 // (which would have let bob claim alice's game when it came round again) or
-// ended, not even by its exact subject, and the logs stream cannot be
-// purged; alice still acknowledges her own message and puts her logs.
+// ended, not even by its exact subject; alice still acknowledges her own
+// message. (Logs: TestWorkerLogsAreItsOwn.)
 func TestWorkerPermissionsNarrow(t *testing.T) {
 	t.Setenv(TokenEnv, "")
 	e, nc, _, creds := credentialed(t)
@@ -445,15 +447,6 @@ func TestWorkerPermissionsNarrow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Her log, put with her own credentials.
-	alogs, err := ajs.ObjectStore(ctx, LogBucket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := alogs.PutBytes(ctx, "g7-a1-black", []byte("alice's engine log")); err != nil {
-		t.Fatalf("alice puts her log: %v", err)
-	}
-
 	// Bob, on alice's message: its own ack subject, and one forged from the
 	// sequence numbers.
 	forged := fmt.Sprintf("$JS.ACK.%s.%s.1.%d.%d.0.0", Stream, Consumer, meta.Sequence.Stream, meta.Sequence.Consumer)
@@ -464,9 +457,6 @@ func TestWorkerPermissionsNarrow(t *testing.T) {
 		bob.Publish(a.subject, []byte(a.body))
 		violation(t, bobErrs, fmt.Sprintf("bob sends %s to %s", a.body, a.subject))
 	}
-	bob.Publish("$JS.API.STREAM.PURGE.OBJ_"+LogBucket, nil)
-	violation(t, bobErrs, "bob purges the logs stream")
-
 	info, err := js.Consumer(ctx, Stream, Consumer)
 	if err != nil {
 		t.Fatal(err)
@@ -478,14 +468,6 @@ func TestWorkerPermissionsNarrow(t *testing.T) {
 	if ci.NumAckPending != 1 || ci.NumRedelivered != 0 || ci.NumPending != 0 {
 		t.Errorf("after bob's acks: %d pending ack, %d redelivered, %d waiting; want alice's message pending with her alone (1, 0, 0)", ci.NumAckPending, ci.NumRedelivered, ci.NumPending)
 	}
-	logs, err := js.ObjectStore(ctx, LogBucket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, err := logs.GetBytes(ctx, "g7-a1-black"); err != nil || string(got) != "alice's engine log" {
-		t.Errorf("alice's log after bob's purge: %q %v", got, err)
-	}
-
 	// Alice tells the queue she is at work, then acknowledges.
 	if err := m.InProgress(); err != nil {
 		t.Fatal(err)
@@ -498,6 +480,149 @@ func TestWorkerPermissionsNarrow(t *testing.T) {
 	}
 	if ci.NumAckPending != 0 || ci.NumPending != 0 {
 		t.Errorf("after alice's ack: %d pending ack, %d waiting; want 0, 0", ci.NumAckPending, ci.NumPending)
+	}
+}
+
+// A worker's engine logs are its own (issue 36, item 4; a participant's
+// engine output is private). Before, every worker put them in the one bucket
+// taikai-logs, under names anyone could guess (g<game>-a<attempt>-<colour>),
+// and every worker's credentials could read, overwrite and delete objects
+// there. Now alice puts hers, as her worker does, and bob, with credentials
+// of his own, cannot read, put over, delete or purge them, neither through
+// the object store's API nor by their subjects, in alice's bucket or in the
+// old shared one; his own logs he puts. The server stores alice's logs as she
+// put them, then deletes her objects.
+func TestWorkerLogsAreItsOwn(t *testing.T) {
+	t.Setenv(TokenEnv, "")
+	e, nc, srv, creds := credentialed(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	log := slog.New(slog.DiscardHandler)
+	secrets := issue(t, creds, "alice", "bob")
+	alice, _ := dialWorker(t, e, "alice", secrets["alice"])
+	bob, bobErrs := dialWorker(t, e, "bob", secrets["bob"])
+
+	got := playing(ctx, srv, tournament.GameSpec{ID: 7, Settings: tournament.Settings{Game: "othello", Size: 8}, LogDir: t.TempDir()})
+	claimGo(t, alice, gameSubject(7, "claim", "alice"), claimMsg{Attempt: 1, Worker: "alice"})
+	// Bob has a claim of his own (the server answers busy: alice plays it).
+	if a, err := ask(bob, gameSubject(7, "claim", "bob"), claimMsg{Attempt: 2, Worker: "bob"}); err != nil {
+		t.Fatalf("bob's claim: %v", err)
+	} else {
+		t.Logf("bob's claim of attempt 2: %s", a)
+	}
+	putLogs := func(c *nats.Conn, who string, texts [2]string) [2]string {
+		t.Helper()
+		js, err := jetstream.New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paths [2]string
+		for i, text := range texts {
+			paths[i] = filepath.Join(t.TempDir(), who+".log")
+			if err := os.WriteFile(paths[i], []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w := &Worker{Name: who, js: js, Log: log}
+		names := w.putLogs(ctx, log, 7, 1, paths)
+		if names[0] == "" || names[1] == "" {
+			t.Fatalf("%s's logs not put: %q", who, names)
+		}
+		return names
+	}
+	texts := [2]string{"alice's black engine: book f5d6c3", "alice's white engine: eval weights"}
+	names := putLogs(alice, "alice", texts)
+
+	bjs, err := jetstream.New(bob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bucket := range []string{LogBucket, LogBucket + "-alice"} {
+		// Through the object store's API, each step given its time.
+		within := func(f func(context.Context) error) error {
+			bctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			return f(bctx)
+		}
+		var store jetstream.ObjectStore
+		if within(func(ctx context.Context) (err error) { store, err = bjs.ObjectStore(ctx, bucket); return err }) == nil {
+			for _, name := range names {
+				var data []byte
+				if within(func(ctx context.Context) (err error) { data, err = store.GetBytes(ctx, name); return err }) == nil {
+					t.Errorf("bob read alice's log %s in %s: %q", name, bucket, data)
+				}
+				if within(func(ctx context.Context) error {
+					_, err := store.PutBytes(ctx, name, []byte("bob's forgery"))
+					return err
+				}) == nil {
+					t.Errorf("bob put over alice's log %s in %s", name, bucket)
+				}
+				if within(func(ctx context.Context) error { return store.Delete(ctx, name) }) == nil {
+					t.Errorf("bob deleted alice's log %s in %s", name, bucket)
+				}
+			}
+		}
+		// By the subjects: asking for the stream, an object's description
+		// or a message of it, putting over its description or a chunk
+		// (deleting is putting a description), purging or deleting the
+		// stream.
+		stream := "OBJ_" + bucket
+		for _, subject := range []string{
+			"$JS.API.STREAM.INFO." + stream,
+			"$JS.API.DIRECT.GET." + stream + ".$O." + bucket + ".M." + base64.URLEncoding.EncodeToString([]byte(names[0])),
+			"$JS.API.DIRECT.GET." + stream,
+			"$JS.API.STREAM.MSG.GET." + stream,
+			"$O." + bucket + ".M." + base64.URLEncoding.EncodeToString([]byte(names[0])),
+			"$O." + bucket + ".C.forged",
+			"$JS.API.STREAM.PURGE." + stream,
+			"$JS.API.STREAM.DELETE." + stream,
+		} {
+			bob.Publish(subject, []byte(`{"seq":1}`))
+			violationOn(t, bobErrs, subject)
+		}
+	}
+	// His own he puts.
+	putLogs(bob, "bob", [2]string{"bob's black", "bob's white"})
+
+	if a, err := ask(alice, gameSubject(7, "result", "alice"), resultMsg{Attempt: 1, Worker: "alice", Played: &tournament.Played{Record: legalGame(t, 3)}, Logs: names}); a != answerStored {
+		t.Fatalf("alice's result: %q %v, want stored", a, err)
+	}
+	p := stored(t, got)
+	for i, path := range p.Logs {
+		data, err := os.ReadFile(path)
+		if err != nil || string(data) != texts[i] {
+			t.Errorf("%s's log as stored (%s): %q %v, want %q", colors[i], path, data, err, texts[i])
+		}
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := js.ObjectStore(ctx, LogBucket+"-alice")
+	if err != nil {
+		t.Fatalf("alice's bucket: %v", err)
+	}
+	for _, name := range names {
+		if _, err := store.GetInfo(ctx, name); !errors.Is(err, jetstream.ErrObjectNotFound) {
+			t.Errorf("alice's log %s after the game was stored: %v, want deleted", name, err)
+		}
+	}
+}
+
+// violationOn waits for a permissions violation on subject among errs.
+func violationOn(t *testing.T, errs chan error, subject string) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case err := <-errs:
+			if msg := err.Error(); strings.Contains(strings.ToLower(msg), "permissions violation") && strings.Contains(msg, `"`+subject+`"`) {
+				return
+			}
+		case <-deadline:
+			t.Errorf("bob on %s: no permissions violation", subject)
+			return
+		}
 	}
 }
 

@@ -78,10 +78,7 @@ func (w *Worker) Run(ctx context.Context, nc *nats.Conn) error {
 			if w.cons, err = js.Consumer(sctx, Stream, Consumer); err != nil {
 				return err
 			}
-			if files, err = js.ObjectStore(sctx, EngineBucket); err != nil {
-				return err
-			}
-			_, err = js.ObjectStore(sctx, LogBucket)
+			files, err = js.ObjectStore(sctx, EngineBucket)
 			return err
 		}()
 		if err == nil {
@@ -273,8 +270,9 @@ func (w *Worker) play(ctx context.Context, m jetstream.Msg) {
 }
 
 // putLogs puts a game attempt's engine logs (the files at paths, black's and
-// white's, "" for none) in the logs bucket and returns their object names
-// ("" for a log not sent: the game is handed in without it).
+// white's, "" for none) in the worker's own bucket, which the server made at
+// its first claim, and returns their object names ("" for a log not sent:
+// the game is handed in without it).
 func (w *Worker) putLogs(ctx context.Context, log *slog.Logger, game int64, attempt int, paths [2]string) [2]string {
 	var names [2]string
 	if paths == [2]string{} {
@@ -282,9 +280,10 @@ func (w *Worker) putLogs(ctx context.Context, log *slog.Logger, game int64, atte
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	store, err := w.js.ObjectStore(ctx, LogBucket)
+	bucket := WorkerLogBucket(w.Name)
+	store, err := w.js.ObjectStore(ctx, bucket)
 	if err != nil {
-		log.Warn("engine logs not sent", "bucket", LogBucket, "err", err)
+		log.Warn("engine logs not sent", "bucket", bucket, "err", err)
 		return names
 	}
 	for i, path := range paths {
