@@ -932,8 +932,9 @@ func (s *stack) checkCredentials() {
 // credentials of its own: it cannot hand in a result on the worker's
 // subject, nor for the worker's attempt on its own, nor claim the game by
 // naming a newer attempt, nor acknowledge or hand back the worker's queue
-// message, nor queue a game or purge the logs. The game is then finished by
-// the worker, at its first attempt.
+// message, nor queue a game or purge the logs, nor read, put over, delete or
+// purge the worker's engine logs (its own it puts). The game is then finished
+// by the worker, at its first attempt.
 func (s *stack) rogue() {
 	t := s.t
 	t.Helper()
@@ -1002,6 +1003,10 @@ func (s *stack) rogue() {
 		"forged acks":                     "violation 20 of 20",
 		"queue a game":                    "violation",
 		"purge the logs":                  "violation",
+		"read the holder's logs":          "violation 8 of 8",
+		"write the holder's logs":         "violation 4 of 4",
+		"purge the holder's logs":         "violation 4 of 4",
+		"own logs":                        "put",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("rogue client's outcomes:\n got %v\nwant %v\n%s", got, want, out)

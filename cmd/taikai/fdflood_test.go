@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -146,4 +150,47 @@ func TestDescriptorFloodScoresNoGame(t *testing.T) {
 	if reasons["normal"] != len(games) {
 		t.Errorf("game ends %v: want every game normal (none charged to an engine for the server's failure)", reasons)
 	}
+}
+
+// `taikai match` does not play a game the server cannot play forever: with
+// 17 descriptors it opens its database but cannot start the engines (EMFILE:
+// the server's own failure, so aborted, cause server, and played again);
+// the third abort of a game stops the match with exit 1 and an error naming
+// the game and the cause. Before, it played game 1 again once a second until
+// it was killed.
+func TestMatchStopsOnRecurringAbort(t *testing.T) {
+	ciRequires(t, "prlimit") // util-linux
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := taikaiBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, prlimit, "--nofile=17:17", bin, "match", "--games", "2", "--move-time", "1s", "othello-random", "othello-greedy")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("taikai match still ran after 2 min (a game aborted again and again is retried forever):\n%s", tail(stderr.String(), 2000))
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Errorf("exit: %v, want 1", err)
+	}
+	last := strings.TrimSpace(stderr.String())
+	if i := strings.LastIndex(last, "\n"); i >= 0 {
+		last = last[i+1:]
+	}
+	if !regexp.MustCompile(`^taikai match: game [12] \(othello-(random|greedy) vs othello-(random|greedy)\) was played 3 times and never ended: the match stops; the last time: aborted \(cause server\): .*too many open files`).MatchString(last) {
+		t.Errorf("last line of stderr:\n%s\nwant the game, its 3 attempts and the cause (too many open files)\n%s", last, tail(stderr.String(), 2000))
+	}
+	t.Logf("%s", last)
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
 }

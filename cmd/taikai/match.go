@@ -405,7 +405,17 @@ type match struct {
 	result  tournament.PairResult    // the stored record between them, from the first's view
 	decided *tournament.SPRTDecision // once the SPRT decided
 	stopped int                      // games stopped unfinished when the SPRT decided
+	aborts  map[int64]int            // by game index: how often it was aborted (to be played again)
+	failed  error                    // why the match stopped early: a game aborted maxAttempts times
+	stop    context.CancelFunc       // stops the match
+	outer   context.Context          // the caller's: done when the match is interrupted
 }
+
+// maxAttempts is how often a game of the match is played at most: a game
+// aborted (the server's own failure, cause server, is not the engines' and
+// not scored) is played again, but a fault that recurs stops the match with
+// the game and its cause rather than retrying it forever.
+const maxAttempts = 3
 
 // lockedWriter serializes writes to w.
 type lockedWriter struct {
@@ -494,6 +504,11 @@ func (m *match) play(ctx context.Context) error {
 		Log: slog.New(slog.NewTextHandler(m.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 	start := time.Now()
+	m.mu.Lock()
+	m.outer = ctx
+	ctx, m.stop = context.WithCancel(ctx)
+	m.mu.Unlock()
+	defer m.stop()
 	_, err = svc.Run(ctx, m.t.ID)
 	svc.Close()
 	if err != nil {
@@ -501,6 +516,9 @@ func (m *match) play(ctx context.Context) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.failed != nil {
+		return m.failed
+	}
 	if err := m.read(); err != nil {
 		return err
 	}
@@ -542,6 +560,26 @@ func (m *match) ended(p *tournament.Played) {
 	if p.Outcome.Reason == games.ReasonAborted && m.decided != nil {
 		m.stopped++ // stopped by the SPRT's decision: not part of the match
 		return
+	}
+	if p.Outcome.Reason == games.ReasonAborted && m.failed == nil && m.outer != nil && m.outer.Err() == nil {
+		// Aborted, not by an interruption: it is played again, at most
+		// maxAttempts times in all.
+		if m.aborts == nil {
+			m.aborts = map[int64]int{}
+		}
+		m.aborts[p.Spec.Index]++
+		if n := m.aborts[p.Spec.Index]; n >= maxAttempts {
+			why := "aborted"
+			if c := p.Outcome.Cause; c != "" {
+				why += " (cause " + c + ")"
+			}
+			if p.Detail != "" {
+				why += ": " + strings.ReplaceAll(p.Detail, "\n", "; ")
+			}
+			m.failed = fmt.Errorf("game %d (%s vs %s) was played %d times and never ended: the match stops; the last time: %s",
+				p.Spec.Index+1, p.Spec.Black.Name, p.Spec.White.Name, n, why)
+			m.stop()
+		}
 	}
 	m.played[p.Spec.Index] = p
 	if err := m.read(); err != nil {

@@ -23,8 +23,11 @@
 // a message, as the sender's.
 //
 // Engine directories travel through the object store bucket taikai-engines,
-// named by the SHA-256 of their archive; engine logs come back through
-// taikai-logs.
+// named by the SHA-256 of their archive. Engine logs come back through the
+// worker's own bucket, taikai-logs-<w> (WorkerLogBucket), which the server
+// makes at the worker's first claim: a worker may write only its own and read
+// no other's (a participant's engine output is private). Workers of the
+// releases before put them in taikai-logs.
 package cluster
 
 import (
@@ -57,7 +60,7 @@ const (
 	GamesSubject = "taikai.games"
 	Consumer     = "taikai-workers"
 	EngineBucket = "taikai-engines"
-	LogBucket    = "taikai-logs"
+	LogBucket    = "taikai-logs" // logs of workers of the releases before WorkerLogBucket
 	gamePrefix   = "taikai.game."
 	cancelPrefix = "taikai.cancel."
 	workerPrefix = "taikai.worker."
@@ -105,7 +108,12 @@ type resultMsg struct {
 	Attempt int                `json:"attempt"`
 	Worker  string             `json:"worker"`
 	Played  *tournament.Played `json:"played"`
-	Logs    [2]string          `json:"logs"` // black's and white's log objects in LogBucket, "" for none
+	Logs    [2]string          `json:"logs"` // black's and white's log objects in the worker's bucket, "" for none
+
+	// bucket is where the server reads Logs: the bucket of the worker
+	// named by the subject, or LogBucket for a worker of a release before
+	// (no name in the subject).
+	bucket string
 }
 
 type cancelMsg struct {
@@ -281,7 +289,7 @@ func setup(ctx context.Context, js jetstream.JetStream, ackWait time.Duration) e
 	if _, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: EngineBucket, Storage: jetstream.FileStorage}); err != nil {
 		return fmt.Errorf("bucket %s: %w", EngineBucket, err)
 	}
-	if _, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: LogBucket, Storage: jetstream.FileStorage, TTL: 24 * time.Hour}); err != nil {
+	if _, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: LogBucket, Storage: jetstream.FileStorage, TTL: logTTL}); err != nil {
 		return fmt.Errorf("bucket %s: %w", LogBucket, err)
 	}
 	return nil
@@ -311,6 +319,21 @@ func parseGameSubject(subj string) (id int64, kind, worker string, err error) {
 
 // colors are the sides in the order of two-element arrays.
 var colors = [2]games.Color{games.Black, games.White}
+
+// WorkerLogBucket is the object store bucket of a worker's engine logs:
+// taikai-logs-<name>. Worker names (fleet.WorkerNames) are valid bucket names
+// and never a prefix of another's subjects ($O.taikai-logs-<name>.>).
+func WorkerLogBucket(name string) string { return LogBucket + "-" + name }
+
+// Bounds of a worker's log bucket: objects nobody took (a result never handed
+// in) go after a day, and a worker fills at most logBucketBytes of the
+// server's disk (twice the logs of 256 games at once, two of
+// engines.DefaultLogLimit each; the server deletes a game's logs once
+// stored). A put beyond it fails, and the game is stored without that log.
+const (
+	logTTL         = 24 * time.Hour
+	logBucketBytes = 1 << 30
+)
 
 // logObject names a game attempt's log of one colour in LogBucket.
 func logObject(game int64, attempt int, c games.Color) string {

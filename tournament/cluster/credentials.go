@@ -24,7 +24,8 @@ import (
 // Credentials are the workers' own NATS users (issue 36, item 4), issued
 // and revoked by the server's admin. A worker's user may publish only on its
 // own subjects (taikai.game.<id>.<kind>.<name>, taikai.worker.<name>), read
-// only its own inbox, take games from the queue and put logs; it cannot
+// only its own inbox, take games from the queue and put logs in its own
+// bucket (WorkerLogBucket), not read or touch another's; it cannot
 // queue games, answer for another worker or manage the streams. Once one
 // credential exists (or from the start, when the server has a join token,
 // JoinTokenEnv), the shared token (TAIKAI_NATS_TOKEN) and anonymous clients
@@ -199,11 +200,13 @@ const ackExpires = 30 * 24 * time.Hour
 // ackExpires). Such a permission belongs to a connection: after a
 // reconnect a worker can no longer acknowledge what it took before, and a
 // game it plays then goes back to the queue once the worker timeout passes,
-// as when the worker goes silent. It may not purge the logs stream either
-// (nats.go's object store purges only the chunks of an object put again, and
-// ignores a refusal; the bucket's TTL removes them).
+// as when the worker goes silent. Its logs go to its own bucket, which the
+// server made (with its bounds): it may put, read and delete objects there,
+// not create, purge or delete the bucket (nats.go's object store purges only
+// the chunks of an object put again, and ignores a refusal; the bucket's TTL
+// removes them), and nothing of another worker's bucket or of LogBucket.
 func workerPermissions(name string) *server.Permissions {
-	eng, logs := "OBJ_"+EngineBucket, "OBJ_"+LogBucket
+	eng, logs := "OBJ_"+EngineBucket, "OBJ_"+WorkerLogBucket(name)
 	return &server.Permissions{
 		Publish: &server.SubjectPermission{Allow: []string{
 			gamePrefix + "*.*." + name, workerPrefix + name,
@@ -216,7 +219,7 @@ func workerPermissions(name string) *server.Permissions {
 			"$JS.API.CONSUMER.CREATE." + eng, "$JS.API.CONSUMER.CREATE." + eng + ".>",
 			"$JS.API.CONSUMER.DELETE." + eng + ".>",
 			"$JS.FC." + eng + ".>",
-			"$O." + LogBucket + ".>",
+			"$O." + WorkerLogBucket(name) + ".>",
 		}},
 		// Unlimited answers per message (a game's progress acks, then its
 		// ack), until ackExpires.

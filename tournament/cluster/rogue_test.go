@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -74,29 +76,17 @@ func TestRogueResultsAndTicks(t *testing.T) {
 	}
 	defer srv.Close()
 	var shown atomic.Int64
-	spec := tournament.GameSpec{ID: 7, Settings: tournament.Settings{Game: "othello", Size: 8},
-		OnMove: func(tournament.Tick) { shown.Add(1) }}
-	got := make(chan *tournament.Played, 1)
-	go func() {
-		p, stored := srv.Play(ctx, spec)
-		stored(true)
-		got <- p
-	}()
-	ask := func(kind string, v any) string {
+	got := playing(ctx, srv, tournament.GameSpec{ID: 7, Settings: tournament.Settings{Game: "othello", Size: 8},
+		OnMove: func(tournament.Tick) { shown.Add(1) }})
+	answer := func(kind string, v any) string {
 		t.Helper()
-		data, _ := json.Marshal(v)
-		m, err := nc.Request(oldSubject(7, kind), data, 10*time.Second)
+		a, err := ask(nc, oldSubject(7, kind), v)
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
-		return string(m.Data)
+		return a
 	}
-	for deadline := time.Now().Add(30 * time.Second); ask("claim", claimMsg{Attempt: 1, Worker: "honest"}) != answerGo; {
-		if time.Now().After(deadline) {
-			t.Fatal("the game was never claimable")
-		}
-		time.Sleep(10 * time.Millisecond) // Play may not have queued it yet
-	}
+	claimGo(t, nc, oldSubject(7, "claim"), claimMsg{Attempt: 1, Worker: "honest"})
 	// 3,000 ticks, and one of 5 KB.
 	for i := range 3000 {
 		data, _ := json.Marshal(tickMsg{Attempt: 1, Tick: tournament.Tick{Ply: i + 1}})
@@ -109,7 +99,7 @@ func TestRogueResultsAndTicks(t *testing.T) {
 	}
 	// A legal game, but not from the claim's worker.
 	stolen := legalGame(t, 3)
-	if a := ask("result", resultMsg{Attempt: 1, Worker: "mallory", Played: &tournament.Played{Record: stolen}}); a != answerStale {
+	if a := answer("result", resultMsg{Attempt: 1, Worker: "mallory", Played: &tournament.Played{Record: stolen}}); a != answerStale {
 		t.Errorf("a result from a worker without the claim: %s, want stale", a)
 	}
 	select {
@@ -119,13 +109,8 @@ func TestRogueResultsAndTicks(t *testing.T) {
 	}
 	// The claim's worker hands in a game the rules do not allow.
 	fake := games.Record{Outcome: games.Outcome{Winner: games.White, Loser: games.Black, Reason: games.ReasonNormal}}
-	ask("result", resultMsg{Attempt: 1, Worker: "honest", Played: &tournament.Played{Record: fake}})
-	var p *tournament.Played
-	select {
-	case p = <-got:
-	case <-time.After(30 * time.Second):
-		t.Fatal("Play did not return")
-	}
+	answer("result", resultMsg{Attempt: 1, Worker: "honest", Played: &tournament.Played{Record: fake}})
+	p := stored(t, got)
 	t.Logf("fake result stored as %+v (%s); %d of 3,001 ticks shown; stats %+v", p.Outcome, p.Detail, shown.Load(), srv.Stats())
 	if p.Outcome.Reason != games.ReasonAborted || !strings.Contains(p.Detail, "refused") {
 		t.Errorf("'white won, 0 plies' stored as %+v (%s), want aborted (played again)", p.Outcome, p.Detail)
@@ -142,6 +127,81 @@ func TestRogueResultsAndTicks(t *testing.T) {
 // credentials sent it: no worker name.
 func oldSubject(id int64, kind string) string {
 	return gamePrefix + strconv.FormatInt(id, 10) + "." + kind
+}
+
+// playing has srv play spec as the tournament service does; the channel gets
+// the game once it is stored.
+func playing(ctx context.Context, srv *Server, spec tournament.GameSpec) <-chan *tournament.Played {
+	got := make(chan *tournament.Played, 1)
+	go func() {
+		p, stored := srv.Play(ctx, spec)
+		stored(true)
+		got <- p
+	}()
+	return got
+}
+
+// stored waits for the game Play stored.
+func stored(t *testing.T, got <-chan *tournament.Played) *tournament.Played {
+	t.Helper()
+	select {
+	case p := <-got:
+		return p
+	case <-time.After(30 * time.Second):
+		t.Fatal("Play did not return")
+		return nil
+	}
+}
+
+// notStored checks that Play has not returned yet.
+func notStored(t *testing.T, got <-chan *tournament.Played, whose string) {
+	t.Helper()
+	select {
+	case p := <-got:
+		t.Fatalf("%s was taken: %+v", whose, p.Outcome)
+	default:
+	}
+}
+
+// ask sends v as a request on subject and returns the server's answer.
+func ask(c *nats.Conn, subject string, v any) (string, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	m, err := c.Request(subject, data, 10*time.Second)
+	if err != nil {
+		return "", err
+	}
+	return string(m.Data), nil
+}
+
+// claimGo claims a game until the server answers go (Play may not have
+// queued it yet).
+func claimGo(t *testing.T, c *nats.Conn, subject string, claim claimMsg) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if a, _ := ask(c, subject, claim); a == answerGo {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never claimed the game on %s", claim.Worker, subject)
+		}
+	}
+}
+
+// issue gives each worker credentials and returns their secrets.
+func issue(t *testing.T, creds *Credentials, names ...string) map[string]string {
+	t.Helper()
+	secrets := map[string]string{}
+	for _, name := range names {
+		s, err := creds.Issue(name)
+		if err != nil {
+			t.Fatalf("credentials for %s: %v", name, err)
+		}
+		secrets[name] = s
+	}
+	return secrets
 }
 
 // Per-worker credentials (issue 36, item 4) against rogue NATS clients.
@@ -230,14 +290,8 @@ func workerCredentials(t *testing.T, token string) {
 	if err != nil {
 		t.Fatalf("the shared token %q before any credential: %v", token, err)
 	}
-	aliceSecret, err := creds.Issue("alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bobSecret, err := creds.Issue("bob")
-	if err != nil {
-		t.Fatal(err)
-	}
+	secrets := issue(t, creds, "alice", "bob")
+	bobSecret := secrets["bob"]
 	// The first credential closes the shared token's connections.
 	for deadline := time.Now().Add(10 * time.Second); !legacy.IsClosed(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -259,36 +313,15 @@ func workerCredentials(t *testing.T, token string) {
 	refused("a name without credentials", nats.UserInfo("mallory", bobSecret))
 	refused("the server's name", nats.UserInfo(serverUser, bobSecret))
 
-	alice, _ := dialWorker(t, e, "alice", aliceSecret)
+	alice, _ := dialWorker(t, e, "alice", secrets["alice"])
 	bob, bobErrs := dialWorker(t, e, "bob", bobSecret)
 	violation := func(what string) {
 		t.Helper()
 		violation(t, bobErrs, what)
 	}
 
-	spec := tournament.GameSpec{ID: 7, Settings: tournament.Settings{Game: "othello", Size: 8}}
-	got := make(chan *tournament.Played, 1)
-	go func() {
-		p, stored := srv.Play(ctx, spec)
-		stored(true)
-		got <- p
-	}()
-	ask := func(c *nats.Conn, subject string, v any) (string, error) {
-		data, _ := json.Marshal(v)
-		m, err := c.Request(subject, data, 5*time.Second)
-		if err != nil {
-			return "", err
-		}
-		return string(m.Data), nil
-	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if a, _ := ask(alice, gameSubject(7, "claim", "alice"), claimMsg{Attempt: 1, Worker: "alice"}); a == answerGo {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("alice never claimed the game")
-		}
-	}
+	got := playing(ctx, srv, tournament.GameSpec{ID: 7, Settings: tournament.Settings{Game: "othello", Size: 8}})
+	claimGo(t, alice, gameSubject(7, "claim", "alice"), claimMsg{Attempt: 1, Worker: "alice"})
 	stolen := legalGame(t, 3)
 	// On alice's subject: refused by NATS, never reaches the server.
 	if a, err := ask(bob, gameSubject(7, "result", "alice"), resultMsg{Attempt: 1, Worker: "alice", Played: &tournament.Played{Record: stolen}}); err == nil {
@@ -323,11 +356,7 @@ func workerCredentials(t *testing.T, token string) {
 	if a, err := ask(bob, gameSubject(7, "result", "bob"), resultMsg{Attempt: 9, Worker: "bob", Played: &tournament.Played{Record: stolen}}); a != answerStale {
 		t.Errorf("bob's result for the attempt he named: %q %v, want stale", a, err)
 	}
-	select {
-	case p := <-got:
-		t.Fatalf("bob's result was taken: %+v", p.Outcome)
-	default:
-	}
+	notStored(t, got, "bob's result")
 	// Reading alice's replies, queueing a game, a heartbeat as alice or as
 	// a worker that is not bob.
 	if _, err := bob.Subscribe(inboxPrefix("alice")+".>", func(*nats.Msg) {}); err == nil {
@@ -368,13 +397,8 @@ func workerCredentials(t *testing.T, token string) {
 	if a, err := ask(alice, gameSubject(7, "result", "alice"), resultMsg{Attempt: 1, Worker: "alice", Played: &tournament.Played{Record: stolen}}); a != answerStored {
 		t.Errorf("alice's result: %q %v, want stored", a, err)
 	}
-	select {
-	case p := <-got:
-		if p.Worker != "alice" || p.Outcome.Reason == games.ReasonAborted {
-			t.Errorf("stored %+v by %q, want alice's game", p.Outcome, p.Worker)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("Play did not return")
+	if p := stored(t, got); p.Worker != "alice" || p.Outcome.Reason == games.ReasonAborted {
+		t.Errorf("stored %+v by %q, want alice's game", p.Outcome, p.Worker)
 	}
 	t.Logf("stats %+v", srv.Stats())
 }
@@ -382,21 +406,14 @@ func workerCredentials(t *testing.T, token string) {
 // A worker's credentials (issue 36, item 4) do not reach beyond its own
 // work: another worker's queue message cannot be acknowledged, handed back
 // (which would have let bob claim alice's game when it came round again) or
-// ended, not even by its exact subject, and the logs stream cannot be
-// purged; alice still acknowledges her own message and puts her logs.
+// ended, not even by its exact subject; alice still acknowledges her own
+// message. (Logs: TestWorkerLogsAreItsOwn.)
 func TestWorkerPermissionsNarrow(t *testing.T) {
 	t.Setenv(TokenEnv, "")
 	e, nc, _, creds := credentialed(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	secrets := map[string]string{}
-	for _, name := range []string{"alice", "bob"} {
-		s, err := creds.Issue(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		secrets[name] = s
-	}
+	secrets := issue(t, creds, "alice", "bob")
 	alice, _ := dialWorker(t, e, "alice", secrets["alice"])
 	bob, bobErrs := dialWorker(t, e, "bob", secrets["bob"])
 
@@ -430,15 +447,6 @@ func TestWorkerPermissionsNarrow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Her log, put with her own credentials.
-	alogs, err := ajs.ObjectStore(ctx, LogBucket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := alogs.PutBytes(ctx, "g7-a1-black", []byte("alice's engine log")); err != nil {
-		t.Fatalf("alice puts her log: %v", err)
-	}
-
 	// Bob, on alice's message: its own ack subject, and one forged from the
 	// sequence numbers.
 	forged := fmt.Sprintf("$JS.ACK.%s.%s.1.%d.%d.0.0", Stream, Consumer, meta.Sequence.Stream, meta.Sequence.Consumer)
@@ -449,9 +457,6 @@ func TestWorkerPermissionsNarrow(t *testing.T) {
 		bob.Publish(a.subject, []byte(a.body))
 		violation(t, bobErrs, fmt.Sprintf("bob sends %s to %s", a.body, a.subject))
 	}
-	bob.Publish("$JS.API.STREAM.PURGE.OBJ_"+LogBucket, nil)
-	violation(t, bobErrs, "bob purges the logs stream")
-
 	info, err := js.Consumer(ctx, Stream, Consumer)
 	if err != nil {
 		t.Fatal(err)
@@ -463,14 +468,6 @@ func TestWorkerPermissionsNarrow(t *testing.T) {
 	if ci.NumAckPending != 1 || ci.NumRedelivered != 0 || ci.NumPending != 0 {
 		t.Errorf("after bob's acks: %d pending ack, %d redelivered, %d waiting; want alice's message pending with her alone (1, 0, 0)", ci.NumAckPending, ci.NumRedelivered, ci.NumPending)
 	}
-	logs, err := js.ObjectStore(ctx, LogBucket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, err := logs.GetBytes(ctx, "g7-a1-black"); err != nil || string(got) != "alice's engine log" {
-		t.Errorf("alice's log after bob's purge: %q %v", got, err)
-	}
-
 	// Alice tells the queue she is at work, then acknowledges.
 	if err := m.InProgress(); err != nil {
 		t.Fatal(err)
@@ -483,6 +480,149 @@ func TestWorkerPermissionsNarrow(t *testing.T) {
 	}
 	if ci.NumAckPending != 0 || ci.NumPending != 0 {
 		t.Errorf("after alice's ack: %d pending ack, %d waiting; want 0, 0", ci.NumAckPending, ci.NumPending)
+	}
+}
+
+// A worker's engine logs are its own (issue 36, item 4; a participant's
+// engine output is private). Before, every worker put them in the one bucket
+// taikai-logs, under names anyone could guess (g<game>-a<attempt>-<colour>),
+// and every worker's credentials could read, overwrite and delete objects
+// there. Now alice puts hers, as her worker does, and bob, with credentials
+// of his own, cannot read, put over, delete or purge them, neither through
+// the object store's API nor by their subjects, in alice's bucket or in the
+// old shared one; his own logs he puts. The server stores alice's logs as she
+// put them, then deletes her objects.
+func TestWorkerLogsAreItsOwn(t *testing.T) {
+	t.Setenv(TokenEnv, "")
+	e, nc, srv, creds := credentialed(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	log := slog.New(slog.DiscardHandler)
+	secrets := issue(t, creds, "alice", "bob")
+	alice, _ := dialWorker(t, e, "alice", secrets["alice"])
+	bob, bobErrs := dialWorker(t, e, "bob", secrets["bob"])
+
+	got := playing(ctx, srv, tournament.GameSpec{ID: 7, Settings: tournament.Settings{Game: "othello", Size: 8}, LogDir: t.TempDir()})
+	claimGo(t, alice, gameSubject(7, "claim", "alice"), claimMsg{Attempt: 1, Worker: "alice"})
+	// Bob has a claim of his own (the server answers busy: alice plays it).
+	if a, err := ask(bob, gameSubject(7, "claim", "bob"), claimMsg{Attempt: 2, Worker: "bob"}); err != nil {
+		t.Fatalf("bob's claim: %v", err)
+	} else {
+		t.Logf("bob's claim of attempt 2: %s", a)
+	}
+	putLogs := func(c *nats.Conn, who string, texts [2]string) [2]string {
+		t.Helper()
+		js, err := jetstream.New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paths [2]string
+		for i, text := range texts {
+			paths[i] = filepath.Join(t.TempDir(), who+".log")
+			if err := os.WriteFile(paths[i], []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w := &Worker{Name: who, js: js, Log: log}
+		names := w.putLogs(ctx, log, 7, 1, paths)
+		if names[0] == "" || names[1] == "" {
+			t.Fatalf("%s's logs not put: %q", who, names)
+		}
+		return names
+	}
+	texts := [2]string{"alice's black engine: book f5d6c3", "alice's white engine: eval weights"}
+	names := putLogs(alice, "alice", texts)
+
+	bjs, err := jetstream.New(bob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bucket := range []string{LogBucket, LogBucket + "-alice"} {
+		// Through the object store's API, each step given its time.
+		within := func(f func(context.Context) error) error {
+			bctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			return f(bctx)
+		}
+		var store jetstream.ObjectStore
+		if within(func(ctx context.Context) (err error) { store, err = bjs.ObjectStore(ctx, bucket); return err }) == nil {
+			for _, name := range names {
+				var data []byte
+				if within(func(ctx context.Context) (err error) { data, err = store.GetBytes(ctx, name); return err }) == nil {
+					t.Errorf("bob read alice's log %s in %s: %q", name, bucket, data)
+				}
+				if within(func(ctx context.Context) error {
+					_, err := store.PutBytes(ctx, name, []byte("bob's forgery"))
+					return err
+				}) == nil {
+					t.Errorf("bob put over alice's log %s in %s", name, bucket)
+				}
+				if within(func(ctx context.Context) error { return store.Delete(ctx, name) }) == nil {
+					t.Errorf("bob deleted alice's log %s in %s", name, bucket)
+				}
+			}
+		}
+		// By the subjects: asking for the stream, an object's description
+		// or a message of it, putting over its description or a chunk
+		// (deleting is putting a description), purging or deleting the
+		// stream.
+		stream := "OBJ_" + bucket
+		for _, subject := range []string{
+			"$JS.API.STREAM.INFO." + stream,
+			"$JS.API.DIRECT.GET." + stream + ".$O." + bucket + ".M." + base64.URLEncoding.EncodeToString([]byte(names[0])),
+			"$JS.API.DIRECT.GET." + stream,
+			"$JS.API.STREAM.MSG.GET." + stream,
+			"$O." + bucket + ".M." + base64.URLEncoding.EncodeToString([]byte(names[0])),
+			"$O." + bucket + ".C.forged",
+			"$JS.API.STREAM.PURGE." + stream,
+			"$JS.API.STREAM.DELETE." + stream,
+		} {
+			bob.Publish(subject, []byte(`{"seq":1}`))
+			violationOn(t, bobErrs, subject)
+		}
+	}
+	// His own he puts.
+	putLogs(bob, "bob", [2]string{"bob's black", "bob's white"})
+
+	if a, err := ask(alice, gameSubject(7, "result", "alice"), resultMsg{Attempt: 1, Worker: "alice", Played: &tournament.Played{Record: legalGame(t, 3)}, Logs: names}); a != answerStored {
+		t.Fatalf("alice's result: %q %v, want stored", a, err)
+	}
+	p := stored(t, got)
+	for i, path := range p.Logs {
+		data, err := os.ReadFile(path)
+		if err != nil || string(data) != texts[i] {
+			t.Errorf("%s's log as stored (%s): %q %v, want %q", colors[i], path, data, err, texts[i])
+		}
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := js.ObjectStore(ctx, LogBucket+"-alice")
+	if err != nil {
+		t.Fatalf("alice's bucket: %v", err)
+	}
+	for _, name := range names {
+		if _, err := store.GetInfo(ctx, name); !errors.Is(err, jetstream.ErrObjectNotFound) {
+			t.Errorf("alice's log %s after the game was stored: %v, want deleted", name, err)
+		}
+	}
+}
+
+// violationOn waits for a permissions violation on subject among errs.
+func violationOn(t *testing.T, errs chan error, subject string) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case err := <-errs:
+			if msg := err.Error(); strings.Contains(strings.ToLower(msg), "permissions violation") && strings.Contains(msg, `"`+subject+`"`) {
+				return
+			}
+		case <-deadline:
+			t.Errorf("bob on %s: no permissions violation", subject)
+			return
+		}
 	}
 }
 
@@ -585,17 +725,10 @@ func TestReconnectedWorkerKeepsItsGame(t *testing.T) {
 	e, _, srv, creds := credentialed(t) // ack wait 5 s
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	aliceSecret, err := creds.Issue("alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bobSecret, err := creds.Issue("bob")
-	if err != nil {
-		t.Fatal(err)
-	}
+	secrets := issue(t, creds, "alice", "bob")
 	proxy := newCutter(t, strings.TrimPrefix(e.URL(), "nats://"))
 	aliceErrs, reconnected := make(chan error, 100), make(chan struct{}, 1)
-	alice, err := nats.Connect(proxy.url(), append(WorkerAuth("alice", aliceSecret), nats.Timeout(10*time.Second),
+	alice, err := nats.Connect(proxy.url(), append(WorkerAuth("alice", secrets["alice"]), nats.Timeout(10*time.Second),
 		nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond),
 		nats.ReconnectHandler(func(*nats.Conn) { reconnected <- struct{}{} }),
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
@@ -608,15 +741,9 @@ func TestReconnectedWorkerKeepsItsGame(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer alice.Close()
-	bob, _ := dialWorker(t, e, "bob", bobSecret)
+	bob, _ := dialWorker(t, e, "bob", secrets["bob"])
 
-	spec := tournament.GameSpec{ID: 7, Settings: tournament.Settings{Game: "othello", Size: 8}}
-	got := make(chan *tournament.Played, 1)
-	go func() {
-		p, stored := srv.Play(ctx, spec)
-		stored(true)
-		got <- p
-	}()
+	got := playing(ctx, srv, tournament.GameSpec{ID: 7, Settings: tournament.Settings{Game: "othello", Size: 8}})
 	take := func(c *nats.Conn, who string) (jetstream.Msg, uint64) {
 		t.Helper()
 		js, err := jetstream.New(c)
@@ -643,12 +770,11 @@ func TestReconnectedWorkerKeepsItsGame(t *testing.T) {
 	}
 	claim := func(c *nats.Conn, who string, attempt uint64) string {
 		t.Helper()
-		data, _ := json.Marshal(claimMsg{Attempt: int(attempt), Worker: who})
-		m, err := c.Request(gameSubject(7, "claim", who), data, 10*time.Second)
+		a, err := ask(c, gameSubject(7, "claim", who), claimMsg{Attempt: int(attempt), Worker: who})
 		if err != nil {
 			t.Fatalf("%s's claim: %v", who, err)
 		}
-		return string(m.Data)
+		return a
 	}
 	m, n := take(alice, "alice")
 	if a := claim(alice, "alice", n); n != 1 || a != answerGo {
@@ -686,15 +812,10 @@ func TestReconnectedWorkerKeepsItsGame(t *testing.T) {
 	m2.NakWithDelay(time.Second)
 
 	// Alice's result is stored, at her first attempt; nothing was played again.
-	data, _ := json.Marshal(resultMsg{Attempt: 1, Worker: "alice", Played: &tournament.Played{Record: legalGame(t, 5)}})
-	r, err := alice.Request(gameSubject(7, "result", "alice"), data, 30*time.Second)
-	if err != nil {
-		t.Fatalf("alice's result: %v", err)
+	if a, err := ask(alice, gameSubject(7, "result", "alice"), resultMsg{Attempt: 1, Worker: "alice", Played: &tournament.Played{Record: legalGame(t, 5)}}); a != answerStored {
+		t.Fatalf("alice's result: %q %v, want stored", a, err)
 	}
-	if string(r.Data) != answerStored {
-		t.Fatalf("alice's result: %s, want stored", r.Data)
-	}
-	p := <-got
+	p := stored(t, got)
 	if p.Worker != "alice" || p.Attempt != 1 || p.Outcome.Reason == games.ReasonAborted {
 		t.Errorf("stored %+v by %q at attempt %d, want alice's game at attempt 1", p.Outcome, p.Worker, p.Attempt)
 	}

@@ -27,7 +27,7 @@ type Server struct {
 	nc      *nats.Conn
 	js      jetstream.JetStream
 	files   jetstream.ObjectStore
-	logs    jetstream.ObjectStore
+	shared  jetstream.ObjectStore // LogBucket, of workers of the releases before
 	dataDir string
 	ackWait time.Duration
 	log     *slog.Logger
@@ -36,7 +36,8 @@ type Server struct {
 	mu      sync.Mutex
 	pending map[int64]*pending
 	workers map[string]*fleet.WorkerState
-	stored  map[string]storedDir // by directory
+	stored  map[string]storedDir             // by directory
+	logs    map[string]jetstream.ObjectStore // the workers' log buckets made, by worker
 
 	redelivered atomic.Int64
 	discarded   atomic.Int64
@@ -74,11 +75,12 @@ func NewServer(ctx context.Context, nc *nats.Conn, ackWait time.Duration, dataDi
 		return nil, fmt.Errorf("nats: %w", err)
 	}
 	s := &Server{nc: nc, js: js, dataDir: dataDir, ackWait: ackWait, log: log, pending: map[int64]*pending{}, workers: map[string]*fleet.WorkerState{}, stored: map[string]storedDir{},
-		run: strconv.FormatInt(time.Now().UnixNano(), 36)}
+		logs: map[string]jetstream.ObjectStore{},
+		run:  strconv.FormatInt(time.Now().UnixNano(), 36)}
 	if s.files, err = js.ObjectStore(sctx, EngineBucket); err != nil {
 		return nil, err
 	}
-	if s.logs, err = js.ObjectStore(sctx, LogBucket); err != nil {
+	if s.shared, err = js.ObjectStore(sctx, LogBucket); err != nil {
 		return nil, err
 	}
 	// One subscription for every game subject: claims, moves and results of
@@ -181,8 +183,8 @@ func (s *Server) Play(ctx context.Context, spec tournament.GameSpec) (*tournamen
 			for _, name := range r.Logs {
 				if name != "" {
 					dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-					if err := s.logs.Delete(dctx, name); err != nil {
-						s.log.Debug("a log object not deleted (the bucket's 24 h TTL removes it)", "object", name, "err", err)
+					if err := s.deleteLog(dctx, r.bucket, name); err != nil {
+						s.log.Debug("a log object not deleted (the bucket's 24 h TTL removes it)", "bucket", r.bucket, "object", name, "err", err)
 					}
 					cancel()
 				}
@@ -281,8 +283,8 @@ func (s *Server) played(spec tournament.GameSpec, r *resultMsg) *tournament.Play
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(s.dataDir, path)
 		}
-		if err := s.fetchLog(name, path); err != nil {
-			s.log.Warn("engine log of a worker's game lost", "game", spec.ID, "object", name, "err", err)
+		if err := s.fetchLog(r.bucket, name, path); err != nil {
+			s.log.Warn("engine log of a worker's game lost", "game", spec.ID, "bucket", r.bucket, "object", name, "err", err)
 			continue
 		}
 		p.Logs[i] = path
@@ -290,10 +292,14 @@ func (s *Server) played(spec tournament.GameSpec, r *resultMsg) *tournament.Play
 	return p
 }
 
-func (s *Server) fetchLog(name, path string) error {
+func (s *Server) fetchLog(bucket, name, path string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	data, err := s.logs.GetBytes(ctx, name)
+	store, err := s.logStore(ctx, bucket)
+	if err != nil {
+		return err
+	}
+	data, err := store.GetBytes(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -301,6 +307,36 @@ func (s *Server) fetchLog(name, path string) error {
 		return err
 	}
 	return os.WriteFile(path, data, 0o644)
+}
+
+func (s *Server) deleteLog(ctx context.Context, bucket, name string) error {
+	store, err := s.logStore(ctx, bucket)
+	if err != nil {
+		return err
+	}
+	return store.Delete(ctx, name)
+}
+
+// logStore is a log bucket: LogBucket, or a worker's (WorkerLogBucket),
+// made with its bounds the first time.
+func (s *Server) logStore(ctx context.Context, bucket string) (jetstream.ObjectStore, error) {
+	if bucket == LogBucket {
+		return s.shared, nil
+	}
+	s.mu.Lock()
+	store := s.logs[bucket]
+	s.mu.Unlock()
+	if store != nil {
+		return store, nil
+	}
+	store, err := s.js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: bucket, Storage: jetstream.FileStorage, TTL: logTTL, MaxBytes: logBucketBytes})
+	if err != nil {
+		return nil, fmt.Errorf("log bucket %s: %w", bucket, err)
+	}
+	s.mu.Lock()
+	s.logs[bucket] = store
+	s.mu.Unlock()
+	return store, nil
 }
 
 // cancel tells the workers to stop a game's attempts before before (0: all).
@@ -319,7 +355,8 @@ const (
 	maxTicks     = 2000
 )
 
-// onGame handles a worker's claim, move or result; it never blocks.
+// onGame handles a worker's claim, move or result; it never blocks, but for
+// the first claim of a worker, while its log bucket is made.
 func (s *Server) onGame(m *nats.Msg) {
 	id, kind, from, err := parseGameSubject(m.Subject)
 	if err != nil {
@@ -343,6 +380,15 @@ func (s *Server) onGame(m *nats.Msg) {
 		}
 		if from != "" {
 			c.Worker = from
+			// Its logs go to its own bucket, made before it plays.
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_, err := s.logStore(ctx, WorkerLogBucket(from))
+			cancel()
+			if err != nil {
+				s.log.Error("a worker's claim answered busy: its log bucket could not be made (it claims again later)", "game", id, "worker", from, "err", err)
+				m.Respond([]byte(answerBusy))
+				return
+			}
 		}
 		m.Respond([]byte(s.claim(id, c)))
 	case "tick":
@@ -367,8 +413,9 @@ func (s *Server) onGame(m *nats.Msg) {
 			m.Respond([]byte(answerFailed))
 			return
 		}
+		r.bucket = LogBucket
 		if from != "" {
-			r.Worker = from
+			r.Worker, r.bucket = from, WorkerLogBucket(from)
 		}
 		s.mu.Lock()
 		p := s.pending[id]

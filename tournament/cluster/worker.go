@@ -34,8 +34,8 @@ type Worker struct {
 	Log          *slog.Logger
 
 	nc      *nats.Conn
+	js      jetstream.JetStream
 	cons    jetstream.Consumer
-	logs    jetstream.ObjectStore
 	cache   *cache
 	ackWait time.Duration
 
@@ -67,6 +67,7 @@ func (w *Worker) Run(ctx context.Context, nc *nats.Conn) error {
 	if err != nil {
 		return err
 	}
+	w.js = js
 	// The server creates the queue: a worker started first waits for it.
 	var files jetstream.ObjectStore
 	for waited := false; ; waited = true {
@@ -77,10 +78,7 @@ func (w *Worker) Run(ctx context.Context, nc *nats.Conn) error {
 			if w.cons, err = js.Consumer(sctx, Stream, Consumer); err != nil {
 				return err
 			}
-			if files, err = js.ObjectStore(sctx, EngineBucket); err != nil {
-				return err
-			}
-			w.logs, err = js.ObjectStore(sctx, LogBucket)
+			files, err = js.ObjectStore(sctx, EngineBucket)
 			return err
 		}()
 		if err == nil {
@@ -255,26 +253,7 @@ func (w *Worker) play(ctx context.Context, m jetstream.Msg) {
 		m.Nak()
 		return
 	}
-	r := resultMsg{Attempt: n, Worker: w.Name, Played: p}
-	for i, path := range p.Logs {
-		if path == "" {
-			continue
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			log.Warn("engine log not sent", "err", err)
-			continue
-		}
-		name := logObject(job.Game, n, colors[i])
-		pctx, cancel := context.WithTimeout(ctx, time.Minute)
-		_, err = w.logs.PutBytes(pctx, name, data)
-		cancel()
-		if err != nil {
-			log.Warn("engine log not sent", "err", err)
-			continue
-		}
-		r.Logs[i] = name
-	}
+	r := resultMsg{Attempt: n, Worker: w.Name, Played: p, Logs: w.putLogs(ctx, log, job.Game, n, p.Logs)}
 	answer, err = w.request(ctx, gameSubject(job.Game, "result", w.Name), r, 10*time.Second)
 	if err != nil {
 		log.Info("game handed back to the queue: this worker stops before the server answered")
@@ -288,6 +267,42 @@ func (w *Worker) play(ctx context.Context, m jetstream.Msg) {
 	if err := m.DoubleAck(actx); err != nil {
 		log.Warn("game not acknowledged (the server has it; the queue may hand it out again, and the server then says gone)", "err", err)
 	}
+}
+
+// putLogs puts a game attempt's engine logs (the files at paths, black's and
+// white's, "" for none) in the worker's own bucket, which the server made at
+// its first claim, and returns their object names ("" for a log not sent:
+// the game is handed in without it).
+func (w *Worker) putLogs(ctx context.Context, log *slog.Logger, game int64, attempt int, paths [2]string) [2]string {
+	var names [2]string
+	if paths == [2]string{} {
+		return names
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	bucket := WorkerLogBucket(w.Name)
+	store, err := w.js.ObjectStore(ctx, bucket)
+	if err != nil {
+		log.Warn("engine logs not sent", "bucket", bucket, "err", err)
+		return names
+	}
+	for i, path := range paths {
+		if path == "" {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			log.Warn("engine log not sent", "err", err)
+			continue
+		}
+		name := logObject(game, attempt, colors[i])
+		if _, err := store.PutBytes(ctx, name, data); err != nil {
+			log.Warn("engine log not sent", "err", err)
+			continue
+		}
+		names[i] = name
+	}
+	return names
 }
 
 // spec is the game to play: engine files fetched, logs in a directory of

@@ -3,11 +3,15 @@
 // without credentials, with the shared token, with the join token and with a
 // revoked worker's credentials, and, with credentials of its own, tries to
 // hand in a result for the game another worker plays, claim that game, ack
-// or hand back that worker's queue message, queue a game and purge the logs.
-// Each attempt's outcome is one JSON line on stdout.
+// or hand back that worker's queue message, queue a game, purge the logs,
+// and read, put over, delete or purge that worker's engine logs (its bucket
+// taikai-logs-<name>); it puts logs in its own bucket. Each attempt's
+// outcome is one JSON line on stdout.
 package main
 
 import (
+	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -17,6 +21,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/taikai-dev/taikai/tournament/cluster"
 )
@@ -114,7 +119,53 @@ func main() {
 	say("queue a game", refused())
 	nc.Publish("$JS.API.STREAM.PURGE.OBJ_"+cluster.LogBucket, nil)
 	say("purge the logs", refused())
+	// The holder's engine logs, by the subjects of its bucket and of the
+	// bucket all workers shared before (taikai-logs): the stream, an
+	// object's description, a message; putting over a description (as a
+	// delete does) or a chunk; purging or deleting the stream.
+	object := base64.URLEncoding.EncodeToString(fmt.Appendf(nil, "g%d-a1-black", *game))
+	var read, write, purge []string
+	for _, bucket := range []string{cluster.WorkerLogBucket(*holder), cluster.LogBucket} {
+		stream := "OBJ_" + bucket
+		read = append(read, "$JS.API.STREAM.INFO."+stream, "$JS.API.DIRECT.GET."+stream,
+			"$JS.API.DIRECT.GET."+stream+".$O."+bucket+".M."+object, "$JS.API.STREAM.MSG.GET."+stream)
+		write = append(write, "$O."+bucket+".M."+object, "$O."+bucket+".C.forged")
+		purge = append(purge, "$JS.API.STREAM.PURGE."+stream, "$JS.API.STREAM.DELETE."+stream)
+	}
+	tries := func(attack string, subjects []string) {
+		n := 0
+		for _, s := range subjects {
+			nc.Publish(s, []byte(`{"seq":1}`))
+			if refused() == "violation" {
+				n++
+			}
+		}
+		say(attack, fmt.Sprintf("violation %d of %d", n, len(subjects)))
+	}
+	tries("read the holder's logs", read)
+	tries("write the holder's logs", write)
+	tries("purge the holder's logs", purge)
+	// Its own bucket (made by the server at its claim above) takes its logs.
+	say("own logs", ownLogs(nc, name))
 	if err := nc.LastError(); err != nil && !errors.Is(err, nats.ErrPermissionViolation) {
 		say("connection", "error:"+err.Error())
 	}
+}
+
+// ownLogs puts a log in the rogue's own bucket, as a worker does.
+func ownLogs(nc *nats.Conn, name string) string {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return "error:" + err.Error()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	store, err := js.ObjectStore(ctx, cluster.WorkerLogBucket(name))
+	if err != nil {
+		return "error:" + err.Error()
+	}
+	if _, err := store.PutBytes(ctx, "rogue.log", []byte("the rogue's own log")); err != nil {
+		return "error:" + err.Error()
+	}
+	return "put"
 }
