@@ -785,6 +785,7 @@ func (s *Server) replaceEngine(w http.ResponseWriter, r *http.Request) {
 			return 0, err
 		}
 		s.log().Info("engine replaced", "engine", e.Name, "id", e.ID, "version", version, "by", c.Name)
+		s.wakeLeagues()
 		if e.Builtin == "" {
 			s.startCheck(*e, row.OwnerID, version)
 		}
