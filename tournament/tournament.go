@@ -45,28 +45,28 @@ func dynamic(kind string) bool { return kind == KindSwiss || kind == KindKnockou
 
 // Tournament is a set of engines playing a schedule under one set of settings.
 type Tournament struct {
-	ID            int64      `json:"id"`
-	Name          string     `json:"name"`
-	Kind          string     `json:"kind"`
-	Settings      Settings   `json:"settings"`
-	Engines       []int64    `json:"engines"`             // entrants, in schedule order
-	GamesPerPair  int        `json:"games_per_pair"`      // games each pair of engines plays (swiss, knockout: each match)
-	Rounds        int        `json:"rounds,omitempty"`    // swiss: the number of rounds
-	MaxExtra      int        `json:"max_extra,omitempty"` // knockout: game pairs a tied match may add
+	ID           int64    `json:"id"`
+	Name         string   `json:"name"`
+	Kind         string   `json:"kind"`
+	Settings     Settings `json:"settings"`
+	Engines      []int64  `json:"engines"`             // entrants, in schedule order
+	GamesPerPair int      `json:"games_per_pair"`      // games each pair of engines plays (swiss, knockout: each match)
+	Rounds       int      `json:"rounds,omitempty"`    // swiss: the number of rounds
+	MaxExtra     int      `json:"max_extra,omitempty"` // knockout: game pairs a tied match may add
 	// League: the games a new version plays first (in pairs, spread over
 	// the field), and whether its entrants are every engine of its game
 	// whose check passed (new uploads join by themselves).
-	PlacementGames  int  `json:"placement_games,omitempty"`
-	EntrantsChecked bool `json:"entrants_checked,omitempty"`
-	Concurrency   int        `json:"concurrency"`
-	Status        string     `json:"status"`
-	TotalGames    int64      `json:"total_games"`
-	FinishedGames int64      `json:"finished_games"`
-	NextIndex     int64      `json:"-"`
-	Seed          uint64     `json:"seed"`
-	CreatedAt     time.Time  `json:"created_at"`
-	StartedAt     *time.Time `json:"started_at,omitempty"`
-	FinishedAt    *time.Time `json:"finished_at,omitempty"`
+	PlacementGames  int        `json:"placement_games,omitempty"`
+	EntrantsChecked bool       `json:"entrants_checked,omitempty"`
+	Concurrency     int        `json:"concurrency"`
+	Status          string     `json:"status"`
+	TotalGames      int64      `json:"total_games"`
+	FinishedGames   int64      `json:"finished_games"`
+	NextIndex       int64      `json:"-"`
+	Seed            uint64     `json:"seed"`
+	CreatedAt       time.Time  `json:"created_at"`
+	StartedAt       *time.Time `json:"started_at,omitempty"`
+	FinishedAt      *time.Time `json:"finished_at,omitempty"`
 }
 
 // Schedule is the tournament's fixed schedule (round robin, gauntlet); with

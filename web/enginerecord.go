@@ -307,7 +307,7 @@ func (s *Server) engineFaults(ctx context.Context, id int64) (engineViolationsJS
 // engineGameJSON is one of an engine's games, from its side.
 type engineGameJSON struct {
 	gameJSON
-	Color    string     `json:"color"` // the colour it played
+	Color    string     `json:"color"`             // the colour it played
 	Version  int        `json:"version,omitempty"` // the version of the engine that played it
 	Opponent playerJSON `json:"opponent"`
 	// Outcome is win, draw or loss for a finished game, absent otherwise.

@@ -97,23 +97,23 @@ type tournamentJSON struct {
 	FinishedGames int64  `json:"finished_games"`
 	// Records are the record formats its games export to ("ggf"): GET
 	// .../games.<ext>.
-	Records      []string            `json:"records,omitempty"`
-	RunningGames int                 `json:"running_games"`
-	GamesPerPair int                 `json:"games_per_pair"`
-	Concurrency  int                 `json:"concurrency"`
-	Format       string              `json:"format"`              // round_robin, gauntlet, swiss, knockout, or match
-	Rounds       int                 `json:"rounds,omitempty"`    // swiss
+	Records      []string `json:"records,omitempty"`
+	RunningGames int      `json:"running_games"`
+	GamesPerPair int      `json:"games_per_pair"`
+	Concurrency  int      `json:"concurrency"`
+	Format       string   `json:"format"`           // round_robin, gauntlet, swiss, knockout, or match
+	Rounds       int      `json:"rounds,omitempty"` // swiss
 	// League: the games a new version plays first, and whether its
 	// entrants are the engines whose check passed ("checked").
-	PlacementGames int    `json:"placement_games,omitempty"`
-	Entrants       string `json:"entrants,omitempty"`
-	MaxExtra     int                 `json:"max_extra,omitempty"` // knockout
-	Engines      []playerJSON        `json:"engines"`
-	Settings     tournament.Settings `json:"settings"`
-	CreatedAt    *string             `json:"created_at"`
-	StartedAt    *string             `json:"started_at"`
-	FinishedAt   *string             `json:"finished_at"`
-	ETASeconds   *float64            `json:"eta_seconds"`
+	PlacementGames int                 `json:"placement_games,omitempty"`
+	Entrants       string              `json:"entrants,omitempty"`
+	MaxExtra       int                 `json:"max_extra,omitempty"` // knockout
+	Engines        []playerJSON        `json:"engines"`
+	Settings       tournament.Settings `json:"settings"`
+	CreatedAt      *string             `json:"created_at"`
+	StartedAt      *string             `json:"started_at"`
+	FinishedAt     *string             `json:"finished_at"`
+	ETASeconds     *float64            `json:"eta_seconds"`
 }
 
 func (s *Server) tournamentJSON(t *tournament.Tournament, names map[int64]string) tournamentJSON {
