@@ -85,6 +85,13 @@ func TestLeagueREST(t *testing.T) {
 		t.Errorf("snapshot of a round robin: %d %s", code, body)
 	}
 
+	// A league's games are not known before they start: none is listed
+	// as scheduled.
+	code, body = s.do(t, apiRequest{method: "GET", path: fmt.Sprintf("/api/tournaments/%d/games", lid)})
+	if code != 200 || strings.TrimSpace(string(body)) != `{"games":[]}` {
+		t.Errorf("games of a league before any game: %d %s", code, body)
+	}
+
 	var vs struct {
 		Versions []struct {
 			Version int
