@@ -442,11 +442,13 @@ func TestLeagueOnWorkers(t *testing.T) {
 	env := []string{"TAIKAI_WORKER_SECRET=" + c.Secret}
 	w := startWorker(t, env, bin, natsURL, "lw", filepath.Join(dir, "worker"), "--concurrency", "2")
 	var ids []int64
-	for _, b := range []string{"othello-random", "othello-greedy", "othello-alphabeta"} {
-		ids = append(ids, s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":%q,"game":"othello","builtin":%q}`, b, b)))
+	// Engines that answer at once, under a clock a loaded machine keeps:
+	// the game the kill interrupts must not have ended by itself first.
+	for i, b := range []string{"othello-random", "othello-greedy", "othello-random"} {
+		ids = append(ids, s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":"%s-%d","game":"othello","builtin":%q}`, b, i, b)))
 	}
 	tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(
-		`{"name":"league on workers","game":"othello","format":"league","engines":[%d,%d,%d],"placement_games":2,"move_time_ms":100,"concurrency":2,"start":true}`, ids[0], ids[1], ids[2]))
+		`{"name":"league on workers","game":"othello","format":"league","engines":[%d,%d,%d],"placement_games":2,"move_time_ms":5000,"concurrency":2,"start":true}`, ids[0], ids[1], ids[2]))
 	lost := killMidGame(t, s, w)
 	w = startWorker(t, env, bin, natsURL, "lw", filepath.Join(dir, "worker"), "--concurrency", "2")
 	waitLadder(t, s, tid, "12 games after the worker's restart", 3*time.Minute, func(rows []leagueRow) bool {
@@ -462,7 +464,7 @@ func TestLeagueOnWorkers(t *testing.T) {
 	var g clusterGame
 	s.call(t, "GET", fmt.Sprintf("/api/games/%d", lost), nil, "", &g)
 	if g.Attempt < 2 || g.Worker == "" {
-		t.Errorf("game %d, lost with the worker: %+v, want finished by it at attempt 2 or more", lost, g)
+		t.Errorf("game %d, lost with the worker: %+v (reason %s), want finished by it at attempt 2 or more", lost, g, deref(g.Reason))
 	}
 	var finished int64
 	for _, lg := range leagueGames(t, s, tid) {
