@@ -129,6 +129,7 @@ func (s *Server) checkEngine(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	s.wakeLeagues()
 	writeJSON(w, http.StatusOK, res)
 }
 
@@ -593,7 +594,15 @@ func (s *Server) startCheck(e engines.Engine, owner int64, version int) {
 		}
 		res.Version = version
 		save("done", res)
+		s.wakeLeagues() // a league of the engines whose check passed takes it
 	}()
+}
+
+// wakeLeagues tells the running leagues to look at their entrants again.
+func (s *Server) wakeLeagues() {
+	if s.Service != nil {
+		s.Service.Wake()
+	}
 }
 
 // checkOnce plays the check, or says why it cannot be played.

@@ -785,6 +785,7 @@ func (s *Server) replaceEngine(w http.ResponseWriter, r *http.Request) {
 			return 0, err
 		}
 		s.log().Info("engine replaced", "engine", e.Name, "id", e.ID, "version", version, "by", c.Name)
+		s.wakeLeagues()
 		if e.Builtin == "" {
 			s.startCheck(*e, row.OwnerID, version)
 		}
@@ -864,9 +865,22 @@ func (s *Server) getVersions(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out := make([]engineVersionJSON, len(vs))
+	ratings, err := s.DB.VersionRatings(r.Context(), row.ID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	type ratedVersion struct {
+		engineVersionJSON
+		// Ratings: the version's rating in each league it played.
+		Ratings []storage.VersionRating `json:"ratings"`
+	}
+	out := make([]ratedVersion, len(vs))
 	for i, v := range vs {
-		out[i] = versionJSON(v)
+		out[i] = ratedVersion{engineVersionJSON: versionJSON(v), Ratings: ratings[v.Version]}
+		if out[i].Ratings == nil {
+			out[i].Ratings = []storage.VersionRating{}
+		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"versions": out})
 }
