@@ -864,9 +864,26 @@ func (s *Server) getVersions(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out := make([]engineVersionJSON, len(vs))
+	// Each version's pre-flight check, for those who may read the engine's
+	// checks (as GET .../check); null for the others and a version never
+	// checked.
+	var checks map[int]storage.EngineCheck
+	if mayRead(callerOf(r), row.OwnerID) == nil {
+		if checks, err = s.DB.VersionChecks(r.Context(), row.ID); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	type checkedVersionJSON struct {
+		engineVersionJSON
+		Check *checkSummaryJSON `json:"check"`
+	}
+	out := make([]checkedVersionJSON, len(vs))
 	for i, v := range vs {
-		out[i] = versionJSON(v)
+		out[i].engineVersionJSON = versionJSON(v)
+		if c, ok := checks[v.Version]; ok {
+			out[i].Check = checkSummary(c)
+		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"versions": out})
 }
