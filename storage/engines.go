@@ -208,7 +208,7 @@ func (db *DB) DeleteEngine(ctx context.Context, id int64) error {
 			return games.Errorf(games.ENotFound, "engine %d: not found", id)
 		}
 		var busy sql.NullInt64
-		err := tx.QueryRowContext(ctx, `SELECT t.id FROM entrants x JOIN tournaments t ON t.id = x.tournament_id WHERE x.engine_id = ? AND t.status IN ('pending', 'running') LIMIT 1`, id).Scan(&busy)
+		err := tx.QueryRowContext(ctx, `SELECT t.id FROM entrants x JOIN tournaments t ON t.id = x.tournament_id WHERE x.engine_id = ? AND t.status IN ('pending', 'running') AND t.kind <> 'league' LIMIT 1`, id).Scan(&busy)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}

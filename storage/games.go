@@ -113,13 +113,16 @@ func score(ctx context.Context, tx *sql.Tx, p *tournament.Played) error {
 	if err := scorePair(ctx, tx, p, a); err != nil {
 		return err
 	}
+	if err := scoreLeague(ctx, tx, p, w, draw); err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, `UPDATE tournaments SET finished_games = finished_games + 1 WHERE id = ?`, p.Spec.TournamentID); err != nil {
 		return err
 	}
 	// A format that pairs as it goes (swiss, knockout) is finished by the
 	// service, which alone knows whether another game is to come.
 	_, err := tx.ExecContext(ctx, `UPDATE tournaments SET status = 'finished', finished_at = ? WHERE id = ? AND status = 'running' AND finished_games >= total_games
-		AND kind NOT IN ('swiss', 'knockout')`, now(), p.Spec.TournamentID)
+		AND kind NOT IN ('swiss', 'knockout', 'league')`, now(), p.Spec.TournamentID)
 	return err
 }
 
@@ -199,7 +202,7 @@ func nullString(s string) any {
 const gameColumns = `g.id, g.tournament_id, g.idx, t.settings, g.black_id, be.name, g.black_nick, g.white_id, we.name, g.white_nick,
 	g.status, g.result, g.reason, g.cause, g.plies, g.black_stones, g.white_stones, g.seed, g.logs, g.detail, g.started_at, g.ended_at, g.sandbox, g.black_connect_ms, g.white_connect_ms, g.black_wire_name, g.white_wire_name,
 	g.pair, g.opening_suite, g.opening_index, g.opening_plies, g.opening_text, g.slot, g.worker, g.attempt, g.refused,
-	be.protocol = 'human', we.protocol = 'human'`
+	be.protocol = 'human', we.protocol = 'human', coalesce(g.black_version, 0), coalesce(g.white_version, 0)`
 
 const gameFrom = ` FROM games g JOIN tournaments t ON t.id = g.tournament_id JOIN engines be ON be.id = g.black_id JOIN engines we ON we.id = g.white_id`
 
@@ -220,7 +223,7 @@ func scanGame(s scanner, extra ...any) (*tournament.Game, error) {
 	)
 	dest := []any{&g.ID, &g.TournamentID, &g.Index, &settings, &g.Black.EngineID, &g.Black.Name, &bnick, &g.White.EngineID, &g.White.Name, &wnick,
 		&g.Status, &result, &reason, &cause, &g.Plies, &bstones, &wstones, &seed, &logs, &detail, &started, &ended, &sandbox, &bconnect, &wconnect, &bwire, &wwire,
-		&pair, &opSuite, &opIndex, &opPlies, &opText, &slot, &worker, &attempt, &refused, &g.Black.Human, &g.White.Human}
+		&pair, &opSuite, &opIndex, &opPlies, &opText, &slot, &worker, &attempt, &refused, &g.Black.Human, &g.White.Human, &g.Black.Version, &g.White.Version}
 	if err := s.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}
@@ -447,6 +450,15 @@ func (db *DB) Recount(ctx context.Context, tournamentID int64) error {
 			   p4 = (SELECT count(*) FROM pts WHERE pts.a = pairs.a AND pts.b = pairs.b AND h = 4)
 			 WHERE tournament_id = ?1`,
 			`UPDATE tournaments SET finished_games = (SELECT count(*) FROM games WHERE tournament_id = ?1 AND status = 'finished') WHERE id = ?1`,
+			`DELETE FROM league_pairs WHERE tournament_id = ?1`,
+			`INSERT INTO league_pairs (tournament_id, a, a_version, b, b_version, a_wins, draws, b_wins)
+			 SELECT ?1, CASE WHEN black_id < white_id THEN black_id ELSE white_id END, CASE WHEN black_id < white_id THEN black_version ELSE white_version END,
+			   CASE WHEN black_id < white_id THEN white_id ELSE black_id END, CASE WHEN black_id < white_id THEN white_version ELSE black_version END,
+			   sum(CASE WHEN (result = 'black') = (black_id < white_id) AND result != 'draw' THEN 1 ELSE 0 END),
+			   sum(result = 'draw'),
+			   sum(CASE WHEN (result = 'black') != (black_id < white_id) AND result != 'draw' THEN 1 ELSE 0 END)
+			 FROM games WHERE tournament_id = ?1 AND status = 'finished' AND (SELECT kind FROM tournaments WHERE id = ?1) = 'league'
+			 GROUP BY 2, 3, 4, 5`,
 		} {
 			if _, err := tx.ExecContext(ctx, q, tournamentID); err != nil {
 				return err

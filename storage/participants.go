@@ -292,7 +292,8 @@ func addVersion(ctx context.Context, tx *sql.Tx, e engines.Engine, sub Submissio
 // ReplaceEngine makes e (with e.ID set) the newest version of a registered
 // engine: its name and game stay, the rest is e's; the version before is
 // kept in its history. It returns the new version number. Replacing an
-// engine entered in a running tournament is a conflict.
+// engine entered in a running tournament is a conflict, except in a league,
+// where the new version replaces the old one in the next game.
 func (db *DB) ReplaceEngine(ctx context.Context, e engines.Engine, sub Submission) (int, error) {
 	var version int
 	err := db.write(ctx, func(tx *sql.Tx) error {
@@ -307,7 +308,7 @@ func (db *DB) ReplaceEngine(ctx context.Context, e engines.Engine, sub Submissio
 			return games.Invalid("game", "the engine plays %s: a new version cannot play %s (register another engine)", old.Game, e.Game)
 		}
 		var busy sql.NullInt64
-		err = tx.QueryRowContext(ctx, `SELECT t.id FROM entrants x JOIN tournaments t ON t.id = x.tournament_id WHERE x.engine_id = ? AND t.status = 'running' LIMIT 1`, e.ID).Scan(&busy)
+		err = tx.QueryRowContext(ctx, `SELECT t.id FROM entrants x JOIN tournaments t ON t.id = x.tournament_id WHERE x.engine_id = ? AND t.status = 'running' AND t.kind <> 'league' LIMIT 1`, e.ID).Scan(&busy)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/taikai-dev/taikai/tournament"
 )
 
-const tournamentColumns = `id, name, kind, settings, games_per_pair, concurrency, status, total_games, finished_games, next_index, seed, created_at, started_at, finished_at, rounds, max_extra`
+const tournamentColumns = `id, name, kind, settings, games_per_pair, concurrency, status, total_games, finished_games, next_index, seed, created_at, started_at, finished_at, rounds, max_extra, placement_games, entrants_checked`
 
 func scanTournament(s scanner) (*tournament.Tournament, error) {
 	var (
@@ -23,7 +23,7 @@ func scanTournament(s scanner) (*tournament.Tournament, error) {
 		created           int64
 		started, finished sql.NullInt64
 	)
-	if err := s.Scan(&t.ID, &t.Name, &t.Kind, &settings, &t.GamesPerPair, &t.Concurrency, &t.Status, &t.TotalGames, &t.FinishedGames, &t.NextIndex, &seed, &created, &started, &finished, &t.Rounds, &t.MaxExtra); err != nil {
+	if err := s.Scan(&t.ID, &t.Name, &t.Kind, &settings, &t.GamesPerPair, &t.Concurrency, &t.Status, &t.TotalGames, &t.FinishedGames, &t.NextIndex, &seed, &created, &started, &finished, &t.Rounds, &t.MaxExtra, &t.PlacementGames, &t.EntrantsChecked); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal([]byte(settings), &t.Settings); err != nil {
@@ -50,8 +50,8 @@ func createTournament(ctx context.Context, tx *sql.Tx, t *tournament.Tournament,
 		t.Status = tournament.StatusPending
 	}
 	t.CreatedAt = time.Now().UTC().Truncate(time.Millisecond)
-	res, err := tx.ExecContext(ctx, `INSERT INTO tournaments (name, kind, settings, games_per_pair, concurrency, status, total_games, seed, created_at, rounds, max_extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.Name, t.Kind, string(settings), t.GamesPerPair, t.Concurrency, t.Status, t.TotalGames, int64(t.Seed), t.CreatedAt.UnixMilli(), t.Rounds, t.MaxExtra)
+	res, err := tx.ExecContext(ctx, `INSERT INTO tournaments (name, kind, settings, games_per_pair, concurrency, status, total_games, seed, created_at, rounds, max_extra, placement_games, entrants_checked) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.Name, t.Kind, string(settings), t.GamesPerPair, t.Concurrency, t.Status, t.TotalGames, int64(t.Seed), t.CreatedAt.UnixMilli(), t.Rounds, t.MaxExtra, t.PlacementGames, t.EntrantsChecked)
 	if err != nil {
 		return err
 	}
@@ -97,6 +97,11 @@ func createTournament(ctx context.Context, tx *sql.Tx, t *tournament.Tournament,
 			return err
 		}
 		if _, err := standing.ExecContext(ctx, t.ID, id); err != nil {
+			return err
+		}
+	}
+	if t.EntrantsChecked {
+		if _, err := joinChecked(ctx, tx, t); err != nil {
 			return err
 		}
 	}
@@ -229,6 +234,9 @@ func (db *DB) SetTournamentStatus(ctx context.Context, id int64, status string) 
 		if cur == tournament.StatusFinished || cur == tournament.StatusCancelled {
 			return games.Errorf(games.EConflict, "tournament %d is %s", id, cur)
 		}
+		if status == tournament.StatusPaused && cur != tournament.StatusRunning {
+			return games.Errorf(games.EConflict, "tournament %d is %s: only a running league pauses", id, cur)
+		}
 		switch status {
 		case tournament.StatusRunning:
 			_, err = tx.ExecContext(ctx, `UPDATE tournaments SET status = ?, started_at = coalesce(started_at, ?) WHERE id = ?`, status, now(), id)
@@ -274,7 +282,11 @@ func (db *DB) NextIndex(ctx context.Context, t *tournament.Tournament) (int64, b
 func (db *DB) StartGame(ctx context.Context, t *tournament.Tournament, p tournament.Pairing, black, white int64, seed uint64) (int64, error) {
 	var id int64
 	err := db.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO games (tournament_id, idx, black_id, white_id, status, seed, started_at, pair, slot) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)`,
+		// Each side's version: the engine's newest, whose definition the
+		// game was given (read just before: a replacement in between is
+		// rare, and the next game plays the new one).
+		res, err := tx.ExecContext(ctx, `INSERT INTO games (tournament_id, idx, black_id, white_id, status, seed, started_at, pair, slot, black_version, white_version)
+			VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, (SELECT max(version) FROM engine_versions WHERE engine_id = ?3), (SELECT max(version) FROM engine_versions WHERE engine_id = ?4))`,
 			t.ID, p.Index, black, white, int64(seed), now(), nullInt(p.Pair), nullString(p.Slot))
 		if err != nil {
 			return err

@@ -214,6 +214,7 @@ func (s *Service) Start(ctx context.Context, id int64) (*Tournament, error) {
 		return nil, err
 	}
 	s.launch(t)
+	s.Wake() // a paused league whose scheduler waits
 	s.publish(Event{Type: EventTournament, TournamentID: id, Tournament: t})
 	return t, nil
 }
@@ -288,7 +289,7 @@ func (s *Service) launch(t *Tournament) {
 		s.runs = make(map[int64]*run)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	rn := &run{cancel: cancel, done: make(chan struct{})}
+	rn := &run{cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1)}
 	s.runs[t.ID] = rn
 	s.wg.Go(func() {
 		defer func() {
@@ -298,19 +299,58 @@ func (s *Service) launch(t *Tournament) {
 			cancel()
 			close(rn.done)
 		}()
-		s.schedule(ctx, t)
+		s.schedule(ctx, t, rn.wake)
 	})
+}
+
+// Wake tells the running leagues to look at their state again at once: a
+// version was added, an engine withdrawn, a check stored, a league resumed.
+// (A league left alone looks again every few seconds.)
+func (s *Service) Wake() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, rn := range s.runs {
+		select {
+		case rn.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Pause pauses a running league: it starts no game until it is started
+// again; its running games finish and count.
+func (s *Service) Pause(ctx context.Context, id int64) (*Tournament, error) {
+	t, err := s.Store.Tournament(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if t.Kind != KindLeague {
+		return nil, games.Errorf(games.EConflict, "tournament %d is a %s: only a league pauses (cancel stops the others)", id, t.Kind)
+	}
+	if t.Status != StatusRunning && t.Status != StatusPaused {
+		return nil, games.Errorf(games.EConflict, "tournament %d is %s: only a running league pauses", id, t.Status)
+	}
+	if err := s.Store.SetTournamentStatus(ctx, id, StatusPaused); err != nil {
+		return nil, err
+	}
+	s.Wake()
+	if t, err = s.Store.Tournament(ctx, id); err != nil {
+		return nil, err
+	}
+	s.publish(Event{Type: EventTournament, TournamentID: id, Tournament: t})
+	return t, nil
 }
 
 // run is a tournament being played.
 type run struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed when its games have all been stored
+	wake   chan struct{} // a league: look at its state again (Wake)
 }
 
 // schedule starts the tournament's games in schedule order, at most
 // concurrency at a time, until all have been started, then waits for them.
-func (s *Service) schedule(ctx context.Context, t *Tournament) {
+func (s *Service) schedule(ctx context.Context, t *Tournament, wake <-chan struct{}) {
 	log := s.log().With("tournament", t.ID)
 	log.Info("tournament running", "games", t.TotalGames, "done", t.FinishedGames, "concurrency", t.Concurrency)
 	suite, err := LoadSuite(ctx, s.suites(), &t.Settings)
@@ -320,6 +360,10 @@ func (s *Service) schedule(ctx context.Context, t *Tournament) {
 	}
 	if dynamic(t.Kind) {
 		s.scheduleDynamic(ctx, t, suite)
+		return
+	}
+	if t.Kind == KindLeague {
+		s.scheduleLeague(ctx, t, suite, wake)
 		return
 	}
 	sched := t.Schedule()

@@ -14,6 +14,7 @@ const (
 	StatusRunning   = "running"
 	StatusFinished  = "finished"
 	StatusCancelled = "cancelled"
+	StatusPaused    = "paused" // a league that starts no game until it is started again
 )
 
 // Game statuses.
@@ -31,6 +32,7 @@ const (
 	KindSwiss      = "swiss"    // Rounds rounds, paired within score groups
 	KindKnockout   = "knockout" // a bracket of matches
 	KindMatch      = "match"    // the games of `taikai match --db`
+	KindLeague     = "league"   // never finishes: each entrant's current version plays the field
 )
 
 // Dynamic reports whether the tournament pairs each round from the results of
@@ -43,23 +45,28 @@ func dynamic(kind string) bool { return kind == KindSwiss || kind == KindKnockou
 
 // Tournament is a set of engines playing a schedule under one set of settings.
 type Tournament struct {
-	ID            int64      `json:"id"`
-	Name          string     `json:"name"`
-	Kind          string     `json:"kind"`
-	Settings      Settings   `json:"settings"`
-	Engines       []int64    `json:"engines"`             // entrants, in schedule order
-	GamesPerPair  int        `json:"games_per_pair"`      // games each pair of engines plays (swiss, knockout: each match)
-	Rounds        int        `json:"rounds,omitempty"`    // swiss: the number of rounds
-	MaxExtra      int        `json:"max_extra,omitempty"` // knockout: game pairs a tied match may add
-	Concurrency   int        `json:"concurrency"`
-	Status        string     `json:"status"`
-	TotalGames    int64      `json:"total_games"`
-	FinishedGames int64      `json:"finished_games"`
-	NextIndex     int64      `json:"-"`
-	Seed          uint64     `json:"seed"`
-	CreatedAt     time.Time  `json:"created_at"`
-	StartedAt     *time.Time `json:"started_at,omitempty"`
-	FinishedAt    *time.Time `json:"finished_at,omitempty"`
+	ID           int64    `json:"id"`
+	Name         string   `json:"name"`
+	Kind         string   `json:"kind"`
+	Settings     Settings `json:"settings"`
+	Engines      []int64  `json:"engines"`             // entrants, in schedule order
+	GamesPerPair int      `json:"games_per_pair"`      // games each pair of engines plays (swiss, knockout: each match)
+	Rounds       int      `json:"rounds,omitempty"`    // swiss: the number of rounds
+	MaxExtra     int      `json:"max_extra,omitempty"` // knockout: game pairs a tied match may add
+	// League: the games a new version plays first (in pairs, spread over
+	// the field), and whether its entrants are every engine of its game
+	// whose check passed (new uploads join by themselves).
+	PlacementGames  int        `json:"placement_games,omitempty"`
+	EntrantsChecked bool       `json:"entrants_checked,omitempty"`
+	Concurrency     int        `json:"concurrency"`
+	Status          string     `json:"status"`
+	TotalGames      int64      `json:"total_games"`
+	FinishedGames   int64      `json:"finished_games"`
+	NextIndex       int64      `json:"-"`
+	Seed            uint64     `json:"seed"`
+	CreatedAt       time.Time  `json:"created_at"`
+	StartedAt       *time.Time `json:"started_at,omitempty"`
+	FinishedAt      *time.Time `json:"finished_at,omitempty"`
 }
 
 // Schedule is the tournament's fixed schedule (round robin, gauntlet); with
@@ -115,6 +122,12 @@ func (t *Tournament) Validate() error {
 		seen[id] = true
 	}
 	switch {
+	case t.Kind == KindLeague && t.EntrantsChecked:
+		if len(t.Engines) > 0 {
+			errs = errs.Add(games.Invalid("engines", `a league of "entrants": "checked" takes its engines itself: list none`))
+		}
+	case t.Kind == KindLeague && len(t.Engines) < 2:
+		errs = errs.Add(games.Invalid("engines", "need at least 2 engines, got %d (or \"entrants\": \"checked\")", len(t.Engines)).With("too_few_engines", map[string]any{"min": 2, "got": len(t.Engines)}))
 	case len(t.Engines) < 2:
 		errs = errs.Add(games.Invalid("engines", "need at least 2 engines, got %d", len(t.Engines)).With("too_few_engines", map[string]any{"min": 2, "got": len(t.Engines)}))
 	case t.Settings.SPRT != nil && len(t.Engines) != 2:
@@ -153,6 +166,8 @@ func (t *Tournament) Validate() error {
 		if t.MaxExtra != 0 {
 			errs = errs.Add(games.Invalid("max_extra", "only a knockout tournament has extra game pairs"))
 		}
+	case KindLeague:
+		errs = errs.Add(t.validateLeague())
 	case KindSwiss, KindKnockout:
 		if t.Settings.SPRT != nil {
 			errs = errs.Add(games.Invalid("sprt", "an SPRT stops a match between two engines, not a %s", t.Kind))
@@ -164,14 +179,17 @@ func (t *Tournament) Validate() error {
 			}
 		}
 	default:
-		errs = errs.Add(games.Invalid("format", "%q: want round_robin, gauntlet, swiss or knockout", t.Kind))
+		errs = errs.Add(games.Invalid("format", "%q: want round_robin, gauntlet, swiss, knockout or league", t.Kind))
 	}
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	if plan != nil {
+	switch {
+	case t.Kind == KindLeague:
+		t.TotalGames = 0 // never finishes: no total
+	case plan != nil:
 		t.TotalGames = plan.Total(nil)
-	} else {
+	default:
 		t.TotalGames = t.Schedule().Total()
 	}
 	return nil
@@ -187,6 +205,9 @@ type Player struct {
 	WireName string `json:"wire_name,omitempty"`
 	// Human: a person played this side (issue 39), Name is theirs.
 	Human bool `json:"human,omitempty"`
+	// Version: the engine's version this side played (its newest at the
+	// game's start); 0 when not known.
+	Version int `json:"version,omitempty"`
 }
 
 // Game is a stored game.

@@ -604,7 +604,15 @@ func (s *Server) startCheck(e engines.Engine, owner int64, version int) {
 		}
 		res.Version = version
 		save("done", res)
+		s.wakeLeagues() // a league of the engines whose check passed takes it
 	}()
+}
+
+// wakeLeagues tells the running leagues to look at their entrants again.
+func (s *Server) wakeLeagues() {
+	if s.Service != nil {
+		s.Service.Wake()
+	}
 }
 
 // checkOnce plays the check, or says why it cannot be played.

@@ -307,7 +307,8 @@ func (s *Server) engineFaults(ctx context.Context, id int64) (engineViolationsJS
 // engineGameJSON is one of an engine's games, from its side.
 type engineGameJSON struct {
 	gameJSON
-	Color    string     `json:"color"` // the colour it played
+	Color    string     `json:"color"`             // the colour it played
+	Version  int        `json:"version,omitempty"` // the version of the engine that played it
 	Opponent playerJSON `json:"opponent"`
 	// Outcome is win, draw or loss for a finished game, absent otherwise.
 	Outcome engineResult `json:"outcome,omitempty"`
@@ -360,8 +361,9 @@ func (s *Server) getEngineGames(w http.ResponseWriter, r *http.Request) {
 	out := make([]engineGameJSON, 0, len(list))
 	for _, g := range list {
 		j := engineGameJSON{gameJSON: toGameJSON(g), Color: "black", Opponent: playerJSON(g.White)}
+		j.Version = g.Black.Version
 		if g.Black.EngineID != id {
-			j.Color, j.Opponent = "white", playerJSON(g.Black)
+			j.Color, j.Opponent, j.Version = "white", playerJSON(g.Black), g.White.Version
 		}
 		if g.Status == tournament.GameRunning && s.Live != nil {
 			if n, ok := s.Live.LivePlies(g.ID); ok {

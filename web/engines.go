@@ -203,6 +203,7 @@ func (s *Server) deleteEngine(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	s.wakeLeagues() // a withdrawn engine plays no more league games
 	w.WriteHeader(http.StatusNoContent)
 }
 

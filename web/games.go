@@ -73,9 +73,10 @@ func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	// Games not started yet come from the schedule, not the database (swiss
-	// and knockout pair as they go: their games are not known in advance).
+	// and knockout pair as they go, and a league before each game: their
+	// games are not known in advance).
 	if (f.Status == "" || f.Status == tournament.GameScheduled) && f.Result == "" && f.Reason == "" && len(out) < f.Limit &&
-		t.Status != tournament.StatusCancelled && !t.Dynamic() {
+		t.Status != tournament.StatusCancelled && !t.Dynamic() && t.Kind != tournament.KindLeague {
 		names, err := s.DB.EngineNames(r.Context(), t.Engines)
 		if err != nil {
 			s.writeError(w, r, err)

@@ -237,7 +237,7 @@ func tournamentSummary(t *tournament.Tournament) map[string]any {
 	}
 	return map[string]any{
 		"id": t.ID, "name": t.Name, "game": t.Settings.Game, "status": t.Status,
-		"total_games": t.TotalGames, "finished_games": t.FinishedGames, "eta_seconds": eta(t),
+		"total_games": totalGames(t), "finished_games": t.FinishedGames, "eta_seconds": eta(t),
 	}
 }
 

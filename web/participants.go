@@ -785,6 +785,7 @@ func (s *Server) replaceEngine(w http.ResponseWriter, r *http.Request) {
 			return 0, err
 		}
 		s.log().Info("engine replaced", "engine", e.Name, "id", e.ID, "version", version, "by", c.Name)
+		s.wakeLeagues()
 		if e.Builtin == "" {
 			s.startCheck(*e, row.OwnerID, version)
 		}
@@ -864,6 +865,11 @@ func (s *Server) getVersions(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	ratings, err := s.DB.VersionRatings(r.Context(), row.ID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	// Each version's pre-flight check, for those who may read the engine's
 	// checks (as GET .../check); null for the others and a version never
 	// checked.
@@ -874,13 +880,18 @@ func (s *Server) getVersions(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	type checkedVersionJSON struct {
+	type ratedVersion struct {
 		engineVersionJSON
-		Check *checkSummaryJSON `json:"check"`
+		// Ratings: the version's rating in each league it played.
+		Ratings []storage.VersionRating `json:"ratings"`
+		Check   *checkSummaryJSON       `json:"check"`
 	}
-	out := make([]checkedVersionJSON, len(vs))
+	out := make([]ratedVersion, len(vs))
 	for i, v := range vs {
-		out[i].engineVersionJSON = versionJSON(v)
+		out[i] = ratedVersion{engineVersionJSON: versionJSON(v), Ratings: ratings[v.Version]}
+		if out[i].Ratings == nil {
+			out[i].Ratings = []storage.VersionRating{}
+		}
 		if c, ok := checks[v.Version]; ok {
 			out[i].Check = checkSummary(c)
 		}

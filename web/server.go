@@ -283,6 +283,8 @@ func (s *Server) Handler() (http.Handler, error) {
 		r.Get("/tournaments/{id}", s.getTournament)
 		r.With(s.admin).Post("/tournaments/{id}/start", s.startTournament)
 		r.With(s.admin).Post("/tournaments/{id}/cancel", s.cancelTournament)
+		r.With(s.admin).Post("/tournaments/{id}/pause", s.pauseTournament)
+		r.With(s.admin).Post("/tournaments/{id}/snapshot", s.snapshotTournament)
 		r.Get("/tournaments/{id}/standings", s.getStandings)
 		r.Get("/tournaments/{id}/crosstable", s.getCrosstable)
 		r.Get("/tournaments/{id}/games", s.listGames)

@@ -79,6 +79,13 @@ func (f *standingsFeed) table(ctx context.Context, tid int64) (map[string]any, e
 	if err != nil {
 		return nil, err
 	}
+	if t.Kind == tournament.KindLeague {
+		rows, err := f.db.Ladder(ctx, t, false)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"type": "standings", "tournament": tournamentSummary(t), "standings": rows}, nil
+	}
 	rows, pairs, err := standingsOf(ctx, f.db, t)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -101,6 +102,11 @@ type tournamentRequest struct {
 	Format   string `json:"format"`
 	Rounds   int    `json:"rounds"`
 	MaxExtra int    `json:"max_extra"`
+	// League: "entrants": "checked" (every engine of the game whose check
+	// passed, those uploaded later too) instead of engines; the games a new
+	// version plays first.
+	Entrants       string `json:"entrants"`
+	PlacementGames int    `json:"placement_games"`
 	// SPRT: "elo0=0 elo1=5 alpha=0.05 beta=0.05 model=logistic", or the same
 	// as an object.
 	SPRT json.RawMessage `json:"sprt"`
@@ -137,9 +143,20 @@ func (s *Server) createTournament(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	t, err := req.tournament()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.create(w, r, t, req.Start)
+}
+
+// tournament is the tournament a request asks for, not yet validated.
+func (req *tournamentRequest) tournament() (*tournament.Tournament, error) {
 	t := &tournament.Tournament{
 		Name: strings.TrimSpace(req.Name), Kind: cmp.Or(req.Format, tournament.KindRoundRobin), Engines: req.Engines,
 		GamesPerPair: req.GamesPerPair, Concurrency: req.Concurrency, Rounds: req.Rounds, MaxExtra: req.MaxExtra,
+		PlacementGames: req.PlacementGames,
 		Settings: tournament.Settings{
 			Game: req.Game, Rule: req.Rule, Size: req.Size, MoveTimeMS: req.MoveTimeMS, TotalTimeMS: req.TotalTimeMS,
 			ByoyomiMS: req.ByoyomiMS, OnTimeout: req.OnTimeout, MaxErrors: req.MaxErrors, MaxTimeouts: req.MaxTimeouts,
@@ -157,19 +174,32 @@ func (s *Server) createTournament(w http.ResponseWriter, r *http.Request) {
 	if req.EndMessage {
 		t.Settings.SetOption("end_message", "true")
 	}
-	if req.Engines == nil {
-		s.writeError(w, r, errInvalid("engines", "engines: want a list of at least 2 engine ids"))
-		return
+	switch {
+	case req.Entrants == "checked" && t.Kind == tournament.KindLeague:
+		t.EntrantsChecked = true
+	case req.Entrants == "checked":
+		return nil, errInvalid("entrants", `entrants: "checked" is for a league (format "league"); list the engines`)
+	case req.Entrants != "":
+		return nil, errInvalid("entrants", fmt.Sprintf(`entrants %q: want "checked", or none with engines`, req.Entrants))
+	case req.Engines == nil:
+		return nil, errInvalid("engines", "engines: want a list of at least 2 engine ids")
+	}
+	if req.PlacementGames != 0 && t.Kind != tournament.KindLeague {
+		return nil, errInvalid("placement_games", "placement_games: only a league has placement games")
 	}
 	var err error
 	if t.Settings.SPRT, err = req.sprt(); err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	if req.Format == tournament.KindMatch {
-		s.writeError(w, r, errInvalid("format", `format: "match" is the record of taikai match; want round_robin, gauntlet, swiss or knockout`))
-		return
+		return nil, errInvalid("format", `format: "match" is the record of taikai match; want round_robin, gauntlet, swiss, knockout or league`)
 	}
+	return t, nil
+}
+
+// create validates and stores a new tournament, starts it if asked, and
+// answers 201 with it.
+func (s *Server) create(w http.ResponseWriter, r *http.Request, t *tournament.Tournament, start bool) {
 	if err := t.Validate(); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -186,14 +216,100 @@ func (s *Server) createTournament(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if req.Start {
+	if start {
 		var err error
 		if t, err = s.Service.Start(r.Context(), t.ID); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
+	} else if t.EntrantsChecked {
+		// The entrants that joined as it was stored.
+		var err error
+		if t, err = s.DB.Tournament(r.Context(), t.ID); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 	}
 	s.writeTournament(w, r, http.StatusCreated, t)
+}
+
+// pauseTournament is POST /api/tournaments/{id}/pause: a league starts no
+// game until .../start; its running games finish and count.
+func (s *Server) pauseTournament(w http.ResponseWriter, r *http.Request) {
+	id, err := idParam(r, "id")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	t, err := s.Service.Pause(r.Context(), id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeTournament(w, r, http.StatusOK, t)
+}
+
+// snapshotTournament is POST /api/tournaments/{id}/snapshot: a normal
+// tournament (round robin, gauntlet, swiss; the body as for POST
+// /api/tournaments, without engines) of a league's current versions, its
+// entrants that may play now. The league's game, rule, size, clocks,
+// openings and concurrency are the defaults.
+func (s *Server) snapshotTournament(w http.ResponseWriter, r *http.Request) {
+	league, ok := s.tournament(w, r)
+	if !ok {
+		return
+	}
+	if league.Kind != tournament.KindLeague {
+		s.writeError(w, r, errInvalid("id", fmt.Sprintf("tournament %d is a %s: only a league has a snapshot", league.ID, league.Kind)))
+		return
+	}
+	var req tournamentRequest
+	if err := decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	switch {
+	case req.Engines != nil:
+		s.writeError(w, r, errInvalid("engines", "engines: a snapshot plays the league's current versions; list none"))
+		return
+	case req.Format == tournament.KindLeague || req.Format == tournament.KindKnockout:
+		s.writeError(w, r, errInvalid("format", fmt.Sprintf("format %q: a snapshot is a round_robin, gauntlet or swiss", req.Format)))
+		return
+	case req.Game != "" && req.Game != league.Settings.Game:
+		s.writeError(w, r, errInvalid("game", fmt.Sprintf("game %q: the league plays %s", req.Game, league.Settings.Game)))
+		return
+	}
+	st, err := s.DB.LeagueState(r.Context(), league)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req.Engines = []int64{}
+	for _, k := range st.Field {
+		req.Engines = append(req.Engines, k.Engine)
+	}
+	ls := league.Settings
+	req.Game, req.Rule = ls.Game, cmp.Or(req.Rule, ls.Rule)
+	req.Size = cmp.Or(req.Size, ls.Size)
+	if req.MoveTimeMS == 0 && req.TotalTimeMS == 0 {
+		req.MoveTimeMS, req.TotalTimeMS, req.ByoyomiMS = ls.MoveTimeMS, ls.TotalTimeMS, ls.ByoyomiMS
+	}
+	req.Concurrency = cmp.Or(req.Concurrency, league.Concurrency)
+	if req.Openings == nil && !req.Pairs {
+		req.Openings = ls.Openings
+	}
+	req.Name = cmp.Or(strings.TrimSpace(req.Name), league.Name+" (final)")
+	t, err := req.tournament()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if req.Options == nil {
+		t.Settings.Options = ls.Options
+	}
+	t.Settings.OnTimeout = cmp.Or(t.Settings.OnTimeout, ls.OnTimeout)
+	t.Settings.ConnectMS = cmp.Or(t.Settings.ConnectMS, ls.ConnectMS)
+	s.create(w, r, t, req.Start)
 }
 
 func (s *Server) startTournament(w http.ResponseWriter, r *http.Request) {
@@ -239,6 +355,20 @@ func (s *Server) standings(r *http.Request, t *tournament.Tournament) ([]tournam
 func (s *Server) getStandings(w http.ResponseWriter, r *http.Request) {
 	t, ok := s.tournament(w, r)
 	if !ok {
+		return
+	}
+	if t.Kind == tournament.KindLeague {
+		v := r.URL.Query().Get("versions")
+		if v != "" && v != "all" {
+			s.writeError(w, r, errInvalid("versions", fmt.Sprintf(`versions %q: want "all" or nothing`, v)))
+			return
+		}
+		rows, err := s.DB.Ladder(r.Context(), t, v == "all")
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"standings": rows, "finished_games": t.FinishedGames, "total_games": nil, "placement_games": t.PlacementGames})
 		return
 	}
 	rows, _, err := s.standings(r, t)

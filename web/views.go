@@ -83,6 +83,9 @@ type playerJSON struct {
 	Nick     string `json:"nick,omitempty"`
 	WireName string `json:"wire_name,omitempty"`
 	Human    bool   `json:"human,omitempty"` // a person played this side
+	// Version: the engine's version this side played (a game's sides);
+	// absent when not known and in lists of engines.
+	Version int `json:"version,omitempty"`
 }
 
 type tournamentJSON struct {
@@ -92,23 +95,28 @@ type tournamentJSON struct {
 	Rule          string `json:"rule,omitempty"`
 	Size          int    `json:"size"`
 	Status        string `json:"status"`
-	TotalGames    int64  `json:"total_games"`
+	TotalGames    int64  `json:"-"`
+	Total         *int64 `json:"total_games"` // null for a league: it has no end
 	FinishedGames int64  `json:"finished_games"`
 	// Records are the record formats its games export to ("ggf"): GET
 	// .../games.<ext>.
-	Records      []string            `json:"records,omitempty"`
-	RunningGames int                 `json:"running_games"`
-	GamesPerPair int                 `json:"games_per_pair"`
-	Concurrency  int                 `json:"concurrency"`
-	Format       string              `json:"format"`              // round_robin, gauntlet, swiss, knockout, or match
-	Rounds       int                 `json:"rounds,omitempty"`    // swiss
-	MaxExtra     int                 `json:"max_extra,omitempty"` // knockout
-	Engines      []playerJSON        `json:"engines"`
-	Settings     tournament.Settings `json:"settings"`
-	CreatedAt    *string             `json:"created_at"`
-	StartedAt    *string             `json:"started_at"`
-	FinishedAt   *string             `json:"finished_at"`
-	ETASeconds   *float64            `json:"eta_seconds"`
+	Records      []string `json:"records,omitempty"`
+	RunningGames int      `json:"running_games"`
+	GamesPerPair int      `json:"games_per_pair"`
+	Concurrency  int      `json:"concurrency"`
+	Format       string   `json:"format"`           // round_robin, gauntlet, swiss, knockout, or match
+	Rounds       int      `json:"rounds,omitempty"` // swiss
+	// League: the games a new version plays first, and whether its
+	// entrants are the engines whose check passed ("checked").
+	PlacementGames int                 `json:"placement_games,omitempty"`
+	Entrants       string              `json:"entrants,omitempty"`
+	MaxExtra       int                 `json:"max_extra,omitempty"` // knockout
+	Engines        []playerJSON        `json:"engines"`
+	Settings       tournament.Settings `json:"settings"`
+	CreatedAt      *string             `json:"created_at"`
+	StartedAt      *string             `json:"started_at"`
+	FinishedAt     *string             `json:"finished_at"`
+	ETASeconds     *float64            `json:"eta_seconds"`
 }
 
 func (s *Server) tournamentJSON(t *tournament.Tournament, names map[int64]string) tournamentJSON {
@@ -118,6 +126,10 @@ func (s *Server) tournamentJSON(t *tournament.Tournament, names map[int64]string
 		Format: t.Kind, Rounds: t.Rounds, MaxExtra: t.MaxExtra,
 		Settings: t.Settings, Engines: []playerJSON{},
 		CreatedAt: timeOrNil(&t.CreatedAt), StartedAt: timeOrNil(t.StartedAt), FinishedAt: timeOrNil(t.FinishedAt),
+		Total: totalGames(t), PlacementGames: t.PlacementGames,
+	}
+	if t.EntrantsChecked {
+		j.Entrants = "checked"
 	}
 	j.Records = games.RecordExts(t.Settings.Game)
 	if s.Live != nil {
@@ -130,10 +142,20 @@ func (s *Server) tournamentJSON(t *tournament.Tournament, names map[int64]string
 	return j
 }
 
+// totalGames is the games a tournament expects; nil for a league (none:
+// it never finishes).
+func totalGames(t *tournament.Tournament) *int64 {
+	if t.Kind == tournament.KindLeague {
+		return nil
+	}
+	n := t.TotalGames
+	return &n
+}
+
 // eta estimates the seconds a running tournament has left from its rate so
 // far; nil before its first game ends.
 func eta(t *tournament.Tournament) *float64 {
-	if t.Status != tournament.StatusRunning || t.StartedAt == nil || t.FinishedGames == 0 {
+	if t.Kind == tournament.KindLeague || t.Status != tournament.StatusRunning || t.StartedAt == nil || t.FinishedGames == 0 {
 		return nil
 	}
 	per := time.Since(*t.StartedAt).Seconds() / float64(t.FinishedGames)
