@@ -40,8 +40,10 @@ func (t *Tournament) validateLeague() error {
 	if t.MaxExtra != 0 {
 		errs = errs.Add(games.Invalid("max_extra", "only a knockout tournament has extra game pairs"))
 	}
+	if t.GamesPerPair != 2 { // 0 was made 2
+		errs = errs.Add(games.Invalid("games_per_pair", "a league plays game pairs, as many as its ratings need: leave games_per_pair out"))
+	}
 	t.Settings.Pairs = true
-	t.GamesPerPair = 2
 	return errs.Err()
 }
 

@@ -131,6 +131,7 @@ func TestLeagueValidate(t *testing.T) {
 		{tournament.Tournament{PlacementGames: 3, Engines: []int64{1, 2}}, "placement_games"},
 		{tournament.Tournament{PlacementGames: 2000, Engines: []int64{1, 2}}, "placement_games"},
 		{tournament.Tournament{Engines: []int64{1}}, "engines"},
+		{tournament.Tournament{GamesPerPair: 4, Engines: []int64{1, 2}}, "games_per_pair"},
 		{tournament.Tournament{EntrantsChecked: true, Engines: []int64{1, 2}}, "engines"},
 	} {
 		c.t.Name, c.t.Kind, c.t.Settings.Game = "l", tournament.KindLeague, "othello"

@@ -7,6 +7,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -265,6 +266,26 @@ func TestLeagueEndToEnd(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	// Resumed after a pause, it plays on.
+	s.call(t, "GET", fmt.Sprintf("/api/tournaments/%d", tid), nil, "", &tr)
+	n := tr.FinishedGames
+	s.call(t, "POST", fmt.Sprintf("/api/tournaments/%d/start", tid), nil, "", &paused)
+	waitLadder(t, s, tid, "a game after the resume", time.Minute, func([]leagueRow) bool {
+		s.call(t, "GET", fmt.Sprintf("/api/tournaments/%d", tid), nil, "", &tr)
+		return tr.FinishedGames > n
+	})
+	// Cancelled, it is over: its running games are aborted, not scored,
+	// and the ladder equals a recount of the finished games.
+	s.call(t, "POST", fmt.Sprintf("/api/tournaments/%d/cancel", tid), nil, "", &paused)
+	if paused.Status != "cancelled" {
+		t.Errorf("cancelled league: %+v", paused)
+	}
+	games = leagueGames(t, s, tid)
+	for _, g := range games {
+		if g.Status != "finished" && g.Status != "aborted" {
+			t.Errorf("game %d is %s after the cancel", g.ID, g.Status)
+		}
+	}
 	type key struct {
 		engine  int64
 		version int
@@ -321,20 +342,7 @@ func TestLeagueEndToEnd(t *testing.T) {
 			t.Errorf("ladder row %s v%d %+v, the games say %+v", r.Name, r.Version, r, c)
 		}
 	}
-	// Resumed after a pause, it plays on.
-	s.call(t, "GET", fmt.Sprintf("/api/tournaments/%d", tid), nil, "", &tr)
-	n := tr.FinishedGames
-	s.call(t, "POST", fmt.Sprintf("/api/tournaments/%d/start", tid), nil, "", &paused)
-	waitLadder(t, s, tid, "a game after the resume", time.Minute, func([]leagueRow) bool {
-		s.call(t, "GET", fmt.Sprintf("/api/tournaments/%d", tid), nil, "", &tr)
-		return tr.FinishedGames > n
-	})
-	// Cancelled, it is over and its ladder stays.
-	s.call(t, "POST", fmt.Sprintf("/api/tournaments/%d/cancel", tid), nil, "", &paused)
-	if paused.Status != "cancelled" {
-		t.Errorf("cancelled league: %+v", paused)
-	}
-	t.Logf("%d games in all", len(leagueGames(t, s, tid)))
+	t.Logf("%d games in all", len(games))
 	s.stop(t, syscall.SIGTERM)
 }
 
@@ -416,4 +424,64 @@ func waitCheckDone(tb testing.TB, s *serverProcess, id int64) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// TestLeagueOnWorkers plays a league on a `taikai worker` (embedded NATS):
+// the worker is SIGKILLed mid-game and started again, its game is played
+// again from the start, every finished game was played by the worker, and
+// the ladder counts each finished game once.
+func TestLeagueOnWorkers(t *testing.T) {
+	t.Parallel()
+	bin := taikaiBinary(t)
+	dir := t.TempDir()
+	natsURL := "nats://127.0.0.1:" + strconv.Itoa(freePort(t))
+	s := startServer(t, bin, filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data"),
+		"--nats-embedded", strings.TrimPrefix(natsURL, "nats://"), "--worker-timeout", "3s")
+	var c struct{ Name, Secret string }
+	s.call(t, "POST", "/api/workers/credentials", strings.NewReader(`{"name":"lw"}`), "application/json", &c)
+	env := []string{"TAIKAI_WORKER_SECRET=" + c.Secret}
+	w := startWorker(t, env, bin, natsURL, "lw", filepath.Join(dir, "worker"), "--concurrency", "2")
+	var ids []int64
+	for _, b := range []string{"othello-random", "othello-greedy", "othello-alphabeta"} {
+		ids = append(ids, s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":%q,"game":"othello","builtin":%q}`, b, b)))
+	}
+	tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(
+		`{"name":"league on workers","game":"othello","format":"league","engines":[%d,%d,%d],"placement_games":2,"move_time_ms":100,"concurrency":2,"start":true}`, ids[0], ids[1], ids[2]))
+	lost := killMidGame(t, s, w)
+	w = startWorker(t, env, bin, natsURL, "lw", filepath.Join(dir, "worker"), "--concurrency", "2")
+	waitLadder(t, s, tid, "12 games after the worker's restart", 3*time.Minute, func(rows []leagueRow) bool {
+		var g clusterGame
+		s.call(t, "GET", fmt.Sprintf("/api/games/%d", lost), nil, "", &g)
+		var n int64
+		for _, r := range rows {
+			n += r.Games
+		}
+		return g.Status == "finished" && n >= 24
+	})
+	s.call(t, "POST", fmt.Sprintf("/api/tournaments/%d/cancel", tid), nil, "", nil)
+	var g clusterGame
+	s.call(t, "GET", fmt.Sprintf("/api/games/%d", lost), nil, "", &g)
+	if g.Attempt < 2 || g.Worker == "" {
+		t.Errorf("game %d, lost with the worker: %+v, want finished by it at attempt 2 or more", lost, g)
+	}
+	var finished int64
+	for _, lg := range leagueGames(t, s, tid) {
+		if lg.Status != "finished" {
+			continue
+		}
+		finished++
+		var cg clusterGame
+		s.call(t, "GET", fmt.Sprintf("/api/games/%d", lg.ID), nil, "", &cg)
+		if cg.Worker != "lw" {
+			t.Errorf("game %d played by %q, not the worker", lg.ID, cg.Worker)
+		}
+	}
+	var n int64
+	for _, r := range ladder(t, s, tid, true) {
+		n += r.Games
+	}
+	if n != 2*finished {
+		t.Errorf("the ladder counts %d sides, %d games finished", n, finished)
+	}
+	s.stop(t, syscall.SIGTERM)
 }
