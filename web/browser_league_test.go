@@ -319,4 +319,48 @@ func TestBrowserLeague(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+
+	t.Run("AdminForms", func(t *testing.T) {
+		// The admin resumes and pauses the league from its page.
+		b.open(t, ladderPath)
+		signInAs(t, b, s.token)
+		b.waitJS(t, "the paused league's resume button", `document.querySelector('#status').textContent === 'paused' && !document.querySelector('#start').hidden && document.querySelector('#start').textContent === 'Resume' && document.querySelector('#pause').hidden`, 30*time.Second)
+		b.run(t, "resume", 30*time.Second, chromedp.Click(chromedp.CSS("#start")))
+		b.waitJS(t, "running", `document.querySelector('#status').textContent === 'running' && document.querySelector('#start').hidden && !document.querySelector('#pause').hidden`, 30*time.Second)
+		b.run(t, "pause", 30*time.Second, chromedp.Click(chromedp.CSS("#pause")))
+		b.waitJS(t, "paused", `document.querySelector('#status').textContent === 'paused' && document.querySelector('#pause').hidden`, 30*time.Second)
+		var got struct {
+			Status         string `json:"status"`
+			Format         string `json:"format"`
+			PlacementGames int    `json:"placement_games"`
+			Entrants       string `json:"entrants"`
+			Name           string `json:"name"`
+		}
+		s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d", lg.ID), nil, &got)
+		if got.Status != "paused" {
+			t.Errorf("the league after pause on its page: %q", got.Status)
+		}
+		// A league of every engine whose check passed, from the overview's form.
+		b.open(t, "/")
+		b.run(t, "open the form", 30*time.Second, chromedp.Click(chromedp.CSS("#new-tournament summary")))
+		b.waitJS(t, "the engine choice", `document.querySelectorAll('#t-engines input').length >= 3`, 30*time.Second)
+		b.setValue(t, "#t-format", "league")
+		b.waitJS(t, "the league's fields", `!document.querySelector('#t-placement').closest('.field').hidden && document.querySelector('#t-games').closest('.field').hidden`, 15*time.Second)
+		b.setValue(t, "#t-placement", "4")
+		b.run(t, "fill", 30*time.Second,
+			chromedp.SendKeys(chromedp.CSS("#t-name"), "Checked league"),
+			chromedp.Click(chromedp.CSS("#t-entrants-checked")),
+			chromedp.Click(chromedp.CSS("#t-start")), // off: create it pending
+			chromedp.Click(chromedp.CSS(`#tournament-form button[type=submit]`)))
+		b.waitJS(t, "the new league's page", `location.pathname.startsWith('/tournaments/') && document.querySelector('#status')?.textContent === 'pending' && document.querySelector('#standings.ladder')`, 30*time.Second)
+		tid := evalJS[int64](t, b, `+location.pathname.split('/').pop()`)
+		s.mustCall(t, "GET", fmt.Sprintf("/api/tournaments/%d", tid), nil, &got)
+		if got.Name != "Checked league" || got.Format != "league" || got.PlacementGames != 4 || got.Entrants != "checked" || got.Status != "pending" {
+			t.Errorf("the form made %+v, want a pending league of the checked engines, 4 placement games", got)
+		}
+		b.run(t, "cancel", 30*time.Second, chromedp.Click(chromedp.CSS("#cancel")), chromedp.Click(chromedp.CSS("#cancel")))
+		b.waitJS(t, "cancelled", `document.querySelector('#status').textContent === 'cancelled' && document.querySelector('#cancel').hidden`, 45*time.Second)
+		signOut(t, b)
+		b.noErrors(t, "admin forms", nil)
+	})
 }

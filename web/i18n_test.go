@@ -187,7 +187,7 @@ func TestCatalogKeysUsed(t *testing.T) {
 		"builtin":       engines.BuiltinNames(),
 		"cause":         {games.CauseInvalidMove, games.CauseInvalidCommand, games.CauseMaxErrors, games.CauseFlood},
 		"sandbox.state": {"on", "off", "unavailable", ""},
-		"form.format":   {tournament.KindRoundRobin, tournament.KindGauntlet, "swiss", "knockout"},
+		"form.format":   {tournament.KindRoundRobin, tournament.KindGauntlet, "swiss", "knockout", tournament.KindLeague},
 		"format":        {tournament.KindRoundRobin, tournament.KindGauntlet, tournament.KindSwiss, tournament.KindKnockout, tournament.KindMatch, tournament.KindLeague},
 		// participantJSON.Status
 		"participants.status": {"invited", "active", "expired"},
