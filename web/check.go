@@ -129,6 +129,7 @@ func (s *Server) checkEngine(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	s.wakeLeagues()
 	writeJSON(w, http.StatusOK, res)
 }
 
