@@ -301,6 +301,10 @@ func TestBrowserLeague(t *testing.T) {
 		b.open(t, ladderPath+"?tv=1")
 		b.waitJS(t, "the Japanese projector view", `document.querySelectorAll('#standings tbody tr').length === 3`, 30*time.Second)
 		checkPage(t, b, "ja ladder ?tv=1", names, true)
+		// The overview lists the league with its games played.
+		b.open(t, "/")
+		b.waitJS(t, "the Japanese overview", fmt.Sprintf(`document.querySelector('#tournaments tr[data-id="%d"]')?.textContent.includes('局を対局済み')`, lg.ID), 30*time.Second)
+		checkPage(t, b, "ja overview", names, true)
 		b.open(t, enginePath)
 		signInAs(t, b, token)
 		b.open(t, enginePath)

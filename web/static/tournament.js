@@ -64,7 +64,7 @@ const eloText = (s) => {
   return (elo > 0 ? '+' : elo < 0 ? '−' : '') + Math.abs(elo) + (s.elo_error > 0 ? ` ±\u00a0${Math.round(s.elo_error)}` : '');
 };
 
-// signed is a whole number with its sign: +12, −3, 0.
+// signedInt is a whole number with its sign: +12, −3, 0.
 const signedInt = (v) => {
   const n = Math.round(v);
   return (n > 0 ? '+' : n < 0 ? '−' : '') + Math.abs(n);
