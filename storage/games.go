@@ -333,9 +333,12 @@ type GameFilter struct {
 	Reason string
 	Limit  int
 	Offset int
+	// Newest lists the newest first (a league's page: its list only grows).
+	Newest bool
 }
 
-// Games lists the started games of a tournament in schedule order (without moves).
+// Games lists the started games of a tournament in schedule order, or the
+// newest first (without moves).
 func (db *DB) Games(ctx context.Context, tournamentID int64, f GameFilter) ([]*tournament.Game, error) {
 	where := []string{"g.tournament_id = ?"}
 	args := []any{tournamentID}
@@ -353,7 +356,11 @@ func (db *DB) Games(ctx context.Context, tournamentID int64, f GameFilter) ([]*t
 		f.Limit = 1000
 	}
 	args = append(args, f.Limit, f.Offset)
-	return db.queryGames(ctx, `WHERE `+strings.Join(where, " AND ")+` ORDER BY g.idx, g.id LIMIT ? OFFSET ?`, args...)
+	order := `g.idx, g.id`
+	if f.Newest {
+		order = `g.idx DESC, g.id DESC`
+	}
+	return db.queryGames(ctx, `WHERE `+strings.Join(where, " AND ")+` ORDER BY `+order+` LIMIT ? OFFSET ?`, args...)
 }
 
 // queryGames lists games (without moves) selected by a WHERE clause on g.

@@ -404,7 +404,8 @@ func (db *DB) LatestVersion(ctx context.Context, engineID int64) (int, error) {
 	return v, err
 }
 
-// EngineCheck is the stored state of an engine's last pre-flight check.
+// EngineCheck is the stored state of a pre-flight check of an engine's
+// version; each version keeps its own (migration 0013).
 type EngineCheck struct {
 	EngineID   int64           `json:"engine_id"`
 	Version    int             `json:"version"`
@@ -414,7 +415,8 @@ type EngineCheck struct {
 	FinishedAt *time.Time      `json:"finished_at"`
 }
 
-// SaveCheck stores the state of an engine's check, replacing the last one.
+// SaveCheck stores the state of a check of an engine's version, replacing
+// that version's last one; other versions keep theirs.
 func (db *DB) SaveCheck(ctx context.Context, c EngineCheck) error {
 	var result any
 	if c.Result != nil {
@@ -425,32 +427,53 @@ func (db *DB) SaveCheck(ctx context.Context, c EngineCheck) error {
 		finished = c.FinishedAt.UnixMilli()
 	}
 	return db.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO engine_checks (engine_id, version, status, result, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?)
-			ON CONFLICT (engine_id) DO UPDATE SET version = excluded.version, status = excluded.status, result = excluded.result, started_at = excluded.started_at, finished_at = excluded.finished_at`,
+		_, err := tx.ExecContext(ctx, `INSERT INTO version_checks (engine_id, version, status, result, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (engine_id, version) DO UPDATE SET status = excluded.status, result = excluded.result, started_at = excluded.started_at, finished_at = excluded.finished_at`,
 			c.EngineID, c.Version, c.Status, result, c.StartedAt.UnixMilli(), finished)
 		return err
 	})
 }
 
-// Check returns an engine's last check; a not_found error if it has none.
+// Check returns an engine's last check (of whichever version: the one
+// started last); a not_found error if it has none.
 func (db *DB) Check(ctx context.Context, engineID int64) (EngineCheck, error) {
-	c, err := scanCheck(db.r.QueryRowContext(ctx, `SELECT engine_id, version, status, result, started_at, finished_at FROM engine_checks WHERE engine_id = ?`, engineID))
+	c, err := scanCheck(db.r.QueryRowContext(ctx, `SELECT engine_id, version, status, result, started_at, finished_at FROM version_checks
+		WHERE engine_id = ? ORDER BY started_at DESC, version DESC LIMIT 1`, engineID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return c, games.Errorf(games.ENotFound, "engine %d has not been checked", engineID)
 	}
 	return c, err
 }
 
+// VersionChecks returns the last check of each of an engine's versions, by
+// version number; a version never checked has none.
+func (db *DB) VersionChecks(ctx context.Context, engineID int64) (map[int]EngineCheck, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT engine_id, version, status, result, started_at, finished_at FROM version_checks WHERE engine_id = ?`, engineID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int]EngineCheck{}
+	for rows.Next() {
+		c, err := scanCheck(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[c.Version] = c
+	}
+	return out, rows.Err()
+}
+
 // AbandonChecks marks checks left queued or running by a server that stopped
 // as done without a result; serve calls it at start.
 func (db *DB) AbandonChecks(ctx context.Context) error {
 	return db.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE engine_checks SET status = 'done', finished_at = ? WHERE status <> 'done'`, now())
+		_, err := tx.ExecContext(ctx, `UPDATE version_checks SET status = 'done', finished_at = ? WHERE status <> 'done'`, now())
 		return err
 	})
 }
 
-// Checks returns every engine's last check, by engine id.
+// Checks returns every engine's last check (as Check), by engine id.
 func (db *DB) Checks(ctx context.Context) (map[int64]EngineCheck, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT engine_id, version, status, result, started_at, finished_at FROM engine_checks`)
 	if err != nil {

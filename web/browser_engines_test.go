@@ -94,7 +94,7 @@ func TestBrowserEnginePage(t *testing.T) {
 		b.screenshot(t, "engine")
 		// A game long enough to step through (not one lost at once by the
 		// engine that moves off the board).
-		gameID = int64(evalJS[int](t, b, `+([...document.querySelectorAll('#engine-games tbody tr')].find((tr) => +tr.cells[6].textContent >= 20) || {dataset: {gameId: 0}}).dataset.gameId`))
+		gameID = int64(evalJS[int](t, b, `+([...document.querySelectorAll('#engine-games tbody tr')].find((tr) => +tr.querySelector('td.plies').textContent >= 20) || {dataset: {gameId: 0}}).dataset.gameId`))
 		if gameID == 0 {
 			t.Fatal("no game of 20 plies or more in the engine's games")
 		}

@@ -432,6 +432,9 @@ type checkQueue struct {
 type checkRun struct {
 	version int
 	cancel  context.CancelFunc
+	// replacedBy is the version whose check took this one's place (under
+	// the queue's lock), 0 while none did.
+	replacedBy int
 }
 
 func (q *checkQueue) init() {
@@ -455,6 +458,7 @@ func (q *checkQueue) claim(id int64, run *checkRun) (context.Context, bool) {
 	}
 	if old := q.running[id]; old != nil {
 		old.cancel()
+		old.replacedBy = run.version
 	}
 	ctx, cancel := context.WithCancel(q.ctx)
 	run.cancel = cancel
@@ -587,7 +591,14 @@ func (s *Server) startCheck(e engines.Engine, owner int64, version int) {
 			done()
 		}
 		if !q.release(e.ID, run) {
-			return // a newer version's check took over
+			// Another check took over: of this version, it stores its own
+			// answer; of a newer version, this version's check stays
+			// unfinished, and says why (each version keeps its check).
+			if run.replacedBy != version {
+				save("done", &checkJSON{Message: fmt.Sprintf("The check was stopped before it finished: version %d replaced this version.", run.replacedBy),
+					MessageKey: "replaced", MessageParams: map[string]any{"version": run.replacedBy}, Violations: games.Violations{}, Settings: map[string]string{}, Version: version})
+			}
+			return
 		}
 		if res == nil || ctx.Err() != nil && res.Reason == games.ReasonAborted {
 			res = &checkJSON{Message: "The check was stopped before it finished (the server stopped).", Violations: games.Violations{}, Settings: map[string]string{}}

@@ -53,17 +53,22 @@ func (x engineExtras) add(j *engineJSON, owner int64) {
 		j.Version, j.SubmittedAt = v.Version, &t
 	}
 	if c, ok := x.checks[j.ID]; ok && mayRead(x.caller, owner) == nil {
-		sum := &checkSummaryJSON{Status: c.Status, Version: c.Version}
-		if c.Result != nil {
-			var res checkJSON
-			if json.Unmarshal(c.Result, &res) == nil {
-				sum.OK, sum.Message = res.OK, res.Message
-				sum.Result, sum.Reason, sum.LegalMoves = res.Result, res.Reason, res.LegalMoves
-				sum.MessageKey, sum.MessageParams = res.MessageKey, res.MessageParams
-			}
-		}
-		j.Check = sum
+		j.Check = checkSummary(c)
 	}
+}
+
+// checkSummary is a stored check as the engine list and the versions show it.
+func checkSummary(c storage.EngineCheck) *checkSummaryJSON {
+	sum := &checkSummaryJSON{Status: c.Status, Version: c.Version, FinishedAt: c.FinishedAt}
+	if c.Result != nil {
+		var res checkJSON
+		if json.Unmarshal(c.Result, &res) == nil {
+			sum.OK, sum.Message = res.OK, res.Message
+			sum.Result, sum.Reason, sum.LegalMoves = res.Result, res.Reason, res.LegalMoves
+			sum.MessageKey, sum.MessageParams = res.MessageKey, res.MessageParams
+		}
+	}
+	return sum
 }
 
 func (s *Server) listEngines(w http.ResponseWriter, r *http.Request) {

@@ -41,6 +41,14 @@ func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
 	if f.Limit == 0 || f.Limit > 5000 {
 		f.Limit = min(max(f.Limit, 1000), 5000)
 	}
+	switch v := q.Get("order"); v {
+	case "", "schedule":
+	case "newest":
+		f.Newest = true
+	default:
+		s.writeError(w, r, errInvalid("order", fmt.Sprintf("order %q: want schedule or newest", v)))
+		return
+	}
 	if v := q.Get("engine"); v != "" {
 		id, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
@@ -75,7 +83,8 @@ func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
 	// Games not started yet come from the schedule, not the database (swiss
 	// and knockout pair as they go, and a league before each game: their
 	// games are not known in advance).
-	if (f.Status == "" || f.Status == tournament.GameScheduled) && f.Result == "" && f.Reason == "" && len(out) < f.Limit &&
+	// (Newest first lists the started games only.)
+	if (f.Status == "" || f.Status == tournament.GameScheduled) && f.Result == "" && f.Reason == "" && len(out) < f.Limit && !f.Newest &&
 		t.Status != tournament.StatusCancelled && !t.Dynamic() && t.Kind != tournament.KindLeague {
 		names, err := s.DB.EngineNames(r.Context(), t.Engines)
 		if err != nil {

@@ -178,7 +178,7 @@ func TestCatalogKeysUsed(t *testing.T) {
 	}
 
 	enums := map[string][]string{
-		"status":        {tournament.StatusPending, tournament.StatusRunning, tournament.StatusFinished, tournament.StatusCancelled, tournament.GameScheduled, tournament.GameRunning, tournament.GameFinished, tournament.GameAborted},
+		"status":        {tournament.StatusPending, tournament.StatusRunning, tournament.StatusPaused, tournament.StatusFinished, tournament.StatusCancelled, tournament.GameScheduled, tournament.GameRunning, tournament.GameFinished, tournament.GameAborted},
 		"reason":        reasons,
 		"result":        {"black", "white", "draw"},
 		"color":         {"black", "white"},
@@ -187,8 +187,8 @@ func TestCatalogKeysUsed(t *testing.T) {
 		"builtin":       engines.BuiltinNames(),
 		"cause":         {games.CauseInvalidMove, games.CauseInvalidCommand, games.CauseMaxErrors, games.CauseFlood},
 		"sandbox.state": {"on", "off", "unavailable", ""},
-		"form.format":   {tournament.KindRoundRobin, tournament.KindGauntlet, "swiss", "knockout"},
-		"format":        {tournament.KindRoundRobin, tournament.KindGauntlet, tournament.KindSwiss, tournament.KindKnockout, tournament.KindMatch},
+		"form.format":   {tournament.KindRoundRobin, tournament.KindGauntlet, "swiss", "knockout", tournament.KindLeague},
+		"format":        {tournament.KindRoundRobin, tournament.KindGauntlet, tournament.KindSwiss, tournament.KindKnockout, tournament.KindMatch, tournament.KindLeague},
 		// participantJSON.Status
 		"participants.status": {"invited", "active", "expired"},
 	}

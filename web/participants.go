@@ -870,16 +870,30 @@ func (s *Server) getVersions(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	// Each version's pre-flight check, for those who may read the engine's
+	// checks (as GET .../check); null for the others and a version never
+	// checked.
+	var checks map[int]storage.EngineCheck
+	if mayRead(callerOf(r), row.OwnerID) == nil {
+		if checks, err = s.DB.VersionChecks(r.Context(), row.ID); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
 	type ratedVersion struct {
 		engineVersionJSON
 		// Ratings: the version's rating in each league it played.
 		Ratings []storage.VersionRating `json:"ratings"`
+		Check   *checkSummaryJSON       `json:"check"`
 	}
 	out := make([]ratedVersion, len(vs))
 	for i, v := range vs {
 		out[i] = ratedVersion{engineVersionJSON: versionJSON(v), Ratings: ratings[v.Version]}
 		if out[i].Ratings == nil {
 			out[i].Ratings = []storage.VersionRating{}
+		}
+		if c, ok := checks[v.Version]; ok {
+			out[i].Check = checkSummary(c)
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"versions": out})

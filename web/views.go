@@ -44,12 +44,15 @@ type engineJSON struct {
 	Check *checkSummaryJSON `json:"check,omitempty"`
 }
 
-// checkSummaryJSON is an engine's last check in the engine list.
+// checkSummaryJSON is an engine's last check in the engine list, and each
+// version's in its versions.
 type checkSummaryJSON struct {
 	Status  string `json:"status"` // queued, running, done
 	Version int    `json:"version"`
 	OK      bool   `json:"ok"`
 	Message string `json:"message,omitempty"`
+	// FinishedAt is when it was done (null while queued or running).
+	FinishedAt *time.Time `json:"finished_at"`
 	// Result, Reason and LegalMoves are the check game's (as in the check's
 	// answer), for a dashboard that says the message in another language.
 	Result     engineResult `json:"result,omitempty"`

@@ -102,3 +102,87 @@ export function lineChart(svg, series, {xLabel = '', yLabel = '', marks = []} = 
   });
   svg.append(lines);
 }
+
+/**
+ * versionChart draws series [{name, points: [{x: time in ms, y, err, title}]}]
+ * into svg: each point a dot with its ± err as a bar, labelled label(point),
+ * the points of a series joined in time; the x axis is time (dates in the
+ * page's language).
+ */
+export function versionChart(svg, series, {xLabel = '', yLabel = '', label = () => ''} = {}) {
+  const W = Math.round(Math.max(320, Math.min(1200, svg.parentElement?.clientWidth || 1000)));
+  const H = Math.max(220, Math.round(W * 0.25));
+  const pad = {l: 64, r: 32, t: 30, b: 58};
+  svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+  svg.replaceChildren();
+  const all = series.flatMap((sr) => sr.points);
+  let xmin = Math.min(...all.map((p) => p.x));
+  let xmax = Math.max(...all.map((p) => p.x));
+  // A little room either side, so that the first and last labels fit.
+  const span = Math.max(xmax - xmin, 60e3);
+  xmin -= span * 0.08;
+  xmax += span * 0.08;
+  let ymin = Math.min(0, ...all.map((p) => p.y - (p.err || 0)));
+  let ymax = Math.max(0, ...all.map((p) => p.y + (p.err || 0)));
+  const ystep = niceStep(Math.max(ymax - ymin, 10), 5);
+  ymin = Math.floor(ymin / ystep) * ystep;
+  ymax = Math.ceil(ymax / ystep) * ystep;
+  const px = (x) => pad.l + ((W - pad.l - pad.r) * (x - xmin)) / (xmax - xmin);
+  const py = (y) => H - pad.b - ((H - pad.t - pad.b) * (y - ymin)) / (ymax - ymin);
+
+  const axes = s('g', {class: 'c-axes'});
+  for (let y = ymin; y <= ymax + 1e-9; y += ystep) {
+    axes.append(s('line', {x1: pad.l, x2: W - pad.r, y1: py(y), y2: py(y), class: Math.abs(y) < 1e-9 ? 'c-base' : 'c-grid'}));
+    axes.append(s('text', {x: pad.l - 10, y: py(y), class: 'c-tick', 'text-anchor': 'end', 'dominant-baseline': 'central'}, String(Math.round(y))));
+  }
+  // Time ticks: dates over days, times within them (seconds within an
+  // hour); a tick that would say what the one before says is left out.
+  const lang = document.documentElement.lang || 'en';
+  const range = xmax - xmin;
+  const fmt = new Intl.DateTimeFormat(lang, range < 36e5 ? {hour: 'numeric', minute: '2-digit', second: '2-digit'}
+    : range < 2 * 864e5 ? {hour: 'numeric', minute: '2-digit'} : {month: 'numeric', day: 'numeric'});
+  const ticks = Math.max(2, Math.min(6, Math.floor((W - pad.l - pad.r) / 150)));
+  let last = '';
+  for (let i = 0; i <= ticks; i++) {
+    const x = xmin + (range * i) / ticks;
+    const text = fmt.format(new Date(x));
+    if (text === last) continue;
+    last = text;
+    axes.append(s('line', {x1: px(x), x2: px(x), y1: H - pad.b, y2: H - pad.b + 6, class: 'c-base'}));
+    axes.append(s('text', {x: px(x), y: H - pad.b + 22, class: 'c-tick', 'text-anchor': 'middle'}, text));
+  }
+  axes.append(s('text', {x: (pad.l + W - pad.r) / 2, y: H - 8, class: 'c-label', 'text-anchor': 'middle'}, xLabel));
+  axes.append(s('text', {x: 16, y: (pad.t + H - pad.b) / 2, class: 'c-label', 'text-anchor': 'middle',
+    transform: `rotate(-90 16 ${(pad.t + H - pad.b) / 2})`}, yLabel));
+  svg.append(axes);
+
+  const marks = s('g', {class: 'c-lines'});
+  series.forEach((sr, i) => {
+    const st = seriesStyle(i);
+    const pts = [...sr.points].sort((a, b) => a.x - b.x);
+    if (pts.length > 1) {
+      const line = s('polyline', {points: pts.map((p) => `${px(p.x).toFixed(1)},${py(p.y).toFixed(1)}`).join(' '), fill: 'none', 'stroke-width': 2.5, 'stroke-linejoin': 'round', class: 'c-line'});
+      line.style.stroke = st.color;
+      if (st.dash) line.setAttribute('stroke-dasharray', st.dash);
+      marks.append(line);
+    }
+    for (const p of pts) {
+      const g = s('g', {class: 'v-point', 'data-version': p.version});
+      const x = px(p.x);
+      if (p.err > 0) {
+        for (const [x1, y1, x2, y2] of [[x, py(p.y - p.err), x, py(p.y + p.err)], [x - 6, py(p.y - p.err), x + 6, py(p.y - p.err)], [x - 6, py(p.y + p.err), x + 6, py(p.y + p.err)]]) {
+          const bar = s('line', {x1, y1, x2, y2, 'stroke-width': 2, class: 'c-err'});
+          bar.style.stroke = st.color;
+          g.append(bar);
+        }
+      }
+      const dot = s('circle', {cx: x, cy: py(p.y), r: 6});
+      dot.style.fill = st.color;
+      g.append(dot);
+      g.append(s('text', {x: x + 9, y: py(p.y) - 9, class: 'c-tick'}, label(p)));
+      if (p.title) g.append(s('title', {}, p.title));
+      marks.append(g);
+    }
+  });
+  svg.append(marks);
+}

@@ -35,10 +35,12 @@ function renderTournaments() {
   const body = $('#tournaments tbody');
   body.replaceChildren(...shown.map((tn) => h('tr', {dataset: {id: tn.id, status: tn.status}},
     h('td', null, h('a', {href: href(`/tournaments/${tn.id}`), class: 'strong', text: tn.name}),
-      h('div', {class: 'muted small', text: t('overview.tournament_line', {count: tn.total_games, per_pair: tn.games_per_pair, at_once: tn.concurrency})})),
+      h('div', {class: 'muted small', text: tn.format === 'league' ? t('overview.league_line', {count: tn.finished_games, at_once: tn.concurrency})
+        : t('overview.tournament_line', {count: tn.total_games, per_pair: tn.games_per_pair, at_once: tn.concurrency})})),
     h('td', null, h('span', {class: `game-tag game-${tn.game}`, text: label('gamename', tn.game)})),
     h('td', null, h('span', {class: `status status-${tn.status}`, text: label('status', tn.status)})),
-    h('td', {class: 'progress-col'}, progress(tn.finished_games, tn.total_games)),
+    // A league has no end: no progress.
+    h('td', {class: 'progress-col'}, tn.format === 'league' ? h('span', {class: 'muted', text: label('format', 'league')}) : progress(tn.finished_games, tn.total_games)),
     h('td', {class: 'num eta', dataset: {eta: tn.eta_seconds ?? ''}}))));
   $('#tournaments-empty').hidden = tournaments.length > 0;
   $('#tournaments').hidden = tournaments.length === 0;
@@ -163,6 +165,8 @@ $('#t-format').addEventListener('change', () => {
   const f = $('#t-format').value;
   for (const el of $$('.swiss-only', form)) el.hidden = f !== 'swiss';
   for (const el of $$('.knockout-only', form)) el.hidden = f !== 'knockout';
+  for (const el of $$('.league-only', form)) el.hidden = f !== 'league';
+  for (const el of $$('.not-league', form)) el.hidden = f === 'league';
 });
 $('#t-all').addEventListener('click', () => { for (const i of $$('#t-engines input')) i.checked = true; });
 $('#t-none').addEventListener('click', () => { for (const i of $$('#t-engines input')) i.checked = false; });
@@ -191,6 +195,16 @@ form.addEventListener('submit', async (ev) => {
   body.format = $('#t-format').value;
   if (body.format === 'swiss') body.rounds = Number($('#t-rounds').value) || 0;
   if (body.format === 'knockout') body.max_extra = Number($('#t-max-extra').value) || 0;
+  if (body.format === 'league') {
+    // A league plays as many games as its ratings need, of its engines or
+    // of every engine whose check passes (those submitted later too).
+    delete body.games_per_pair;
+    body.placement_games = Number($('#t-placement').value) || 0;
+    if ($('#t-entrants-checked').checked) {
+      body.entrants = 'checked';
+      delete body.engines;
+    }
+  }
   if (!$('#t-size').closest('.size-only').hidden) body.size = Number($('#t-size').value) || 0;
   const button = $('button[type=submit]', form);
   button.disabled = true;

@@ -1,5 +1,8 @@
 // tournament.js: one tournament: progress, standings, crosstable, a chart of
 // points over games, the games with filters, its running games, start/cancel.
+// A league has a ladder instead of standings (each engine's current version,
+// its rating and change since its previous version), no progress and no
+// chart, and may be paused.
 import {$, $$, h, href, live, showConn, api, write, throttle, duration, points, reasonLabels, pageData, t, label, number, showError} from 'taikai/app.js';
 import {LiveGrid} from 'taikai/livegrid.js';
 import {setProgress} from 'taikai/progress.js';
@@ -7,6 +10,7 @@ import {lineChart, seriesStyle} from 'taikai/chart.js';
 
 let tour = pageData();
 const id = tour.id;
+const league = tour.format === 'league';
 let standings = [];
 let etaAt = 0; // Date.now() when the ETA runs out, 0 for none
 
@@ -16,8 +20,15 @@ function renderHead() {
   const st = $('#status');
   st.textContent = label('status', tour.status);
   st.className = `status status-${tour.status}`;
-  $('#start').hidden = tour.status !== 'pending';
-  $('#cancel').hidden = tour.status !== 'pending' && tour.status !== 'running';
+  const open = tour.status === 'pending' || tour.status === 'running' || tour.status === 'paused';
+  $('#start').hidden = tour.status !== 'pending' && tour.status !== 'paused';
+  $('#start').textContent = tour.status === 'paused' ? t('league.resume') : t('tournament.start');
+  $('#cancel').hidden = !open;
+  if (league) {
+    $('#pause').hidden = tour.status !== 'running';
+    $('#league-games').textContent = t('league.games_played', {count: tour.finished_games});
+    return;
+  }
   setProgress($('#progress'), tour.finished_games, tour.total_games);
   $('#progress-text').textContent = t('tournament.progress', {done: tour.finished_games, count: tour.total_games});
   tickETA();
@@ -31,7 +42,7 @@ function tickETA() {
   }
   el.textContent = t('tournament.eta', {time: duration((etaAt - Date.now()) / 1000)});
 }
-setInterval(tickETA, 1000);
+if (!league) setInterval(tickETA, 1000);
 
 async function loadTournament() {
   try {
@@ -53,8 +64,43 @@ const eloText = (s) => {
   return (elo > 0 ? '+' : elo < 0 ? '−' : '') + Math.abs(elo) + (s.elo_error > 0 ? ` ±\u00a0${Math.round(s.elo_error)}` : '');
 };
 
+// signedInt is a whole number with its sign: +12, −3, 0.
+const signedInt = (v) => {
+  const n = Math.round(v);
+  return (n > 0 ? '+' : n < 0 ? '−' : '') + Math.abs(n);
+};
+
+// ladderRow is one engine of a league: its current version's rating, its
+// change since the previous version, and a badge while it plays its
+// placement games.
+function ladderRow(s, i) {
+  const change = s.elo_change === null || s.elo_change === undefined ? null : Math.round(s.elo_change);
+  const prev = s.previous;
+  return h('tr', {dataset: {engineId: s.engine_id, version: s.version, games: s.games}},
+    h('td', {class: 'num rank', text: i + 1}),
+    // The version beside the name: a phone shows it without scrolling.
+    h('td', {class: 'name'}, h('span', {class: 'swatch', dataset: {i}}), h('a', {href: href(`/engines/${s.engine_id}`), class: 'engine-link', text: s.name}),
+      ' ', h('small', {class: 'muted version', text: t('league.version_short', {version: s.version})}),
+      s.placement ? h('span', {class: 'badge placement', title: t('league.placement_long'), text: t('league.placement')}) : null),
+    h('td', {class: 'num strong rating', text: s.games ? eloText(s) : '–'}),
+    h('td', {class: `num change${change > 0 ? ' up' : change < 0 ? ' down' : ''}`,
+      title: prev ? t('league.change_from', {version: prev.version, elo: prev.games ? eloText(prev) : '–'}) : t('league.first_version'),
+      text: change === null ? '–' : signedInt(change)}),
+    h('td', {class: 'num games', text: s.games}),
+    h('td', {class: 'num', text: s.wins}),
+    h('td', {class: 'num', text: s.draws}),
+    h('td', {class: 'num', text: s.losses}));
+}
+
 function renderStandings(rows) {
   standings = rows || [];
+  if (league) {
+    standings = standings.filter((s) => s.current !== false);
+    $('#standings tbody').replaceChildren(...standings.map(ladderRow));
+    $('#ladder-empty').hidden = standings.length > 0;
+    for (const sw of $$('#standings .swatch')) sw.style.background = seriesStyle(Number(sw.dataset.i)).color;
+    return;
+  }
   let rank = 0;
   const body = $('#standings tbody');
   body.replaceChildren(...standings.map((s, i) => {
@@ -75,6 +121,7 @@ function renderStandings(rows) {
 }
 
 function renderCrosstable(cells) {
+  if (league) return; // a ladder of versions has no crosstable
   const n = standings.length;
   const head = $('#crosstable thead');
   head.replaceChildren(h('tr', null, h('th', {class: 'num', text: '#'}), h('th', {text: t('col.engine')}),
@@ -102,7 +149,7 @@ let tablesFromSocket = 0;
 async function loadStandings() {
   const before = tablesFromSocket;
   try {
-    const [st, ct] = await Promise.all([api(`/api/tournaments/${id}/standings`), api(`/api/tournaments/${id}/crosstable`)]);
+    const [st, ct] = await Promise.all([api(`/api/tournaments/${id}/standings`), league ? {} : api(`/api/tournaments/${id}/crosstable`)]);
     if (before !== tablesFromSocket) return;
     renderStandings(st.standings);
     renderCrosstable(ct.cells);
@@ -114,6 +161,7 @@ async function loadStandings() {
 // ---- chart: each engine's points after each of its games ----
 
 async function loadChart() {
+  if (league) return; // a league's games never end: no chart of them all
   let games;
   try {
     games = (await api(`/api/tournaments/${id}/games?status=finished&limit=5000`)).games;
@@ -160,6 +208,7 @@ const num = (v, digits = 1) => (v === null || v === undefined ? '–' : number(v
 const signed = (v) => (v === null || v === undefined ? '–' : (v > 0 ? '+' : v < 0 ? '−' : '') + number(Math.abs(v), 1));
 
 async function loadPairs() {
+  if (league) return; // every pair of a league's versions: too many to list
   let pairs;
   try {
     pairs = (await api(`/api/tournaments/${id}/pairs`)).pairs;
@@ -235,7 +284,8 @@ const PAGE = 100;
 let shown = 0;
 
 function gameQuery(offset, limit) {
-  const q = new URLSearchParams({limit, offset});
+  // A league's list only grows: its newest games first.
+  const q = new URLSearchParams(league ? {limit, offset, order: 'newest'} : {limit, offset});
   for (const [key, sel] of [['engine', '#filter-engine'], ['status', '#filter-status'], ['result', '#filter-result'], ['reason', '#filter-reason']]) {
     const v = $(sel).value;
     if (v) q.set(key, v);
@@ -245,13 +295,16 @@ function gameQuery(offset, limit) {
 
 const score = {black: '1–0', white: '0–1', draw: '½–½'};
 
+// player is a side's name, and in a league the version that played.
+const player = (p) => (league && p.version ? [p.name, ' ', h('small', {class: 'muted', text: t('league.version_short', {version: p.version})})] : [p.name]);
+
 function gameRow(g) {
   const link = (child) => (g.id ? h('a', {href: href(`/games/${g.id}`)}, child) : child);
   const win = (side) => (g.result === side ? 'strong' : '');
   return h('tr', {class: `game-row game-${g.status}`, dataset: {gameId: g.id ?? '', status: g.status}},
     h('td', {class: 'num'}, link(String(g.index + 1))),
-    h('td', {class: win('black')}, h('span', {class: 'disc-icon black'}), ' ', g.black.name),
-    h('td', {class: win('white')}, h('span', {class: 'disc-icon white'}), ' ', g.white.name),
+    h('td', {class: win('black')}, h('span', {class: 'disc-icon black'}), ' ', ...player(g.black)),
+    h('td', {class: win('white')}, h('span', {class: 'disc-icon white'}), ' ', ...player(g.white)),
     h('td', {class: 'result-cell'}, link(g.status === 'finished' ? score[g.result] || g.result : label('status', g.status))),
     h('td', {text: g.reason ? reasonLabels[g.reason] || g.reason : ''}),
     h('td', {class: 'num', text: g.status === 'scheduled' ? '' : g.plies}));
@@ -291,7 +344,7 @@ const grid = new LiveGrid($('#running'), $('#running-empty'), {keep: (g) => g.to
 // The running-games section shows while the tournament can still play, and
 // for a moment after, so the last boards can be seen to finish.
 function watchLive() {
-  const active = tour.status === 'running' || tour.status === 'pending';
+  const active = tour.status === 'running' || tour.status === 'pending' || tour.status === 'paused';
   if (active) {
     $('#running-section').hidden = false;
   } else {
@@ -348,6 +401,16 @@ $('#start').addEventListener('click', async () => {
     tour = await write(`/api/tournaments/${id}/start`, {method: 'POST'});
     loadTournament();
     refreshGames();
+  } catch (err) {
+    showError($('#action-error'), err);
+  }
+});
+
+$('#pause')?.addEventListener('click', async () => {
+  $('#action-error').textContent = '';
+  try {
+    tour = await write(`/api/tournaments/${id}/pause`, {method: 'POST'});
+    loadTournament();
   } catch (err) {
     showError($('#action-error'), err);
   }
