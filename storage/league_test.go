@@ -3,7 +3,6 @@ package storage_test
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -18,25 +17,7 @@ import (
 // league registers n engines and a running league between them.
 func league(tb testing.TB, db *storage.DB, n int) *tournament.Tournament {
 	tb.Helper()
-	ctx := context.Background()
-	t := &tournament.Tournament{Name: "league", Kind: tournament.KindLeague, Settings: tournament.Settings{Game: "othello"}, Seed: 1}
-	for i := range n {
-		e := engines.Engine{Name: fmt.Sprintf("e%d", i), Game: "othello", Protocol: "othello-board", Builtin: "othello-random"}
-		if err := db.CreateEngine(ctx, &e); err != nil {
-			tb.Fatal(err)
-		}
-		t.Engines = append(t.Engines, e.ID)
-	}
-	if err := t.Validate(); err != nil {
-		tb.Fatal(err)
-	}
-	if err := db.CreateTournament(ctx, t); err != nil {
-		tb.Fatal(err)
-	}
-	if err := db.SetTournamentStatus(ctx, t.ID, tournament.StatusRunning); err != nil {
-		tb.Fatal(err)
-	}
-	return t
+	return running(tb, db, n, &tournament.Tournament{Name: "league", Kind: tournament.KindLeague, Settings: tournament.Settings{Game: "othello"}, Seed: 1})
 }
 
 // playLeague plays n league games the scheduler's way: the next pair from

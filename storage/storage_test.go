@@ -32,8 +32,13 @@ func open(tb testing.TB) *storage.DB {
 // field registers n engines and a round robin between them.
 func field(tb testing.TB, db *storage.DB, n, legs int) *tournament.Tournament {
 	tb.Helper()
+	return running(tb, db, n, &tournament.Tournament{Name: "t", Settings: tournament.Settings{Game: "othello"}, GamesPerPair: legs, Seed: 1})
+}
+
+// running registers n engines as t's entrants, stores t and marks it running.
+func running(tb testing.TB, db *storage.DB, n int, t *tournament.Tournament) *tournament.Tournament {
+	tb.Helper()
 	ctx := context.Background()
-	t := &tournament.Tournament{Name: "t", Settings: tournament.Settings{Game: "othello"}, GamesPerPair: legs, Seed: 1}
 	for i := range n {
 		e := engines.Engine{Name: fmt.Sprintf("e%d", i), Game: "othello", Protocol: "othello-board", Builtin: "othello-random"}
 		if err := db.CreateEngine(ctx, &e); err != nil {
