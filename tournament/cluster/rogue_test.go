@@ -176,6 +176,31 @@ func ask(c *nats.Conn, subject string, v any) (string, error) {
 	return string(m.Data), nil
 }
 
+// refusedAsk sends v as a request that NATS must refuse (a subject the
+// client may not publish on): it fails the test if the request is answered,
+// and returns once the permissions violation has arrived on errs, after
+// which the request can never be delivered, rather than waiting out the
+// request's timeout.
+func refusedAsk(t *testing.T, c *nats.Conn, errs chan error, subject string, v any, what string) {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	answered := make(chan *nats.Msg, 1)
+	go func() {
+		m, _ := c.RequestWithContext(ctx, subject, data)
+		answered <- m
+	}()
+	violation(t, errs, what)
+	cancel()
+	if m := <-answered; m != nil {
+		t.Errorf("%s: answered %q, want refused", what, m.Data)
+	}
+}
+
 // claimGo claims a game until the server answers go (Play may not have
 // queued it yet).
 func claimGo(t *testing.T, c *nats.Conn, subject string, claim claimMsg) {
@@ -324,16 +349,9 @@ func workerCredentials(t *testing.T, token string) {
 	claimGo(t, alice, gameSubject(7, "claim", "alice"), claimMsg{Attempt: 1, Worker: "alice"})
 	stolen := legalGame(t, 3)
 	// On alice's subject: refused by NATS, never reaches the server.
-	if a, err := ask(bob, gameSubject(7, "result", "alice"), resultMsg{Attempt: 1, Worker: "alice", Played: &tournament.Played{Record: stolen}}); err == nil {
-		t.Errorf("bob's result on alice's subject answered %q", a)
-	}
-	violation("bob publishes on alice's subject")
+	refusedAsk(t, bob, bobErrs, gameSubject(7, "result", "alice"), resultMsg{Attempt: 1, Worker: "alice", Played: &tournament.Played{Record: stolen}}, "bob publishes on alice's subject")
 	// On the old subject (no name), or his own naming alice: refused by the server.
-	if a, err := ask(bob, oldSubject(7, "result"), resultMsg{Attempt: 1, Worker: "alice", Played: &tournament.Played{Record: stolen}}); err == nil {
-		t.Errorf("bob's result on the old subject answered %q", a)
-	} else {
-		violation("bob publishes on the old subject")
-	}
+	refusedAsk(t, bob, bobErrs, oldSubject(7, "result"), resultMsg{Attempt: 1, Worker: "alice", Played: &tournament.Played{Record: stolen}}, "bob publishes on the old subject")
 	if a, err := ask(bob, gameSubject(7, "result", "bob"), resultMsg{Attempt: 1, Worker: "alice", Played: &tournament.Played{Record: stolen}}); a != answerStale {
 		t.Errorf("bob's result for alice's claim: %q %v, want stale", a, err)
 	}
@@ -538,11 +556,23 @@ func TestWorkerLogsAreItsOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, bucket := range []string{LogBucket, LogBucket + "-alice"} {
-		// Through the object store's API, each step given its time.
+		// Through the object store's API, each step given its time, or
+		// until NATS refuses it (a refused request is never answered).
 		within := func(f func(context.Context) error) error {
-			bctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			bctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			defer cancel()
-			return f(bctx)
+			done := make(chan error, 1)
+			go func() { done <- f(bctx) }()
+			select {
+			case err := <-done:
+				return err
+			case err := <-bobErrs:
+				if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
+					t.Errorf("bob's request: %v, want a permissions violation", err)
+				}
+				cancel()
+				return <-done
+			}
 		}
 		var store jetstream.ObjectStore
 		if within(func(ctx context.Context) (err error) { store, err = bjs.ObjectStore(ctx, bucket); return err }) == nil {
