@@ -9,6 +9,7 @@ import (
 
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/openings"
+	"github.com/taikai-dev/taikai/internal/testkit"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
 )
@@ -21,6 +22,8 @@ import (
 // counted by their points (pentanomial) as a recount of the games counts them.
 func TestOpeningsInEveryProtocol(t *testing.T) {
 	t.Parallel()
+	g := testkit.Concurrent(t)
+	defer g.Wait()
 	for _, tc := range []struct {
 		proto, game, rule string
 		engines           [2]string
@@ -32,8 +35,7 @@ func TestOpeningsInEveryProtocol(t *testing.T) {
 		// Three stones: white to move.
 		{"gomoku-turn", "gomoku", "freestyle", [2]string{"gomoku-random", "gomoku-threat"}, "h8 i9 h10\nh8 g7 j9 g9\n"},
 	} {
-		t.Run(tc.proto, func(t *testing.T) {
-			t.Parallel()
+		g.Run(tc.proto, func(t *testing.T) {
 			ctx := context.Background()
 			dir := t.TempDir()
 			db, err := storage.Open(ctx, filepath.Join(dir, "taikai.db"))

@@ -379,10 +379,11 @@ func TestClassroomJavaClient(t *testing.T) {
 	set := tournament.Settings{Game: "othello", MoveTimeMS: 1000, ConnectMS: 120000}
 	var stalls, normal atomic.Int32
 	t.Cleanup(func() { t.Logf("%d games ended normally, %d by the client's stall", normal.Load(), stalls.Load()) })
+	g := testkit.Concurrent(t)
+	defer g.Wait()
 	for i, opp := range []string{"othello-random", "othello-greedy", "othello-alphabeta"} {
 		for _, javaBlack := range []bool{true, false} {
-			t.Run(fmt.Sprintf("%s-java-black-%v", opp, javaBlack), func(t *testing.T) {
-				t.Parallel()
+			g.Run(fmt.Sprintf("%s-java-black-%v", opp, javaBlack), func(t *testing.T) {
 				spec := tournament.GameSpec{ID: int64(2*i + 1), Black: seed, White: quickBuiltin(t, opp, "", 100), Settings: set, LogDir: t.TempDir()}
 				j := 0
 				if !javaBlack {

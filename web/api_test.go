@@ -485,6 +485,7 @@ func TestAPIMethodsAnswerJSON(t *testing.T) {
 // A body shorter than its Content-Length is answered once the body's time
 // is up, not after the server's whole read timeout (issue 16, item 11).
 func TestShortBodyIsAnswered(t *testing.T) {
+	t.Parallel()
 	s := newAPIServer(t, func(srv *web.Server) { srv.BodyTimeout, srv.UploadTimeout = time.Second, time.Second })
 	for _, ct := range []string{"application/json", "multipart/form-data; boundary=x"} {
 		c, err := net.Dial("tcp", s.Listener.Addr().String())

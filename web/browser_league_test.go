@@ -38,6 +38,7 @@ type ladderAnswer struct {
 // with the versions that played. The Japanese ladder and engine pages have
 // no English left.
 func TestBrowserLeague(t *testing.T) {
+	t.Parallel()
 	chromiumPath(t)
 	s := startSite(t)
 	b := startBrowser(t, s)

@@ -43,9 +43,10 @@ func TestPreflightCheck(t *testing.T) {
 		{"works", `{"name":"works","game":"othello","builtin":"othello-greedy"}`, true,
 			[]string{"played a whole game"}, ""},
 	}
+	g := testkit.Concurrent(t)
+	defer g.Wait()
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+		g.Run(tc.name, func(t *testing.T) {
 			e := s.post(t, "/api/engines", tc.engine)
 			code, body := s.do(t, apiRequest{method: "POST", path: fmt.Sprintf("/api/engines/%v/check", e["id"])})
 			if code != http.StatusOK {

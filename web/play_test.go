@@ -293,6 +293,7 @@ func startPlay(tb testing.TB, s *site, body map[string]any) playAnswer {
 // moves are refused and the game goes on; the record says who was a person
 // and stays out of the engine's tournaments and ratings.
 func TestPlayAgainstBuiltins(t *testing.T) {
+	t.Parallel()
 	s := startSite(t)
 	rng := rand.New(rand.NewPCG(39, 1))
 	for _, c := range []struct{ game, builtin, occupied string }{
@@ -484,6 +485,7 @@ func TestPlayTwoPeople(t *testing.T) {
 // TestPlayResignAndIdle: a resignation ends the game for the engine; a seat
 // with no move for --play-idle resigns.
 func TestPlayResignAndIdle(t *testing.T) {
+	t.Parallel()
 	s := startSite(t, func(srv *web.Server) { srv.Play.Idle = 2 * time.Second })
 	var e struct{ ID int64 }
 	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "rnd", "game": "othello", "builtin": "othello-random"}, &e)
@@ -528,6 +530,7 @@ func TestPlayResignAndIdle(t *testing.T) {
 // TestPlaySandboxedUpload: a person plays an uploaded engine, which plays
 // in the sandbox as in any game.
 func TestPlaySandboxedUpload(t *testing.T) {
+	t.Parallel()
 	bin := sandboxkit.Helper(t)
 	s := startSite(t, func(srv *web.Server) {
 		srv.Service.Runner.Launcher.Self = bin

@@ -40,6 +40,7 @@ func needPython(tb testing.TB) {
 // and why, then that it stopped answering; the game's record and the
 // engine's log say so too.
 func TestCheckTimeoutAfterRefusal(t *testing.T) {
+	t.Parallel()
 	needPython(t)
 	s := startSite(t)
 	_, token := newMember(t, s, "Tanaka")

@@ -47,6 +47,32 @@ func Parallel(n int) {
 	}
 }
 
+// Group runs subtests at once. Subtests that call t.Parallel start only when
+// a slot of -test.parallel is free, behind every parallel test of the
+// package not yet started: subtests of a test that waits on a server's games
+// (rather than computing) then spend most of the package's run paused. A
+// Group's subtests start at once, each in its own goroutine (t.Run may be
+// called from several goroutines), and do not call t.Parallel.
+type Group struct {
+	t  *testing.T
+	wg sync.WaitGroup
+}
+
+// Concurrent returns a Group of subtests of t; call Wait before t ends.
+func Concurrent(t *testing.T) *Group { return &Group{t: t} }
+
+// Run starts f as the subtest name of the group's test, and returns at once.
+func (g *Group) Run(name string, f func(t *testing.T)) {
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		g.t.Run(name, f)
+	}()
+}
+
+// Wait returns when every subtest started by Run has finished.
+func (g *Group) Wait() { g.wg.Wait() }
+
 // Tool returns the path of the program tool, as Need would have it.
 func Tool(tb testing.TB, tool string) string {
 	tb.Helper()
