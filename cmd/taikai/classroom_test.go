@@ -199,6 +199,7 @@ func TestServeMaxEnginesPerParticipant(t *testing.T) {
 // database a live server holds is refused, naming the first's pid; once the
 // first is gone the database is free again.
 func TestSecondServerOnOneDatabase(t *testing.T) {
+	t.Parallel()
 	bin := taikaiBinary(t)
 	dir := t.TempDir()
 	db, data := filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data")

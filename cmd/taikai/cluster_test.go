@@ -347,6 +347,7 @@ func TestServeNATSFlags(t *testing.T) {
 // shared token is refused from the start. Revoked, the worker is cut off,
 // and started again it is refused: it does not enroll itself again.
 func TestWorkerEnrolls(t *testing.T) {
+	t.Parallel()
 	bin := taikaiBinary(t)
 	dir := t.TempDir()
 	const join = "join-0123456789abcdef0123456789"

@@ -159,6 +159,7 @@ func TestDescriptorFloodScoresNoGame(t *testing.T) {
 // the game and the cause. Before, it played game 1 again once a second until
 // it was killed.
 func TestMatchStopsOnRecurringAbort(t *testing.T) {
+	t.Parallel()
 	ciRequires(t, "prlimit") // util-linux
 	prlimit, err := exec.LookPath("prlimit")
 	if err != nil {
