@@ -8,6 +8,7 @@ import (
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/games"
+	"github.com/taikai-dev/taikai/internal/testkit"
 	"github.com/taikai-dev/taikai/tournament"
 )
 
@@ -125,6 +126,8 @@ func TestCheckersStrength(t *testing.T) {
 		t.Skip("plays 40 games")
 	}
 	r := newRunner(t)
+	g := testkit.Concurrent(t)
+	defer g.Wait()
 	for _, tc := range []struct {
 		strong, weak string
 		atLeast      int
@@ -132,29 +135,31 @@ func TestCheckersStrength(t *testing.T) {
 		{"checkers-minimax", "checkers-random", 18},
 		{"checkers-alphabeta", "checkers-minimax", 13},
 	} {
-		wins := 0
-		for i := range 20 {
-			spec := tournament.GameSpec{ID: int64(i + 1), Black: quickBuiltin(t, tc.strong, "", 100), White: quickBuiltin(t, tc.weak, "", 100),
-				Settings: tournament.Settings{Game: "checkers", MoveTimeMS: 5000}}
-			strong := games.Black
-			if i%2 == 1 {
-				spec.Black, spec.White, strong = spec.White, spec.Black, games.White
+		g.Run(tc.strong+"-vs-"+tc.weak, func(t *testing.T) {
+			wins := 0
+			for i := range 20 {
+				spec := tournament.GameSpec{ID: int64(i + 1), Black: quickBuiltin(t, tc.strong, "", 100), White: quickBuiltin(t, tc.weak, "", 100),
+					Settings: tournament.Settings{Game: "checkers", MoveTimeMS: 5000}}
+				strong := games.Black
+				if i%2 == 1 {
+					spec.Black, spec.White, strong = spec.White, spec.Black, games.White
+				}
+				p := play(t, r, spec)
+				switch p.Outcome.Reason {
+				case games.ReasonNormal:
+				case games.ReasonTimeout:
+					t.Logf("%s vs %s: game %d lost on time by %v", tc.strong, tc.weak, i+1, p.Outcome.Loser)
+				default:
+					t.Fatalf("%s vs %s: game %d ended %+v (%s)", tc.strong, tc.weak, i+1, p.Outcome, p.Detail)
+				}
+				if p.Outcome.Winner == strong {
+					wins++
+				}
 			}
-			p := play(t, r, spec)
-			switch p.Outcome.Reason {
-			case games.ReasonNormal:
-			case games.ReasonTimeout:
-				t.Logf("%s vs %s: game %d lost on time by %v", tc.strong, tc.weak, i+1, p.Outcome.Loser)
-			default:
-				t.Fatalf("%s vs %s: game %d ended %+v (%s)", tc.strong, tc.weak, i+1, p.Outcome, p.Detail)
+			t.Logf("%s beat %s in %d of 20 games", tc.strong, tc.weak, wins)
+			if wins < tc.atLeast {
+				t.Errorf("%s beat %s in %d of 20 games, want at least %d", tc.strong, tc.weak, wins, tc.atLeast)
 			}
-			if p.Outcome.Winner == strong {
-				wins++
-			}
-		}
-		t.Logf("%s beat %s in %d of 20 games", tc.strong, tc.weak, wins)
-		if wins < tc.atLeast {
-			t.Errorf("%s beat %s in %d of 20 games, want at least %d", tc.strong, tc.weak, wins, tc.atLeast)
-		}
+		})
 	}
 }

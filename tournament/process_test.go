@@ -231,6 +231,7 @@ func play(tb testing.TB, r *tournament.Runner, spec tournament.GameSpec) *tourna
 // deadline; the other engine's process is cleaned up, and the next game in the
 // same process runs normally.
 func TestOthelloBoardFaultyProcesses(t *testing.T) {
+	t.Parallel()
 	r := newRunner(t)
 	set := tournament.Settings{Game: "othello", MoveTimeMS: 500, ConnectMS: 2000}
 	for i, tc := range []struct {
@@ -274,6 +275,7 @@ func TestOthelloBoardFaultyProcesses(t *testing.T) {
 }
 
 func TestGomokuFaultyProcesses(t *testing.T) {
+	t.Parallel()
 	r := newRunner(t)
 	set := tournament.Settings{Game: "gomoku", MoveTimeMS: 300, ConnectMS: 2000}
 	for i, tc := range []struct {

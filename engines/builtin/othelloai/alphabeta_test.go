@@ -181,6 +181,7 @@ func random(rng *rand.Rand) engine {
 }
 
 func TestMatchAgainstGreedy(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays 40 games")
 	}
@@ -193,6 +194,7 @@ func TestMatchAgainstGreedy(t *testing.T) {
 }
 
 func TestMatchAgainstRandom(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays 20 games")
 	}
