@@ -158,16 +158,23 @@ func socketQueues(table string, tcp bool) int64 {
 // tcp6, which walk the host's whole TCP tables; 9 ms for a hog of 33
 // processes), which would otherwise fall on the least busy CPU, the hog's
 // opponent's (BenchmarkCPUHog as an ordinary user: 1.15x-1.27x, against
-// 1.00x-1.03x with a measure every 2 s). The thread, locked and never
-// unlocked, ends with this goroutine, and its affinity with it.
+// 1.00x-1.03x with a measure every 2 s). The thread's affinity is put back
+// at the end and the thread lives on: it may be one that forked a bwrap,
+// whose parent-death signal is the thread's (see startPinned).
 func (s *Sandbox) poll(init int) {
 	if len(s.cfg.CPUs) > 0 {
 		runtime.LockOSThread()
-		var set unix.CPUSet
+		defer runtime.UnlockOSThread()
+		var set, old unix.CPUSet
 		for _, c := range s.cfg.CPUs {
 			set.Set(c)
 		}
-		_ = unix.SchedSetaffinity(0, &set) // else anywhere, as before
+		// Else it measures on any CPU, as without CPUs of its own; should
+		// the affinity not come back, the thread runs on with fewer CPUs,
+		// which is only slower.
+		if unix.SchedGetaffinity(0, &old) == nil && unix.SchedSetaffinity(0, &set) == nil {
+			defer unix.SchedSetaffinity(0, &old)
+		}
 	}
 	t := time.NewTicker(pollEvery)
 	defer t.Stop()
