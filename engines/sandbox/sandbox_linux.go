@@ -650,11 +650,11 @@ func startPinned(cmd *exec.Cmd, cpus []int) error {
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	// %v, not %w: not an errno that start takes for clone3's refusal.
 	if err := unix.SchedGetaffinity(0, &old); err != nil {
-		return fmt.Errorf("read the CPU affinity: %w", err)
+		return fmt.Errorf("read the CPU affinity: %v", err)
 	}
 	if err := unix.SchedSetaffinity(0, &set); err != nil {
-		// %v: not an errno that start takes for clone3's refusal.
 		return fmt.Errorf("pin to CPUs %s: %v", cpuList(cpus), err)
 	}
 	err := cmd.Start()
