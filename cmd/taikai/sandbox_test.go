@@ -258,8 +258,8 @@ func hostileEngines(t *testing.T, u *osUser) {
 					want = append(want, "BLOCKED sched_setaffinity x32 (Operation not permitted)")
 				}
 				wantLines(t, log, want...)
-				// With two CPUs or more, each seat has one (--engine-cpus 1).
 				t.Logf("%s", regexp.MustCompile(`(?m)^.*(CPUS|sched_setaffinity).*$`).FindAllString(log, -1))
+				// With two CPUs or more, each seat has one (--engine-cpus 1).
 				m := regexp.MustCompile(`CPUS \[([0-9, ]*)\]`).FindStringSubmatch(log)
 				if m == nil || (runtime.NumCPU() >= 2 && strings.Contains(m[1], ",")) {
 					t.Errorf("the engine's CPUs %v, want one of its own", m)
