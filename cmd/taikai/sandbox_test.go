@@ -16,6 +16,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -249,6 +250,20 @@ func hostileEngines(t *testing.T, u *osUser) {
 					t.Errorf("%d forks succeeded and %d failed, want fewer than the limit 64", ok, failed)
 				}
 				t.Logf("forks under max_procs 64: %s", m[0])
+			}},
+		{name: "cpus", args: []string{"cpus"}, reason: "normal",
+			check: func(t *testing.T, log string, g gameDetail, color string) {
+				want := []string{"BLOCKED sched_setaffinity (Operation not permitted)", "CPUS still"}
+				if runtime.GOARCH == "amd64" {
+					want = append(want, "BLOCKED sched_setaffinity x32 (Operation not permitted)")
+				}
+				wantLines(t, log, want...)
+				t.Logf("%s", regexp.MustCompile(`(?m)^.*(CPUS|sched_setaffinity).*$`).FindAllString(log, -1))
+				// With two CPUs or more, each seat has one (--engine-cpus 1).
+				m := regexp.MustCompile(`CPUS \[([0-9, ]*)\]`).FindStringSubmatch(log)
+				if m == nil || (runtime.NumCPU() >= 2 && strings.Contains(m[1], ",")) {
+					t.Errorf("the engine's CPUs %v, want one of its own", m)
+				}
 			}},
 		{name: "setsid", args: []string{"setsid", marker}, reason: "normal",
 			check: func(t *testing.T, log string, g gameDetail, color string) {

@@ -21,6 +21,7 @@
 //   - Processes: its own pid, ipc, uts, user and cgroup namespaces, a new
 //     session (no TIOCSTI), all capabilities dropped, no nested user
 //     namespace, and on a root server an unprivileged uid (65534) on the host.
+//     A seccomp filter refuses sched_setaffinity and nothing else.
 //   - Resources: memory (default 1 GiB, tmpfs scratch and socket buffers
 //     included), processes and threads (default 256), open files (default
 //     1024), optionally CPUs. Memory and processes are bounded by a cgroup
@@ -93,13 +94,14 @@ type Config struct {
 	NoFile int
 	// CPUs, if set, are the only CPUs the engine may run on: its cgroup's
 	// cpuset where the sandbox has one (HostGuarantees' CPUs "cpuset"),
-	// which the engine cannot leave, else its affinity, which it may widen.
+	// else the affinity bwrap starts with; either way the engine cannot
+	// leave them (every sandbox's seccomp filter refuses sched_setaffinity).
 	CPUs []int
 	// CPUQuota bounds the CPU time of all its processes together, in CPUs
 	// (1.5: one and a half CPUs' worth of every 100 ms), where the sandbox
 	// has a cpu cgroup (cpu.max on v2, cpu.cfs_quota_us on v1); default
-	// DefaultCPUQuota, negative for none. It keeps an engine that leaves
-	// its CPUs (affinity only) to that much of the machine.
+	// DefaultCPUQuota, negative for none. It keeps an engine without CPUs
+	// of its own to that much of the machine.
 	CPUQuota float64
 	// Port, if not 0, is the TCP port of 127.0.0.1 inside the sandbox's
 	// network namespace on which Sandbox.Listener accepts the engine.
@@ -161,8 +163,9 @@ type Guarantees struct {
 	// RLIMIT_NPROC) or "rlimit" (RLIMIT_NPROC of its user namespace).
 	Processes string `json:"processes"`
 	// CPUs is how an engine is kept on its CPUs (Config.CPUs): "cpuset"
-	// (its cgroup's; the engine cannot leave them) or "affinity" (set when
-	// it starts; an engine may widen it again with sched_setaffinity).
+	// (its cgroup's) or "affinity" (set when it starts). The engine cannot
+	// leave them either way: the sandbox's seccomp filter answers
+	// sched_setaffinity with EPERM in every ABI.
 	CPUs string `json:"cpus"`
 	// Cgroup is "v1", "v2" or "" (none).
 	Cgroup string `json:"cgroup,omitempty"`

@@ -30,9 +30,9 @@ const SmallHelperPath = "/.taikai/helper"
 // sandboxes). In a process started as the sandbox's helper it never returns:
 // inside the sandbox, as the engine, it opens the seat's listener on
 // 127.0.0.1:PORT (unless PORT is 0) and hands it to the server over an
-// inherited socket, limits its open files and processes, pins itself to
-// CPUS (unless "-"), then execs the engine, which keeps its pid and all of
-// that. Otherwise it does nothing.
+// inherited socket, limits its open files and processes, then execs the
+// engine, which keeps its pid and all of that (its CPUs are set when bwrap
+// starts: see startPinned). Otherwise it does nothing.
 func MaybeHelper() {
 	if err := helper.Main(); err != nil {
 		fmt.Fprintf(os.Stderr, "taikai sandbox: %v\n", err)
@@ -42,15 +42,11 @@ func MaybeHelper() {
 
 // helperArgs is the command line bwrap runs: the helper, then the engine.
 func helperArgs(cfg *Config, argv []string) []string {
-	cpus := "-"
-	if len(cfg.CPUs) > 0 {
-		cpus = cpuList(cfg.CPUs)
-	}
 	first := HelperPath
 	if cfg.small != "" {
 		first = SmallHelperPath
 	}
-	return append([]string{first, HelperArg, strconv.Itoa(cfg.Port), strconv.Itoa(cfg.NoFile), strconv.Itoa(cfg.Pids), cpus, "--"}, argv...)
+	return append([]string{first, HelperArg, strconv.Itoa(cfg.Port), strconv.Itoa(cfg.NoFile), strconv.Itoa(cfg.Pids), "--"}, argv...)
 }
 
 // receiveListener waits for the helper's listener.

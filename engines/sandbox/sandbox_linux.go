@@ -94,6 +94,9 @@ func Command(ctx context.Context, cfg Config, argv ...string) (*Sandbox, error) 
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
+	if _, err := affinityFilter(); err != nil {
+		return nil, err
+	}
 	bwrap, err := lookBwrap()
 	if err != nil {
 		return nil, errors.New("sandbox: bwrap not found: install bubblewrap (apt-get install bubblewrap)")
@@ -364,6 +367,9 @@ func (cfg *Config) bwrapArgs() ([]string, error) {
 		// reachable without privilege (max_user_namespaces=0 inside).
 		"--disable-userns",
 		"--die-with-parent", "--new-session", "--cap-drop", "ALL",
+		// sched_setaffinity refused (affinityFilter): the engine stays on
+		// the CPUs it was started on (see startPinned).
+		"--seccomp", strconv.Itoa(seccompFd),
 		"--ro-bind", "/usr", "/usr",
 	}
 	for _, d := range []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"} {
@@ -484,8 +490,8 @@ func (s *Sandbox) Start() error {
 // start runs bwrap, which sets up the namespaces and blocks before running
 // the helper until released; it returns the host pid of the sandbox's init.
 func (s *Sandbox) start() (int, error) {
-	// ours are the server's ends; theirs are bwrap's (fds 3, 4, 5 and, with
-	// a port, 6), closed here once bwrap has them.
+	// ours are the server's ends; theirs are bwrap's (fds 3, 4, 5, 6 and,
+	// with a port, 7), closed here once bwrap has them.
 	var ours, theirs []*os.File
 	defer func() {
 		for _, f := range append(ours, theirs...) {
@@ -514,6 +520,12 @@ func (s *Sandbox) start() (int, error) {
 		return 0, fmt.Errorf("reopen the block pipe: %w", err)
 	}
 	ours, theirs = []*os.File{argsW, infoR, blockW, blockR}, []*os.File{argsR, infoW, blockRW}
+	filter, err := seccompPipe()
+	if err != nil {
+		return 0, err
+	}
+	theirs = append(theirs, filter) // seccompFd
+
 	var seatR *os.File // the server's end of the helper's socket pair
 	if s.cfg.Port != 0 {
 		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
@@ -540,7 +552,7 @@ func (s *Sandbox) start() (int, error) {
 		s.Cmd.SysProcAttr.UseCgroupFD, s.Cmd.SysProcAttr.CgroupFD = true, int(f.Fd())
 	}
 	closeOnExec()
-	err = s.Cmd.Start()
+	err = startPinned(s.Cmd, s.cfg.CPUs)
 	if err != nil && s.Cmd.SysProcAttr.UseCgroupFD && (errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM)) {
 		// clone3 refused: Docker's default seccomp profile answers ENOSYS
 		// (others EPERM) and Go does not fall back. bwrap is then moved
@@ -548,7 +560,7 @@ func (s *Sandbox) start() (int, error) {
 		noClone3.Store(true)
 		s.Cmd = s.recommand()
 		s.Cmd.ExtraFiles = theirs
-		err = s.Cmd.Start()
+		err = startPinned(s.Cmd, s.cfg.CPUs)
 	}
 	for _, f := range theirs {
 		f.Close()
@@ -599,6 +611,58 @@ func (s *Sandbox) start() (int, error) {
 		s.ln = ln
 	}
 	return info.ChildPid, nil
+}
+
+// seccompPipe is a pipe holding the seccomp filter, written and closed:
+// bwrap reads it to its end.
+func seccompPipe() (*os.File, error) {
+	filter, err := affinityFilter()
+	if err != nil {
+		return nil, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	_, err = w.Write(filter) // a few hundred bytes: it fits the pipe
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("write the seccomp filter: %w", err)
+	}
+	return r, nil
+}
+
+// startPinned starts cmd with the CPU affinity cpus (unchanged if empty):
+// bwrap, and all it forks, inherits the affinity of the thread that forks
+// it, set for that moment (the seccomp filter keeps the engine from
+// changing it). Go makes no new thread from a locked one, so no other
+// thread gets it.
+func startPinned(cmd *exec.Cmd, cpus []int) error {
+	if len(cpus) == 0 {
+		return cmd.Start()
+	}
+	var set, old unix.CPUSet
+	for _, c := range cpus {
+		set.Set(c)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	// %v, not %w: not an errno that start takes for clone3's refusal.
+	if err := unix.SchedGetaffinity(0, &old); err != nil {
+		return fmt.Errorf("read the CPU affinity: %v", err)
+	}
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		return fmt.Errorf("pin to CPUs %s: %v", cpuList(cpus), err)
+	}
+	err := cmd.Start()
+	// The thread lives on (unlocked, not ended: bwrap's parent-death signal
+	// is this thread's), so its affinity is put back; should that fail it
+	// runs on with fewer CPUs, which is only slower.
+	_ = unix.SchedSetaffinity(0, &old)
+	return err
 }
 
 // noClone3 is set once clone3 was refused (see start); tests set it to

@@ -7,9 +7,11 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -26,6 +28,7 @@ import (
 	"unsafe"
 
 	"github.com/taikai-dev/taikai/internal/testkit"
+	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
 
@@ -938,12 +941,10 @@ func TestCPU(t *testing.T) {
 	}
 }
 
-// A hostile engine that widens its affinity to every CPU (sched_setaffinity,
-// in its process and in a child it forks after) stays on its Config.CPUs
-// where the sandbox has a cpuset; with only the affinity it gets them all,
-// as HostGuarantees says ("affinity").
-func TestCPUSet(t *testing.T) {
-	requireSandbox(t)
+// allCPUs returns the CPUs the test may run on, skipping the test where
+// there are fewer than two.
+func allCPUs(t testing.TB) []int {
+	t.Helper()
 	var set unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() < 2 {
 		t.Skipf("needs two CPUs: %d %v", set.Count(), err)
@@ -954,33 +955,213 @@ func TestCPUSet(t *testing.T) {
 			all = append(all, c)
 		}
 	}
+	return all
+}
+
+// TestSetAffinity: a hostile engine that widens its affinity to every CPU
+// (os.sched_setaffinity, in its process and in a child it forks after) is
+// refused with EPERM by the sandbox's seccomp filter and stays on its
+// Config.CPUs, however the host holds them (HostGuarantees' CPUs: cpuset
+// or affinity); sched_getaffinity works. Where there is a cpuset, it is
+// the engine's CPUs too.
+func TestSetAffinity(t *testing.T) {
+	requireSandbox(t)
+	all := allCPUs(t)
 	own := all[len(all)-1]
-	script := `import os
-print(sorted(os.sched_getaffinity(0)), flush=True)
-os.sched_setaffinity(0, range(os.cpu_count()))
-print(sorted(os.sched_getaffinity(0)), flush=True)
+	script := `import errno, os, sys, time
+def widen(who):
+    before = sorted(os.sched_getaffinity(0))
+    try:
+        os.sched_setaffinity(0, range(os.cpu_count()))
+        got = "widened"
+    except OSError as e:
+        got = errno.errorcode[e.errno]
+    print(who, before, got, sorted(os.sched_getaffinity(0)), flush=True)
+widen("engine")
 if os.fork() == 0:
-    os.sched_setaffinity(0, range(os.cpu_count()))
-    print(sorted(os.sched_getaffinity(0)), flush=True)
+    widen("child")
     os._exit(0)
 os.wait()
+time.sleep(60)
 `
-	out, u := run(t, Config{CPUs: []int{own}}, 30*time.Second, "/usr/bin/python3", "-c", script)
-	t.Logf("CPUs %s, %q %+v", HostGuarantees().CPUs, out, u)
-	one, every := fmt.Sprint([]int{own}), strings.ReplaceAll(fmt.Sprint(all), " ", ", ")
-	one = strings.ReplaceAll(one, " ", ", ")
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 3 || lines[0] != one || u.ExitCode != 0 {
-		t.Fatalf("output %q, exit %d: want three lines, the first %s", out, u.ExitCode, one)
-	}
-	want := one
-	if HostGuarantees().CPUs == "affinity" {
-		want = every // what the guarantees say: the engine may leave them
-	}
-	for _, l := range lines[1:] {
-		if l != want {
-			t.Errorf("after sched_setaffinity to every CPU: %s, want %s (CPUs held by %s)", l, want, HostGuarantees().CPUs)
+	sb, out := start(t, Config{CPUs: []int{own}}, "/usr/bin/python3", "-c", script)
+	poll(t, 30*time.Second, "two lines", func() bool { return strings.Count(out.String(), "\n") >= 2 })
+	held := HostGuarantees().CPUs
+	if held == "cpuset" {
+		dir := sb.watched.dirs["cpuset"]
+		if sb.watched.v2 {
+			dir = sb.watched.dirs[""]
 		}
+		b, err := os.ReadFile(filepath.Join(dir, "cpuset.cpus"))
+		if got := strings.TrimSpace(string(b)); err != nil || got != strconv.Itoa(own) {
+			t.Errorf("cpuset.cpus %q %v, want %d", got, err, own)
+		}
+	}
+	sb.Stop(0)
+	t.Logf("CPUs held by %s: %q", held, out)
+	one := fmt.Sprintf("[%d]", own)
+	want := "engine " + one + " EPERM " + one + "\nchild " + one + " EPERM " + one + "\n"
+	if out.String() != want {
+		t.Errorf("output %q, want %q", out, want)
+	}
+}
+
+// affinityC calls sched_setaffinity (to every CPU) and sched_getaffinity
+// in each ABI of x86-64: its own, i386's through int $0x80 (numbers 241
+// and 242; the mask below 4 GiB) and x32's (the x86-64 numbers with bit
+// 0x40000000), printing ok or the error's name for each, then its CPUs.
+const affinityC = `#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static long i386(long nr, long a, long b, long c) {
+	long ret;
+	__asm__ volatile("int $0x80" : "=a"(ret) : "a"(nr), "b"(a), "c"(b), "d"(c) : "memory");
+	return ret;
+}
+
+static long native(long nr, long a, long b, long c) {
+	long r = syscall(nr, a, b, c);
+	return r < 0 ? -errno : r;
+}
+
+static void report(const char *what, long r) {
+	printf("%s %s\n", what, r < 0 ? strerrorname_np(-r) : "ok");
+}
+
+int main(void) {
+	unsigned char *mask = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	if (mask == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	report("i386 getaffinity", i386(242, 0, 128, (long)mask));
+	report("x32 getaffinity", native(0x40000000 | SYS_sched_getaffinity, 0, 128, (long)mask));
+	report("x86_64 getaffinity", native(SYS_sched_getaffinity, 0, 128, (long)mask));
+	memset(mask, 0xff, 128);
+	report("i386 setaffinity", i386(241, 0, 128, (long)mask));
+	report("x32 setaffinity", native(0x40000000 | SYS_sched_setaffinity, 0, 128, (long)mask));
+	report("x86_64 setaffinity", native(SYS_sched_setaffinity, 0, 128, (long)mask));
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, "Cpus_allowed_list:", 18) == 0)
+			fputs(line, stdout);
+	return 0;
+}
+`
+
+// TestSetAffinityABIs: sched_setaffinity is refused in every ABI an x86-64
+// process can use, the i386 one through int $0x80 and x32's, not only its
+// own, while sched_getaffinity answers in the sandbox as outside it. The
+// same program run outside the sandbox first shows what each call does
+// there: widening works natively and through int $0x80 (where the kernel
+// runs i386 code at all), and x32's answer (ENOSYS where the kernel does
+// not run x32, as Debian's by default) is what x32's sched_getaffinity must
+// answer inside.
+func TestSetAffinityABIs(t *testing.T) {
+	requireSandbox(t)
+	if runtime.GOARCH != "amd64" {
+		t.Skip("x86-64 only (int $0x80, x32)")
+	}
+	all := allCPUs(t)
+	own := all[len(all)-1]
+	eng := publicDir(t)
+	buildC(t, eng, "affinity", affinityC)
+	results := func(out string) map[string]string {
+		m := map[string]string{}
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			if i := strings.LastIndexAny(l, " \t"); i > 0 {
+				m[strings.TrimSuffix(l[:i], ":")] = l[i+1:]
+			}
+		}
+		return m
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	plain, err := exec.CommandContext(ctx, filepath.Join(eng, "affinity")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("outside the sandbox: %v\n%s", err, plain)
+	}
+	outside := results(string(plain))
+	out, u := run(t, Config{EngineDir: eng, CPUs: []int{own}}, 30*time.Second, "./affinity")
+	inside := results(out)
+	t.Logf("outside:\n%s\ninside (CPUs held by %s):\n%s", plain, HostGuarantees().CPUs, out)
+	if u.ExitCode != 0 {
+		t.Fatalf("exit %d", u.ExitCode)
+	}
+	if outside["x86_64 setaffinity"] != "ok" {
+		t.Fatalf("outside the sandbox, sched_setaffinity: %s", outside["x86_64 setaffinity"])
+	}
+	abis := []string{"x86_64", "x32"}
+	if outside["i386 getaffinity"] == "ok" {
+		if outside["i386 setaffinity"] != "ok" {
+			t.Errorf("outside the sandbox, i386's sched_setaffinity: %s", outside["i386 setaffinity"])
+		}
+		abis = append(abis, "i386")
+	} else {
+		t.Logf("this kernel runs no i386 code (int $0x80: %s): that ABI is not tried", outside["i386 getaffinity"])
+	}
+	for _, abi := range abis {
+		if got := inside[abi+" setaffinity"]; got != "EPERM" {
+			t.Errorf("%s sched_setaffinity in the sandbox: %q, want EPERM", abi, got)
+		}
+		if got, want := inside[abi+" getaffinity"], outside[abi+" getaffinity"]; got != want {
+			t.Errorf("%s sched_getaffinity in the sandbox: %q, outside %q", abi, got, want)
+		}
+	}
+	if got := inside["Cpus_allowed_list"]; got != strconv.Itoa(own) {
+		t.Errorf("CPUs at the end: %q, want %d", got, own)
+	}
+}
+
+// TestAffinityFilter runs the seccomp program on every system call number
+// below 1024 (and each with x32's bit) of each architecture it knows and
+// of one it does not: only sched_setaffinity's numbers, as the kernel's
+// tables give them here, are refused, with EPERM.
+func TestAffinityFilter(t *testing.T) {
+	prog, err := affinityProgram()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm, err := bpf.NewVM(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := map[[2]uint32]bool{
+		{unix.AUDIT_ARCH_X86_64, 203}: true, {unix.AUDIT_ARCH_X86_64, 0x40000000 | 203}: true,
+		{unix.AUDIT_ARCH_I386, 241}: true, {unix.AUDIT_ARCH_AARCH64, 122}: true, {unix.AUDIT_ARCH_ARM, 241}: true,
+	}
+	n := 0
+	for _, arch := range []uint32{unix.AUDIT_ARCH_X86_64, unix.AUDIT_ARCH_I386, unix.AUDIT_ARCH_AARCH64, unix.AUDIT_ARCH_ARM, unix.AUDIT_ARCH_RISCV64} {
+		for nr := range uint32(1024) {
+			for _, nr := range []uint32{nr, nr | 0x40000000} {
+				// The VM loads words big-endian, the kernel in its own order:
+				// the program is the same.
+				data := make([]byte, 64) // struct seccomp_data
+				binary.BigEndian.PutUint32(data[0:], nr)
+				binary.BigEndian.PutUint32(data[4:], arch)
+				got, err := vm.Run(data)
+				want := unix.SECCOMP_RET_ALLOW
+				if refused[[2]uint32{arch, nr}] {
+					want = unix.SECCOMP_RET_ERRNO | int(unix.EPERM)
+					n++
+				}
+				if err != nil || got != want {
+					t.Fatalf("arch %#x, call %#x: %#x %v, want %#x", arch, nr, got, err, want)
+				}
+			}
+		}
+	}
+	if n != len(refused) {
+		t.Errorf("%d calls refused, want %d", n, len(refused))
+	}
+	if b, err := affinityFilter(); err != nil || len(b) != 8*len(prog) {
+		t.Errorf("filter of %d bytes, %v; want %d", len(b), err, 8*len(prog))
 	}
 }
 
@@ -1320,7 +1501,7 @@ s.sendall(b"hello\n")
 }
 
 // BenchmarkCPUHog measures how much a hostile engine, 32 processes that
-// widen their affinity to every CPU and spin, slows a single-threaded
+// try to widen their affinity to every CPU and spin, slows a single-threaded
 // opponent's fixed work in another sandbox: with CPUs of its own for each,
 // as tournament.Runner gives a game's seats (the opponent on the first
 // allowed CPU, the hog on the second, each with the default quota), and
@@ -1331,16 +1512,7 @@ s.sendall(b"hello\n")
 // go test -run '^$' -bench CPUHog -benchtime 1x ./engines/sandbox
 func BenchmarkCPUHog(b *testing.B) {
 	requireSandbox(b)
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() < 2 {
-		b.Skipf("needs two CPUs: %d %v", set.Count(), err)
-	}
-	var cpus []int
-	for c := 0; len(cpus) < 2; c++ {
-		if set.IsSet(c) {
-			cpus = append(cpus, c)
-		}
-	}
+	cpus := allCPUs(b)[:2]
 	// The opponent: a fixed loop, timed inside, in ms.
 	work := `t0=$(date +%s%N); i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; echo $(( ($(date +%s%N) - t0) / 1000000 ))`
 	timed := func(cpus []int) time.Duration {
@@ -1352,20 +1524,27 @@ func BenchmarkCPUHog(b *testing.B) {
 		return time.Duration(ms) * time.Millisecond
 	}
 	hog := `import os
-every = range(os.cpu_count())
+def widen():
+    try:
+        os.sched_setaffinity(0, range(os.cpu_count()))
+        return "widened"
+    except OSError as e:
+        return e.strerror
 for i in range(32):
     if os.fork() == 0:
-        os.sched_setaffinity(0, every)
+        widen()
         while True:
             pass
-print("spinning", sorted(os.sched_getaffinity(0)), flush=True)
+print("spinning:", widen(), sorted(os.sched_getaffinity(0)), flush=True)
 os.wait()
 `
 	// beside times the work on mine beside a hog on its.
+	hogSays := map[string]bool{}
 	beside := func(mine, its []int) time.Duration {
 		sb, out := start(b, Config{CPUs: its}, "/usr/bin/python3", "-c", hog)
 		defer sb.Stop(0)
-		poll(b, 30*time.Second, "the hog spinning", func() bool { return strings.Contains(out.String(), "spinning") })
+		poll(b, 30*time.Second, "the hog spinning", func() bool { return strings.Contains(out.String(), "\n") })
+		hogSays[strings.TrimSpace(out.String())] = true
 		return timed(mine)
 	}
 	loadavg := func() string {
@@ -1392,6 +1571,7 @@ os.wait()
 	b.ReportMetric(unpinned, "slowdown-unpinned-x")
 	b.Logf("on %d CPUs, CPUs held by %s, cgroups: %s, load average %s then %s", runtime.NumCPU(), HostGuarantees().CPUs,
 		cmp.Or(hostCgroups().none, "yes"), load, loadavg())
+	b.Logf("the hog: %v", slices.Sorted(maps.Keys(hogSays)))
 	b.Logf("seats on CPUs of their own: work alone %v, beside the hog %v: %.2fx", alone, seats, ratio)
 	b.Logf("neither pinned (default quota only): work alone %v, beside the hog %v: %.2fx", aloneFree, shared, unpinned)
 }

@@ -22,11 +22,16 @@ Modes (ARGs in brackets):
   memory-child          the same in a forked child; the parent's first move
                         waits for the child's end
   forks                 fork 150 children that sleep, report FORKS ok=N failed=M
+  cpus                  widen its CPU affinity to every CPU (sched_setaffinity;
+                        on x86-64 also through x32's number), report CPUS
+                        before and CPUS still after (LEAK if they changed)
   setsid [MARKER] [hang] leave a double-forked setsid daemon running with
                         daemon:MARKER in its command line; with hang, never move
 """
+import ctypes
 import errno
 import os
+import platform
 import signal
 import socket
 import sys
@@ -169,6 +174,31 @@ def attack_forks():
         os.waitpid(k, 0)
 
 
+def attack_cpus():
+    before = sorted(os.sched_getaffinity(0))
+    log("CPUS", before)
+
+    def widen():
+        os.sched_setaffinity(0, range(os.cpu_count()))
+        return sorted(os.sched_getaffinity(0))
+    attempt("sched_setaffinity", widen)
+    if platform.machine() == "x86_64":
+        libc = ctypes.CDLL(None, use_errno=True)
+        mask = ctypes.create_string_buffer(b"\xff" * 128)
+
+        def widen_x32():  # x32's sched_setaffinity: 203 with bit 0x40000000
+            if libc.syscall(ctypes.c_long(0x40000000 | 203), ctypes.c_long(0), ctypes.c_long(128), mask) != 0:
+                e = ctypes.get_errno()
+                raise OSError(e, os.strerror(e))
+            return sorted(os.sched_getaffinity(0))
+        attempt("sched_setaffinity x32", widen_x32)
+    after = sorted(os.sched_getaffinity(0))
+    if after != before:
+        log("LEAK CPUs now", after)
+    else:
+        log("CPUS still", after)
+
+
 def attack_setsid(marker):
     pid = os.fork()
     if pid == 0:
@@ -243,6 +273,8 @@ def main():
         attack_connect(args, port)
     if mode == "forks":
         attack_forks()
+    elif mode == "cpus":
+        attack_cpus()
     elif mode == "setsid":
         attack_setsid(args[0])
         if "hang" in args[1:]:

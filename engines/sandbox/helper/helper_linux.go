@@ -13,19 +13,18 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
-	"unsafe"
 )
 
 // Arg is the first argument of a helper's command line:
-// PROGRAM Arg PORT NOFILE NPROC CPUS -- ENGINE ARGV...
+// PROGRAM Arg PORT NOFILE NPROC -- ENGINE ARGV...
 const Arg = "__taikai-sandbox-listen"
 
-// SeatFd is the helper's end of the socket pair to the server.
-const SeatFd = 6
+// SeatFd is the helper's end of the socket pair to the server (fd 6 is
+// bwrap's seccomp filter, which bwrap closes).
+const SeatFd = 7
 
 // Main runs the helper on os.Args if os.Args[1] is Arg: it does not return
 // unless it fails. It returns nil at once on any other command line.
@@ -34,8 +33,8 @@ func Main() error {
 		return nil
 	}
 	args := os.Args[2:]
-	if len(args) < 6 || args[4] != "--" {
-		return errors.New("usage: " + Arg + " PORT NOFILE NPROC CPUS -- COMMAND...")
+	if len(args) < 5 || args[3] != "--" {
+		return errors.New("usage: " + Arg + " PORT NOFILE NPROC -- COMMAND...")
 	}
 	var n [3]uint64
 	for i := range n {
@@ -66,21 +65,7 @@ func Main() error {
 	if err := syscall.Setrlimit(rlimitNproc, &syscall.Rlimit{Cur: nproc, Max: nproc}); err != nil {
 		return errors.New("limit processes: " + err.Error())
 	}
-	runtime.LockOSThread() // the affinity and the exec are this thread's
-	if args[3] != "-" {
-		var set [16]uint64 // CPUs 0 to 1023, as glibc's cpu_set_t
-		for _, c := range strings.Split(args[3], ",") {
-			i, err := strconv.Atoi(c)
-			if err != nil || i < 0 || i >= 1024 {
-				return errors.New("bad CPU " + strconv.Quote(c))
-			}
-			set[i/64] |= 1 << (i % 64)
-		}
-		if _, _, e := syscall.RawSyscall(syscall.SYS_SCHED_SETAFFINITY, 0, unsafe.Sizeof(set), uintptr(unsafe.Pointer(&set))); e != 0 {
-			return errors.New("pin to CPUs " + args[3] + ": " + e.Error())
-		}
-	}
-	argv := args[5:]
+	argv := args[4:]
 	path, err := lookPath(argv[0])
 	if err != nil {
 		return err
