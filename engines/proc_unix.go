@@ -33,7 +33,7 @@ func (g *procGroup) release() {}
 // its rusage (getrusage's ru_maxrss; its unit is per system: maxrssUnit).
 func (g *procGroup) peakMemory(ps *os.ProcessState) int64 {
 	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		return ru.Maxrss * maxrssUnit
+		return int64(ru.Maxrss) * maxrssUnit // Maxrss is int32 on 32-bit Linux
 	}
 	return 0
 }

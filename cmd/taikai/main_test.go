@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/taikai-dev/taikai/engines/builtin"
+	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/internal/testkit"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
@@ -29,6 +30,10 @@ import (
 // The test binary stands in for taikai when the match command launches
 // built-in engines (`<self> engine NAME ...`).
 func TestMain(m *testing.M) {
+	// The sandboxes' helper, where the test binary is the helper (the
+	// bench's sandbox figures, run in-process): without this, the check of
+	// the sandbox ran this whole test binary inside it, seconds a bench.
+	sandbox.MaybeHelper()
 	builtin.RunIfEngine()
 	// The test binary stands in for taikai as a worker too (bench's workers
 	// part, run in-process, starts `<self> worker ...`).

@@ -59,7 +59,7 @@ func measure(init int) usage {
 		}
 		var st unix.Statfs_t
 		if unix.Statfs(fmt.Sprintf("/proc/%d/root%s", init, m), &st) == nil && st.Type == unix.TMPFS_MAGIC {
-			u.files += int64(st.Blocks-st.Bfree) * st.Bsize
+			u.files += int64(st.Blocks-st.Bfree) * int64(st.Bsize) // Bsize is int32 on 32-bit systems
 		}
 	}
 	for _, f := range []string{"tcp", "tcp6", "udp", "udp6"} {
