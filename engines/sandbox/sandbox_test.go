@@ -982,10 +982,10 @@ if os.fork() == 0:
     widen("child")
     os._exit(0)
 os.wait()
-time.sleep(60)
+` + ioUring + `time.sleep(60)
 `
 	sb, out := start(t, Config{CPUs: []int{own}}, "/usr/bin/python3", "-c", script)
-	poll(t, 30*time.Second, "two lines", func() bool { return strings.Count(out.String(), "\n") >= 2 })
+	poll(t, 30*time.Second, "three lines", func() bool { return strings.Count(out.String(), "\n") >= 3 })
 	held := HostGuarantees().CPUs
 	if held == "cpuset" {
 		dir := sb.watched.dirs["cpuset"]
@@ -1000,11 +1000,30 @@ time.sleep(60)
 	sb.Stop(0)
 	t.Logf("CPUs held by %s: %q", held, out)
 	one := fmt.Sprintf("[%d]", own)
-	want := "engine " + one + " EPERM " + one + "\nchild " + one + " EPERM " + one + "\n"
+	want := "engine " + one + " EPERM " + one + "\nchild " + one + " EPERM " + one + "\nio_uring_setup EPERM\n"
 	if out.String() != want {
 		t.Errorf("output %q, want %q", out, want)
 	}
+	// Outside the sandbox the same call makes a ring, where the kernel
+	// offers io_uring (else the refusal above shows nothing of the filter:
+	// TestAffinityFilter still does).
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	plain, err := exec.CommandContext(ctx, "/usr/bin/python3", "-c", ioUring).CombinedOutput()
+	t.Logf("outside the sandbox: %q %v", plain, err)
+	if err != nil || !strings.HasPrefix(string(plain), "io_uring_setup ") {
+		t.Errorf("outside the sandbox: %q %v", plain, err)
+	}
 }
+
+// ioUring is Python that makes an io_uring (io_uring_setup, 425 on x86-64
+// and arm64 alike) and prints ok or the error's name.
+const ioUring = `import ctypes, errno
+libc = ctypes.CDLL(None, use_errno=True)
+params = ctypes.create_string_buffer(120)
+r = libc.syscall(425, 8, params)
+print("io_uring_setup", "ok" if r >= 0 else errno.errorcode[ctypes.get_errno()], flush=True)
+`
 
 // affinityC calls sched_setaffinity (to every CPU) and sched_getaffinity
 // in each ABI of x86-64: its own, i386's through int $0x80 (numbers 241
@@ -1132,9 +1151,12 @@ func TestAffinityFilter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// sched_setaffinity, then io_uring_setup (425 in every ABI).
 	refused := map[[2]uint32]bool{
 		{unix.AUDIT_ARCH_X86_64, 203}: true, {unix.AUDIT_ARCH_X86_64, 0x40000000 | 203}: true,
 		{unix.AUDIT_ARCH_I386, 241}: true, {unix.AUDIT_ARCH_AARCH64, 122}: true, {unix.AUDIT_ARCH_ARM, 241}: true,
+		{unix.AUDIT_ARCH_X86_64, 425}: true, {unix.AUDIT_ARCH_X86_64, 0x40000000 | 425}: true,
+		{unix.AUDIT_ARCH_I386, 425}: true, {unix.AUDIT_ARCH_AARCH64, 425}: true, {unix.AUDIT_ARCH_ARM, 425}: true,
 	}
 	n := 0
 	for _, arch := range []uint32{unix.AUDIT_ARCH_X86_64, unix.AUDIT_ARCH_I386, unix.AUDIT_ARCH_AARCH64, unix.AUDIT_ARCH_ARM, unix.AUDIT_ARCH_RISCV64} {

@@ -24,8 +24,16 @@ const seccompFd = 6
 // elastic's tables of the kernel's (go-seccomp-bpf/arch).
 var affinityABIs = []*arch.Info{arch.X86_64, arch.X32, arch.I386, arch.AARCH64, arch.ARM}
 
+// refusedCalls are the calls the filter refuses. sched_setaffinity would let
+// an engine leave the CPUs it was started on (Config.CPUs) where no cpuset
+// holds them. io_uring_setup would too, the other way: io_uring's kernel
+// workers run the work an engine hands them on any CPU of the machine (or of
+// the cpuset), not on the engine's (and Docker's default profile refuses
+// io_uring as well); engines have no need of it.
+var refusedCalls = []string{"sched_setaffinity", "io_uring_setup"}
+
 // affinityFilter is the seccomp filter of every sandbox, as bwrap reads it
-// (struct sock_filter, native byte order): sched_setaffinity fails with
+// (struct sock_filter, native byte order): the refusedCalls fail with
 // EPERM in every ABI, so that an engine cannot leave the CPUs it was
 // started on (Config.CPUs) where no cpuset holds them; every other call,
 // sched_getaffinity included, is let through, as are ABIs the filter does
@@ -55,13 +63,14 @@ var affinityFilter = sync.OnceValues(func() ([]byte, error) {
 })
 
 // affinityProgram is affinityFilter's program: for each architecture, its
-// sched_setaffinity numbers, then the next architecture.
+// numbers of the refusedCalls, then the next architecture.
 //
 //	ld arch
 //	jne AUDIT_ARCH_X86_64, next  ; then per architecture:
 //	ld nr
-//	jeq 203, refuse
-//	jeq 0x40000000|203, refuse
+//	jeq 203, refuse              ; sched_setaffinity
+//	jeq 425, refuse              ; io_uring_setup
+//	jeq 0x40000000|203, refuse   ; x32's, and so on
 //	ret ALLOW
 //	refuse: ret ERRNO|EPERM
 //	next: ...
@@ -70,15 +79,17 @@ func affinityProgram() ([]bpf.Instruction, error) {
 	var archs []uint32
 	nrs := map[uint32][]uint32{}
 	for _, a := range affinityABIs {
-		n, ok := a.SyscallNames["sched_setaffinity"]
-		if !ok {
-			return nil, fmt.Errorf("sandbox: no sched_setaffinity in %s's table", a.Name)
-		}
 		id := uint32(a.ID)
 		if _, seen := nrs[id]; !seen {
 			archs = append(archs, id)
 		}
-		nrs[id] = append(nrs[id], uint32(n|a.SeccompMask))
+		for _, call := range refusedCalls {
+			n, ok := a.SyscallNames[call]
+			if !ok {
+				return nil, fmt.Errorf("sandbox: no %s in %s's table", call, a.Name)
+			}
+			nrs[id] = append(nrs[id], uint32(n|a.SeccompMask))
+		}
 	}
 	// seccomp_data: int nr; __u32 arch; ...
 	prog := []bpf.Instruction{bpf.LoadAbsolute{Off: 4, Size: 4}}
