@@ -29,7 +29,6 @@ import (
 	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
-	"github.com/taikai-dev/taikai/internal/testkit"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
 	"github.com/taikai-dev/taikai/tournament/cluster"
@@ -47,9 +46,6 @@ func TestMain(m *testing.M) {
 		race = v + " " + race
 	}
 	os.Setenv("GORACE", race)
-	// The parallel tests mostly wait: for engine processes, their clocks and
-	// the browser.
-	testkit.Parallel(4)
 	code := m.Run()
 	chromium.stop()
 	os.Exit(code)
