@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/taikai-dev/taikai/internal/testkit"
 )
 
 // formatGame is a game as GET /api/tournaments/{id}/games lists it.
@@ -52,9 +50,8 @@ func TestFormatsEndToEnd(t *testing.T) {
 	bin := taikaiBinary(t)
 	dir := t.TempDir()
 	s := startServer(t, bin, dir+"/taikai.db", dir+"/data")
-	g := testkit.Concurrent(t)
-	defer g.Wait()
-	g.Run("swiss", func(t *testing.T) {
+	t.Run("swiss", func(t *testing.T) {
+		t.Parallel()
 		ids := registerBuiltins(t, s, "sw", 9)
 		tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"swiss","game":"othello","engines":[%s],"format":"swiss","rounds":5,
 			"games_per_pair":2,"openings":{"suite":"builtin"},"move_time_ms":2000,"concurrency":2,"start":true}`, idList(ids)))
@@ -146,8 +143,9 @@ func TestFormatsEndToEnd(t *testing.T) {
 			t.Errorf("standings: %v points in all with %d byes, want 50 with 5", total, withBye)
 		}
 	})
-	g.Run("listed", func(t *testing.T) {
+	t.Run("listed", func(t *testing.T) {
 		// Every format is listed with the others (and its format named).
+		t.Parallel()
 		id := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"listed","game":"othello","engines":[%s],"format":"gauntlet"}`,
 			idList(registerBuiltins(t, s, "gl", 3))))
 		var list struct {
@@ -168,9 +166,10 @@ func TestFormatsEndToEnd(t *testing.T) {
 		}
 		t.Errorf("the gauntlet %d is not listed: %+v", id, list.Tournaments)
 	})
-	g.Run("sprt", func(t *testing.T) {
+	t.Run("sprt", func(t *testing.T) {
 		// A two-engine tournament with an SPRT finishes as soon as it decides,
 		// and its pairs say so, with the LLR after each game pair.
+		t.Parallel()
 		// Alpha-beta told to think 20 ms a move, under a 5 s clock: strong
 		// enough to decide quickly, and never out of time on a machine loaded
 		// by every other test (at 100 ms a move it lost 14 pairs on time in
@@ -200,7 +199,8 @@ func TestFormatsEndToEnd(t *testing.T) {
 		}
 		t.Logf("SPRT H1 after %d games, pentanomial %v, LLR %.2f", tour.FinishedGames, pairs.Pairs[0].Pentanomial, sp.LLR)
 	})
-	g.Run("knockout", func(t *testing.T) {
+	t.Run("knockout", func(t *testing.T) {
+		t.Parallel()
 		ids := registerBuiltins(t, s, "ko", 8)
 		tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"knockout","game":"othello","engines":[%s],"format":"knockout",
 			"games_per_pair":2,"max_extra":2,"openings":{"suite":"builtin"},"move_time_ms":2000,"concurrency":2,"start":true}`, idList(ids)))

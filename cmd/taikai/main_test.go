@@ -42,9 +42,6 @@ func TestMain(m *testing.M) {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
-	// The parallel tests mostly wait for servers, engine processes and
-	// their clocks.
-	testkit.Parallel(6)
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

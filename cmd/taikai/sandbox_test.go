@@ -302,10 +302,9 @@ func hostileEngines(t *testing.T, u *osUser) {
 	var mu sync.Mutex
 	tids := map[string]int64{}
 	t.Run("attacks", func(t *testing.T) {
-		g := testkit.Concurrent(t)
-		defer g.Wait()
 		for _, tc := range cases {
-			g.Run(tc.name, func(t *testing.T) {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
 				meta := fmt.Sprintf(`{"name":%q,"game":"othello","command":["python3","hostile.py","{host}","{port}",%s],"max_procs":%d}`,
 					"hostile-"+tc.name, quoteList(tc.args), tc.maxProcs)
 				id := upload(t, s, meta, map[string][]byte{"hostile.py": hostile})

@@ -181,7 +181,6 @@ func random(rng *rand.Rand) engine {
 }
 
 func TestMatchAgainstGreedy(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays 40 games")
 	}
@@ -194,7 +193,6 @@ func TestMatchAgainstGreedy(t *testing.T) {
 }
 
 func TestMatchAgainstRandom(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays 20 games")
 	}
