@@ -367,8 +367,8 @@ func (cfg *Config) bwrapArgs() ([]string, error) {
 		// reachable without privilege (max_user_namespaces=0 inside).
 		"--disable-userns",
 		"--die-with-parent", "--new-session", "--cap-drop", "ALL",
-		// sched_setaffinity refused (affinityFilter): the engine stays on
-		// the CPUs it was started on (see startPinned).
+		// sched_setaffinity and io_uring_setup refused (affinityFilter):
+		// the engine stays on the CPUs it was started on (see startPinned).
 		"--seccomp", strconv.Itoa(seccompFd),
 		"--ro-bind", "/usr", "/usr",
 	}
