@@ -3,9 +3,10 @@ package engines
 import (
 	"fmt"
 	"os/exec"
-	"runtime"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/taikai-dev/taikai/engines/sandbox"
 )
 
 // startOn starts cmd with its CPU affinity set to cpus (all CPUs if empty),
@@ -16,24 +17,12 @@ func startOn(cmd *exec.Cmd, cpus []int) error {
 	if len(cpus) == 0 {
 		return cmd.Start()
 	}
-	var set unix.CPUSet
-	for _, c := range cpus {
-		set.Set(c)
-	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	// A CPU that cannot be had (it left the server's cpuset) is the server's
 	// problem, not the engine's: the engine then starts on any CPU.
-	var old unix.CPUSet
-	if unix.SchedGetaffinity(0, &old) != nil || unix.SchedSetaffinity(0, &set) != nil {
-		return cmd.Start()
+	if restore, err := sandbox.PinThread(cpus); err == nil {
+		defer restore()
 	}
-	err := cmd.Start()
-	// The thread lives on (it is unlocked, not ended: Pdeathsig is per thread),
-	// so its affinity is put back; should that fail it works on with fewer
-	// CPUs, which is only slower.
-	_ = unix.SchedSetaffinity(0, &old)
-	return err
+	return cmd.Start()
 }
 
 // AllowedCPUs returns the CPUs this process may run on, in order.

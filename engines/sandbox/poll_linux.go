@@ -5,7 +5,6 @@ package sandbox
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -163,17 +162,9 @@ func socketQueues(table string, tcp bool) int64 {
 // whose parent-death signal is the thread's (see startPinned).
 func (s *Sandbox) poll(init int) {
 	if len(s.cfg.CPUs) > 0 {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		var set, old unix.CPUSet
-		for _, c := range s.cfg.CPUs {
-			set.Set(c)
-		}
-		// Else it measures on any CPU, as without CPUs of its own; should
-		// the affinity not come back, the thread runs on with fewer CPUs,
-		// which is only slower.
-		if unix.SchedGetaffinity(0, &old) == nil && unix.SchedSetaffinity(0, &set) == nil {
-			defer unix.SchedSetaffinity(0, &old)
+		// Else it measures on any CPU, as without CPUs of its own.
+		if restore, err := PinThread(s.cfg.CPUs); err == nil {
+			defer restore()
 		}
 	}
 	t := time.NewTicker(pollEvery)

@@ -644,25 +644,39 @@ func startPinned(cmd *exec.Cmd, cpus []int) error {
 	if len(cpus) == 0 {
 		return cmd.Start()
 	}
+	restore, err := PinThread(cpus)
+	if err != nil {
+		// %v, not %w: not an errno that start takes for clone3's refusal.
+		return fmt.Errorf("pin to CPUs %s: %v", cpuList(cpus), err)
+	}
+	defer restore()
+	return cmd.Start()
+}
+
+// PinThread locks the calling goroutine to its OS thread and sets that
+// thread's CPU affinity to cpus; restore puts the affinity back and unlocks
+// the thread. A process forked meanwhile inherits the affinity (how engines
+// are started on their CPUs). The thread lives on after restore, not ended:
+// a child's parent-death signal is the thread's. Should the affinity not
+// come back, the thread runs on with fewer CPUs, which is only slower.
+func PinThread(cpus []int) (restore func(), err error) {
 	var set, old unix.CPUSet
 	for _, c := range cpus {
 		set.Set(c)
 	}
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	// %v, not %w: not an errno that start takes for clone3's refusal.
 	if err := unix.SchedGetaffinity(0, &old); err != nil {
-		return fmt.Errorf("read the CPU affinity: %v", err)
+		runtime.UnlockOSThread()
+		return nil, err
 	}
 	if err := unix.SchedSetaffinity(0, &set); err != nil {
-		return fmt.Errorf("pin to CPUs %s: %v", cpuList(cpus), err)
+		runtime.UnlockOSThread()
+		return nil, err
 	}
-	err := cmd.Start()
-	// The thread lives on (unlocked, not ended: bwrap's parent-death signal
-	// is this thread's), so its affinity is put back; should that fail it
-	// runs on with fewer CPUs, which is only slower.
-	_ = unix.SchedSetaffinity(0, &old)
-	return err
+	return func() {
+		_ = unix.SchedSetaffinity(0, &old)
+		runtime.UnlockOSThread()
+	}, nil
 }
 
 // noClone3 is set once clone3 was refused (see start); tests set it to
