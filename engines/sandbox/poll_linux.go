@@ -21,10 +21,12 @@ const pollEvery = 100 * time.Millisecond
 // of every process of its pid namespace (found from its init through
 // /proc/PID/task/TID/children: an orphan is reparented to the init), the
 // files of its tmpfs mounts (/tmp, /dev/shm), and the bytes queued in the
-// TCP sockets of its network namespace. init is the host pid of the
-// sandbox's init. A page shared by two processes counts twice. It also
-// counts the CPU time of the processes and of the children they reaped.
-func measure(init int) usage {
+// TCP sockets of its network namespace (only if tables: reading them walks
+// the host's whole TCP hash tables, milliseconds; else u.sockets is 0).
+// init is the host pid of the sandbox's init. A page shared by two
+// processes counts twice. It also counts the CPU time of the processes and
+// of the children they reaped.
+func measure(init int, tables bool) usage {
 	var u usage
 	var ticks uint64
 	seen := map[int]bool{}
@@ -62,6 +64,9 @@ func measure(init int) usage {
 		}
 	}
 	for _, f := range []string{"tcp", "tcp6", "udp", "udp6"} {
+		if !tables {
+			break
+		}
 		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", init, f))
 		u.sockets += socketQueues(string(b), strings.HasPrefix(f, "tcp"))
 	}
@@ -119,6 +124,30 @@ func rss(pid int) int64 {
 	return kib << 10
 }
 
+// fewSockets is the most sockets a sandbox's network namespace may hold
+// and still have its socket queues measured only every tablesEvery: the
+// seat's connection and the helper's hold a few.
+const (
+	fewSockets  = 8
+	tablesEvery = time.Second
+)
+
+// socketsUsed is the "sockets: used" count of /proc/PID/net/sockstat: the
+// sockets of pid's network namespace, read without a walk of any table
+// (-1 if it cannot be read).
+func socketsUsed(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/sockstat", pid))
+	if err != nil {
+		return -1
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "sockets: used")))
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
 // socketQueues sums the tx_queue and rx_queue columns ("tx:rx" in hex) of
 // the text of /proc/PID/net/tcp (or tcp6, udp, udp6). For TCP, only of
 // connected sockets: a listener's columns count connections, and a
@@ -151,15 +180,20 @@ func socketQueues(table string, tcp bool) int64 {
 // it may be missed), and kills it over its memory limit (reported as an OOM
 // kill).
 //
+// The socket queues are the costly part: reading /proc/PID/net/tcp and tcp6
+// walks the host's whole TCP hash tables (7 ms of CPU time here, against
+// well under 1 ms for the processes of a shell). So they are read every
+// tablesEvery while the namespace holds at most fewSockets sockets (which
+// can pin at most that many sockets' buffers, net.ipv4.tcp_rmem and
+// tcp_wmem's maximums, until the next read), and at every measure once it
+// holds more or its count changed. Read every measure, they slowed a hog's
+// opponent 1.08x-1.17x where the machine's floor was 1.02x-1.06x
+// (BenchmarkCPUHog as an ordinary user).
+//
 // It measures on the sandbox's own CPUs (Config.CPUs), where it has them,
-// so that each engine pays for its own measures: one takes milliseconds of
-// CPU time (here 7 ms for a shell, most of it reading /proc/PID/net/tcp and
-// tcp6, which walk the host's whole TCP tables; 9 ms for a hog of 33
-// processes), which would otherwise fall on the least busy CPU, the hog's
-// opponent's (BenchmarkCPUHog as an ordinary user: 1.15x-1.27x, against
-// 1.00x-1.03x with a measure every 2 s). The thread's affinity is put back
-// at the end and the thread lives on: it may be one that forked a bwrap,
-// whose parent-death signal is the thread's (see startPinned).
+// so that each engine pays for its own measures. The thread's affinity is
+// put back at the end and the thread lives on: it may be one that forked a
+// bwrap, whose parent-death signal is the thread's (see startPinned).
 func (s *Sandbox) poll(init int) {
 	if len(s.cfg.CPUs) > 0 {
 		// Else it measures on any CPU, as without CPUs of its own.
@@ -169,8 +203,19 @@ func (s *Sandbox) poll(init int) {
 	}
 	t := time.NewTicker(pollEvery)
 	defer t.Stop()
+	var (
+		read    time.Time // of the socket tables
+		used    int       // sockets then
+		sockets int64     // their queues then
+	)
 	for {
-		u := measure(init)
+		n := socketsUsed(init)
+		tables := n < 0 || n > fewSockets || n != used || time.Since(read) >= tablesEvery
+		u := measure(init, tables)
+		if tables {
+			read, used, sockets = time.Now(), n, u.sockets
+		}
+		u.sockets = sockets
 		s.mu.Lock()
 		s.peak = max(s.peak, u.total())
 		s.cpu = max(s.cpu, u.cpu)
