@@ -939,6 +939,16 @@ func (s *stack) rogue() {
 	t := s.t
 	t.Helper()
 	start := time.Now()
+	// Built before the tournament starts, so that its two games (about 50 s)
+	// are not spent on the build: once, on a busy machine, no game was still
+	// playing when the test looked for one.
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil { // the image's user runs it
+		t.Fatal(err)
+	}
+	if out, err := run(t, 5*time.Minute, filepath.Join(s.root, "deploy"), []string{"CGO_ENABLED=0"}, "go", "build", "-o", filepath.Join(dir, "rogue"), "./testdata/rogue"); err != nil {
+		t.Fatalf("go build the rogue client: %v\n%s", err, out)
+	}
 	var ids []int64
 	for _, b := range []string{"othello-random", "othello-greedy"} {
 		var eng struct{ ID int64 }
@@ -967,13 +977,6 @@ func (s *stack) rogue() {
 		t.Fatalf("credentials issued: %+v %+v", own, revoked)
 	}
 
-	dir := t.TempDir()
-	if err := os.Chmod(dir, 0o755); err != nil { // the image's user runs it
-		t.Fatal(err)
-	}
-	if out, err := run(t, 5*time.Minute, filepath.Join(s.root, "deploy"), []string{"CGO_ENABLED=0"}, "go", "build", "-o", filepath.Join(dir, "rogue"), "./testdata/rogue"); err != nil {
-		t.Fatalf("go build the rogue client: %v\n%s", err, out)
-	}
 	at := s.playingWorker(time.Now().Add(playing), "", 0)
 	network := s.network(s.containerID())
 	out, err := run(t, 5*time.Minute, "", nil, "docker", "run", "--rm", "--network", network,
