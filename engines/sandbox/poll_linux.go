@@ -186,9 +186,10 @@ func socketQueues(table string, tcp bool) int64 {
 // tablesEvery while the namespace holds at most fewSockets sockets (which
 // can pin at most that many sockets' buffers, net.ipv4.tcp_rmem and
 // tcp_wmem's maximums, until the next read), and at every measure once it
-// holds more or its count changed. Read every measure, they slowed a hog's
-// opponent 1.08x-1.17x where the machine's floor was 1.02x-1.06x
-// (BenchmarkCPUHog as an ordinary user).
+// holds more or its count changed. Read at every measure, they slowed a
+// hog's opponent 1.08x-1.26x (BenchmarkCPUHog as an ordinary user; the
+// machine's floor in those runs 1.02x-1.13x), read when due 1.06x-1.22x
+// (median 1.10x).
 //
 // It measures on the sandbox's own CPUs (Config.CPUs), where it has them,
 // so that each engine pays for its own measures. The thread's affinity is
