@@ -64,11 +64,10 @@ func measure(init int, tables bool) usage {
 		}
 	}
 	for _, f := range []string{"tcp", "tcp6", "udp", "udp6"} {
-		if !tables {
-			break
+		if tables {
+			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", init, f))
+			u.sockets += socketQueues(string(b), strings.HasPrefix(f, "tcp"))
 		}
-		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", init, f))
-		u.sockets += socketQueues(string(b), strings.HasPrefix(f, "tcp"))
 	}
 	u.cpu = time.Duration(ticks) * time.Second / clockTicks
 	return u
