@@ -1558,8 +1558,12 @@ s.sendall(b"hello\n")
 func BenchmarkCPUHog(b *testing.B) {
 	requireSandbox(b)
 	cpus := allCPUs(b)[:2]
-	// The opponent: a fixed loop, timed inside, in ms.
-	work := `t0=$(date +%s%N); i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; echo $(( ($(date +%s%N) - t0) / 1000000 ))`
+	// The opponent: a fixed loop of about a second (a move at a one-second
+	// clock), timed inside, in ms. At 100 ms, as until 2026-11-29, the few
+	// milliseconds a run that do not grow with the work (the two date
+	// processes, which start slower beside the spinners) were several
+	// percent of it (docs/SANDBOX.md, CPUs).
+	work := `t0=$(date +%s%N); i=0; while [ $i -lt 1000000 ]; do i=$((i+1)); done; echo $(( ($(date +%s%N) - t0) / 1000000 ))`
 	timed := func(cpus []int) time.Duration {
 		out, u := run(b, Config{CPUs: cpus}, 5*time.Minute, "sh", "-c", work)
 		ms, err := strconv.Atoi(strings.TrimSpace(out))
