@@ -267,7 +267,17 @@ func TestBrowserLeague(t *testing.T) {
 		if !slices.Equal(checks, []string{"2 passed", "1 passed"}) {
 			t.Errorf("the versions' checks %q, want both passed", checks)
 		}
-		// Its league games, with the version of the engine that played each.
+		// Its league games, with the version of the engine that played each:
+		// all of them, page after page (on a busy machine version 2 can
+		// play 50 games, a page, before the page is opened).
+		for i := 0; evalJS[bool](t, b, `!document.querySelector('#games-more').hidden`); i++ {
+			if i == 20 {
+				t.Fatal("the engine's games did not end in 20 pages")
+			}
+			rows := evalJS[int](t, b, `document.querySelectorAll('#engine-games tbody tr').length`)
+			evalJS[chromedp.Void](t, b, `document.querySelector('#games-more').click()`)
+			b.waitJS(t, "the next page of the engine's games", fmt.Sprintf(`document.querySelectorAll('#engine-games tbody tr').length > %d`, rows), 30*time.Second)
+		}
 		played := evalJS[[]string](t, b, `[...new Set([...document.querySelectorAll('#engine-games tbody tr td.version')].map((td) => td.textContent))].sort()`)
 		if !slices.Equal(played, []string{"1", "2"}) {
 			t.Errorf("the versions in the engine's games: %q, want 1 and 2", played)
