@@ -46,7 +46,7 @@ const readPlayJS = `(() => {
 // turn, nothing in flight) or the game's result.
 func waitPlay(tb testing.TB, b *browser) playPage {
 	tb.Helper()
-	b.waitJS(tb, "the person's turn or the end", `document.querySelector('#play-result').textContent !== '' || document.querySelectorAll('#play-board .legal-dot').length > 0`, 60*time.Second)
+	waitPage(tb, b, "the person's turn or the end", `document.querySelector('#play-result').textContent !== '' || document.querySelectorAll('#play-board .legal-dot').length > 0`, 60*time.Second)
 	return evalJS[playPage](tb, b, readPlayJS)
 }
 
