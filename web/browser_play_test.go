@@ -262,6 +262,54 @@ func TestBrowserPlay(t *testing.T) {
 		b.noErrors(t, "checkers", nil)
 	})
 
+	// The engine may answer before the person's own move is: the move's
+	// answer then shows the person's next turn, and the page must show its
+	// legal moves, not keep the last move's squares selected (seen once in
+	// CheckersCapture on a loaded machine: no legal move shown for 60 s).
+	// The page's fetch of a move waits here until the engine has answered
+	// and gets the seat's view from then, as the server gives it.
+	t.Run("CheckersAnsweredAtOnce", func(t *testing.T) {
+		b.open(t, "/play")
+		id := startFromForm(t, b, "checkers", ids["checkers-random"], "black")
+		evalJS[chromedp.Void](t, b, `(() => {
+			const orig = window.fetch;
+			window.__answeredAtOnce = 0;
+			window.fetch = async (url, init) => {
+				const res = await orig(url, init);
+				if (!init || init.method !== 'POST' || !/\/move$/.test(String(url)) || !res.ok) return res;
+				const seat = String(url).replace(/\/move$/, '/seat');
+				for (let i = 0; i < 600; i++) {
+					const v = await (await orig(seat, {headers: init.headers})).json();
+					if (v.over || v.turn === v.color) {
+						window.__answeredAtOnce++;
+						return new Response(JSON.stringify(v), {status: 200, headers: {'Content-Type': 'application/json'}});
+					}
+					await new Promise((r) => setTimeout(r, 50));
+				}
+				return res;
+			};
+		})()`)
+		for n := 0; n < 3; n++ {
+			p := waitPlay(t, b)
+			if p.Result != "" {
+				break
+			}
+			pick := seatLegal(t, s, b, id)[0]
+			before := len(p.Moves)
+			clickCell(t, b, pick.X, pick.Y)
+			for _, sq := range pick.Path {
+				b.waitJS(t, "the selection", fmt.Sprintf(`document.querySelector('#play-board .play-selected') !== null || document.querySelectorAll('#play-moves li').length > %d`, before), 15*time.Second)
+				clickCell(t, b, sq[0], sq[1])
+			}
+			waitPage(t, b, "the move and the engine's answer", fmt.Sprintf(`document.querySelectorAll('#play-moves li').length > %d || document.querySelector('#play-result').textContent !== ''`, before+1), 30*time.Second)
+		}
+		if n := evalJS[int](t, b, `window.__answeredAtOnce`); n == 0 {
+			t.Error("no move of the person's was answered with the engine's reply in it")
+		}
+		b.run(t, "resign", 15*time.Second, chromedp.Click(chromedp.CSS("#play-resign")))
+		b.noErrors(t, "checkers answered at once", nil)
+	})
+
 	t.Run("KeyboardOnly", func(t *testing.T) {
 		b.open(t, "/play")
 		id := startFromForm(t, b, "othello", ids["othello-greedy"], "black")

@@ -222,10 +222,14 @@ function playGame(id) {
       status.textContent = t('play.waiting');
       return;
     }
-    if (!st.seat || v.turn !== st.seat.turn || v.plies !== st.seat.plies) st.turnSince = performance.now();
+    const moved = !st.seat || v.turn !== st.seat.turn || v.plies !== st.seat.plies;
+    if (moved) st.turnSince = performance.now();
     st.seat = v;
     st.view = v.view;
-    if (!mine()) st.sel = [];
+    // A selection belongs to one position: a move played ends it, the
+    // person's own included when the answer to it already holds the
+    // engine's reply (else no legal square would be shown).
+    if (moved || !mine()) st.sel = [];
     render();
   };
 
