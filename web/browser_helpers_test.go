@@ -714,7 +714,12 @@ func (b *browser) waitJS(tb testing.TB, what, expr string, timeout time.Duration
 			if err != nil {
 				tb.Fatalf("waited %v for %s (%s): %v", timeout, what, expr, err)
 			}
-			tb.Fatalf("waited %v for %s (%s)", timeout, what, expr)
+			// Where the page was and what it reported, for a wait that
+			// fails once in many runs.
+			ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
+			at, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + ' ' + JSON.stringify([...document.querySelectorAll('.field-error, .error, [role=alert]')].map((e) => e.textContent.trim()).filter(Boolean))`))
+			cancel()
+			tb.Fatalf("waited %v for %s (%s); the page was at %s and reported %v", timeout, what, expr, at, b.takeErrors(nil))
 		}
 		select {
 		case <-time.After(50 * time.Millisecond):
