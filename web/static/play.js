@@ -336,10 +336,15 @@ function playGame(id) {
         const after = st.seat ? `?since=${st.seat.version}` : '';
         const v = await seatFetch(`seat${after}`);
         failures = 0;
-        if (!st.busy) show(v);
+        // While a move of the person's is sent, its own answer is shown
+        // instead: ask again, and end only once the end has been shown.
+        const shown = !st.busy;
+        if (shown) show(v);
         if (!v.board) await new Promise((r) => setTimeout(r, 200)); // not begun: ask again soon
-        if (v.over && v.result) return;
-        if (v.over) await new Promise((r) => setTimeout(r, 300)); // stored in a moment
+        if (v.over && v.result && shown) return;
+        // Over, or nobody's turn (its seats closed, the game not stored
+        // yet): stored in a moment.
+        if (v.over || !shown || v.turn === 'none') await new Promise((r) => setTimeout(r, 300));
       } catch (err) {
         if (err.status === 401 || err.status === 403) {
           status.textContent = t('play.no_seat');
