@@ -58,9 +58,18 @@ async function loadSubmissions() {
   }
 }
 
+// The delete buttons clicked once (armed), by engine id: the list is drawn
+// anew every second while a check runs, and the second click must still
+// delete.
+const armed = new Set();
+
 function engineRow(e) {
   const delLabel = isAdmin() ? t('engines.delete') : t('engines.withdraw');
   const del = h('button', {type: 'button', class: 'button ghost small danger-text delete', dataset: {id: e.id, label: delLabel}, text: delLabel});
+  if (armed.has(String(e.id))) {
+    del.dataset.armed = '1';
+    del.textContent = t('engines.really_delete');
+  }
   const actions = mine(e) ? [
     h('button', {type: 'button', class: 'button ghost small check', dataset: {id: e.id, name: e.name}, text: t('engines.check')}), ' ',
     e.builtin ? null : h('button', {type: 'button', class: 'button ghost small replace', dataset: {id: e.id}, text: t('engines.replace')}), ' ', del] : [];
@@ -151,12 +160,22 @@ $('#engines').addEventListener('click', async (ev) => {
 $('#engines').addEventListener('click', async (ev) => {
   const b = ev.target.closest('button.delete');
   if (!b) return;
-  if (!b.dataset.armed) {
+  const id = b.dataset.id;
+  if (!armed.has(id)) {
+    armed.add(id);
     b.dataset.armed = '1';
     b.textContent = t('engines.really_delete');
-    setTimeout(() => { delete b.dataset.armed; b.textContent = b.dataset.label; }, 4000);
+    setTimeout(() => {
+      armed.delete(id);
+      const now = $(`#engines button.delete[data-id="${id}"]`);
+      if (now) {
+        delete now.dataset.armed;
+        now.textContent = now.dataset.label;
+      }
+    }, 4000);
     return;
   }
+  armed.delete(id);
   $('#engines-error').textContent = '';
   try {
     await write(`/api/engines/${b.dataset.id}`, {method: 'DELETE'});
