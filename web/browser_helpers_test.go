@@ -680,6 +680,25 @@ func (b *browser) run(tb testing.TB, what string, timeout time.Duration, steps .
 	}
 }
 
+// click clicks sel with the mouse. A list drawn anew between finding the
+// node and clicking it (the engines page's, every second while a check
+// runs) makes chromedp say "Could not find node with given id": then it
+// finds the new node and clicks again, up to 5 times.
+func (b *browser) click(tb testing.TB, what, sel string) {
+	tb.Helper()
+	for try := 1; ; try++ {
+		ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+		err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel)))
+		cancel()
+		if err == nil {
+			return
+		}
+		if try == 5 || !strings.Contains(err.Error(), "Could not find node") {
+			tb.Fatalf("%s: %v", what, err)
+		}
+	}
+}
+
 // open navigates to a dashboard path and waits for the load event.
 func (b *browser) open(tb testing.TB, path string) {
 	tb.Helper()

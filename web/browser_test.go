@@ -795,11 +795,11 @@ func TestBrowser(t *testing.T) {
 		// Delete takes two clicks, the list drawn anew between them (as it is
 		// every second while a check runs).
 		del := fmt.Sprintf(`#engines button.delete[data-id="%d"]`, byName["student-a"].ID)
-		b.run(t, "delete", 30*time.Second, chromedp.Click(chromedp.CSS(del)))
+		b.click(t, "delete", del)
 		b.waitJS(t, "the delete button armed", fmt.Sprintf(`document.querySelector(%q).dataset.armed === '1'`, del), 15*time.Second)
 		evalJS[chromedp.Void](t, b, fmt.Sprintf(`document.querySelector(%q).dataset.before = '1'; document.dispatchEvent(new Event('taikai:admin'))`, del))
 		b.waitJS(t, "the list drawn anew, the button still armed", fmt.Sprintf(`(() => { const d = document.querySelector(%q); return d && !d.dataset.before && d.dataset.armed === '1'; })()`, del), 15*time.Second)
-		b.run(t, "delete", 30*time.Second, chromedp.Click(chromedp.CSS(del)))
+		b.click(t, "delete again", del)
 		b.waitJS(t, "the row to go", fmt.Sprintf(`!document.querySelector('#engines tr[data-engine-id="%d"]')`, byName["student-a"].ID), 30*time.Second)
 		s.mustCall(t, "GET", "/api/engines", nil, &list)
 		for _, e := range list.Engines {
