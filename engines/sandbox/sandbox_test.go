@@ -1560,8 +1560,8 @@ func BenchmarkCPUHog(b *testing.B) {
 	cpus := allCPUs(b)[:2]
 	// The opponent: a fixed loop of about a second (a move at a one-second
 	// clock), timed inside, in ms. At 100 ms, as until 2026-11-29, the few
-	// milliseconds a run that do not grow with the work (the two date
-	// processes, which start slower beside the spinners) were several
+	// milliseconds a run that do not grow with the work (among them the two
+	// date processes, which start slower beside the spinners) were several
 	// percent of it (docs/SANDBOX.md, CPUs).
 	work := `t0=$(date +%s%N); i=0; while [ $i -lt 1000000 ]; do i=$((i+1)); done; echo $(( ($(date +%s%N) - t0) / 1000000 ))`
 	timed := func(cpus []int) time.Duration {
