@@ -186,9 +186,9 @@ func socketQueues(table string, tcp bool) int64 {
 // can pin at most that many sockets' buffers, net.ipv4.tcp_rmem and
 // tcp_wmem's maximums, until the next read), and at every measure once it
 // holds more or its count changed. Read at every measure, they slowed a
-// hog's opponent 1.08x-1.26x (BenchmarkCPUHog as an ordinary user; the
-// machine's floor in those runs 1.02x-1.13x), read when due 1.06x-1.22x
-// (median 1.10x).
+// hog's opponent's 100 ms work 1.08x-1.26x (BenchmarkCPUHog as an ordinary
+// user; the machine's floor in those runs 1.02x-1.13x), read when due
+// 1.06x-1.22x; its 1 s work, read when due, 0.99x-1.04x (docs/SANDBOX.md).
 //
 // It measures on the sandbox's own CPUs (Config.CPUs), where it has them,
 // so that each engine pays for its own measures. The thread's affinity is
