@@ -42,6 +42,7 @@ Checks (any failure: one line on stderr with PROTOCOL VIOLATION, exit 2):
    before the input closes (and the brain then exits at once).
 Exit 0 after END; 2 on a violation; 3 on a crash on purpose.
 """
+import fcntl
 import os
 import random
 import sys
@@ -171,13 +172,18 @@ def main():
                 os.makedirs(mine, exist_ok=True)
                 path = os.path.join(mine, "games")
                 # Two games of this brain at once share its folder: the
-                # count is replaced whole (write, then rename), never seen
-                # half written.
-                count = int(open(path).read()) if os.path.exists(path) else 0
-                tmp = "%s.%d" % (path, os.getpid())
-                with open(tmp, "w") as out:
-                    out.write(str(count + 1))
-                os.replace(tmp, path)
+                # count is read and rewritten under a lock (flock on a
+                # file beside it), so no game's count is lost, and replaced
+                # whole (write, then rename), never seen half written. The
+                # temporary file is not named by the pid: in the sandbox
+                # each engine has its own pid namespace, so both are pid 2.
+                with open(path + ".lock", "a") as lock:
+                    fcntl.flock(lock, fcntl.LOCK_EX)
+                    count = int(open(path).read()) if os.path.exists(path) else 0
+                    tmp = "%s.%s" % (path, os.urandom(8).hex())
+                    with open(tmp, "w") as out:
+                        out.write(str(count + 1))
+                    os.replace(tmp, path)
                 folder_games = count + 1
             if key not in ("timeout_turn", "timeout_match", "max_memory", "time_left", "game_type", "rule", "evaluate", "folder"):
                 fail("INFO key %r" % key)
