@@ -604,6 +604,13 @@ func startBrowser(tb testing.TB, s *site) *browser {
 		tb.Fatal("chromium did not open a tab in 30s")
 	}
 	b := &browser{ctx: ctx, site: s}
+	// A failed test's page as it was at the end (run before the tab closes:
+	// cleanups run last first).
+	tb.Cleanup(func() {
+		if tb.Failed() {
+			b.capture(tb, "failed-"+strings.NewReplacer("/", "-", " ", "-").Replace(tb.Name()))
+		}
+	})
 	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
 		tb.Fatal(err)
 	}
@@ -717,28 +724,55 @@ func evalJS[T any](tb testing.TB, b *browser, expr string) T {
 	return v
 }
 
-// waitJS waits until a JavaScript expression is truthy. It polls, so that a
-// navigation while waiting (a form that redirects) only costs a retry.
+// waitJS waits until a JavaScript expression is truthy.
 func (b *browser) waitJS(tb testing.TB, what, expr string, timeout time.Duration) {
 	tb.Helper()
+	ok, err := b.poll(tb, what, expr, timeout)
+	if ok {
+		return
+	}
+	if err != nil {
+		tb.Fatalf("waited %v for %s (%s): %v", timeout, what, expr, err)
+	}
+	// Where the page was and what it reported, for a wait that fails once
+	// in many runs.
+	ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
+	at, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + ' ' + JSON.stringify([...document.querySelectorAll('.field-error, .error, [role=alert]')].map((e) => e.textContent.trim()).filter(Boolean))`))
+	cancel()
+	tb.Fatalf("waited %v for %s (%s); the page was at %s and reported %v", timeout, what, expr, at, b.takeErrors(nil))
+}
+
+// poll waits up to timeout for a JavaScript expression to be truthy, and
+// says whether it came true (and if not, the last error, if the last try
+// failed). The page polls it every 25 ms, for up to 2 s a round: one
+// DevTools call a round rather than one a poll, each of which cost Chromium
+// about 5 ms of CPU. A navigation while waiting (a form that redirects)
+// only costs a retry.
+func (b *browser) poll(tb testing.TB, what, expr string, timeout time.Duration) (bool, error) {
+	tb.Helper()
+	const round = `new Promise((resolve, reject) => {
+		const end = Date.now() + %d;
+		const check = () => {
+			let ok;
+			try { ok = !!(%s); } catch (e) { reject(e); return; }
+			if (ok || Date.now() >= end) resolve(ok); else setTimeout(check, 25);
+		};
+		check();
+	})`
 	deadline := time.Now().Add(timeout)
 	for {
-		ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("!!("+expr+")"))
+		d := min(2*time.Second, max(time.Until(deadline), 0))
+		ctx, cancel := context.WithTimeout(b.ctx, d+15*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](fmt.Sprintf(round, d.Milliseconds(), expr), chromedp.EvalAwaitPromise))
 		cancel()
 		if err == nil && ok {
-			return
+			return true, nil
 		}
-		if time.Now().After(deadline) {
-			if err != nil {
-				tb.Fatalf("waited %v for %s (%s): %v", timeout, what, expr, err)
-			}
-			// Where the page was and what it reported, for a wait that
-			// fails once in many runs.
-			ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
-			at, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + ' ' + JSON.stringify([...document.querySelectorAll('.field-error, .error, [role=alert]')].map((e) => e.textContent.trim()).filter(Boolean))`))
-			cancel()
-			tb.Fatalf("waited %v for %s (%s); the page was at %s and reported %v", timeout, what, expr, at, b.takeErrors(nil))
+		if !time.Now().Before(deadline) {
+			return false, err
+		}
+		if err == nil {
+			continue // the round ended false: the page polls on
 		}
 		select {
 		case <-time.After(50 * time.Millisecond):
@@ -772,8 +806,21 @@ func artifacts(tb testing.TB) string {
 	return dir
 }
 
-// screenshot writes a full-page PNG of the current page as name.png.
+// screenshot writes a full-page PNG of the current page as name.png, when
+// TAIKAI_TEST_ARTIFACTS names a folder (a person looking at the pages):
+// the captures assert nothing, and the suite's 50 of them cost Chromium
+// about 25 s of CPU. A failed browser test captures its page either way
+// (startBrowser).
 func (b *browser) screenshot(tb testing.TB, name string) {
+	tb.Helper()
+	if os.Getenv("TAIKAI_TEST_ARTIFACTS") == "" {
+		return
+	}
+	b.capture(tb, name)
+}
+
+// capture is screenshot, always.
+func (b *browser) capture(tb testing.TB, name string) {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
 	defer cancel()
@@ -785,15 +832,18 @@ func (b *browser) screenshot(tb testing.TB, name string) {
 		for (const m of document.querySelectorAll('.main')) m.style.maxWidth = m.getBoundingClientRect().width + 'px';
 	})()`
 	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](pin)); err != nil {
-		tb.Fatal(err)
+		tb.Errorf("screenshot %s: %v", name, err)
+		return
 	}
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
-		tb.Fatalf("screenshot %s: %v", name, err)
+		tb.Errorf("screenshot %s: %v", name, err)
+		return
 	}
 	path := filepath.Join(artifacts(tb), name+".png")
 	if err := os.WriteFile(path, png, 0o644); err != nil {
-		tb.Fatal(err)
+		tb.Error(err)
+		return
 	}
 	tb.Logf("screenshot: %s", path)
 }

@@ -53,11 +53,8 @@ func waitPlay(tb testing.TB, b *browser) playPage {
 // waitPage is waitJS that says what the page shows when it times out.
 func waitPage(tb testing.TB, b *browser, what, expr string, timeout time.Duration) {
 	tb.Helper()
-	for deadline := time.Now().Add(timeout); !evalJS[bool](tb, b, "!!("+expr+")"); {
-		if time.Now().After(deadline) {
-			tb.Fatalf("waited %v for %s; the page shows %+v and reported %v", timeout, what, evalJS[playPage](tb, b, readPlayJS), b.takeErrors(nil))
-		}
-		time.Sleep(50 * time.Millisecond)
+	if ok, err := b.poll(tb, what, expr, timeout); !ok {
+		tb.Fatalf("waited %v for %s (last error: %v); the page shows %+v and reported %v", timeout, what, err, evalJS[playPage](tb, b, readPlayJS), b.takeErrors(nil))
 	}
 }
 
