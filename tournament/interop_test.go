@@ -104,7 +104,11 @@ func TestSlowStartNotOnTheClock(t *testing.T) {
 		}
 	}
 	// An engine that never answers is not started, within its connect timeout.
-	spec := tournament.GameSpec{ID: 30, Black: pbrainBrain(t, python, "STARTUP_MS=60000"), White: quickBuiltin(t, "gomoku-random", "pbrain", 5),
+	// The built-in has a time of its own: a race-built one may take more
+	// than 1.5 s to start on a loaded machine.
+	opponent := quickBuiltin(t, "gomoku-random", "pbrain", 5)
+	opponent.ConnectTimeoutMS = 30000
+	spec := tournament.GameSpec{ID: 30, Black: pbrainBrain(t, python, "STARTUP_MS=60000"), White: opponent,
 		Settings: tournament.Settings{Game: "gomoku", Rule: "freestyle", MoveTimeMS: 1000, ConnectMS: 1500}}
 	if p := play(t, r, spec); p.Outcome.Reason != games.ReasonNoConnect || p.Outcome.Loser != games.Black {
 		t.Errorf("a brain that never answers START: %+v (%s), want black loses by no_connect", p.Outcome, p.Detail)

@@ -233,7 +233,10 @@ func play(tb testing.TB, r *tournament.Runner, spec tournament.GameSpec) *tourna
 func TestOthelloBoardFaultyProcesses(t *testing.T) {
 	t.Parallel()
 	r := newRunner(t)
-	set := tournament.Settings{Game: "othello", MoveTimeMS: 500, ConnectMS: 2000}
+	// 2 s to connect, so that "never" ends soon; the engines that do
+	// connect get a wide margin for it, the built-in opponent a time of its
+	// own (a race-built test binary starting under a loaded suite once
+	// missed 2 s).
 	for i, tc := range []struct {
 		mode, reason, cause string
 		within              time.Duration
@@ -247,8 +250,13 @@ func TestOthelloBoardFaultyProcesses(t *testing.T) {
 		{"close", games.ReasonClose, "", 10 * time.Second},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
+			set := tournament.Settings{Game: "othello", MoveTimeMS: 500, ConnectMS: 30000}
+			if tc.mode == "never" {
+				set.ConnectMS = 2000
+			}
 			for _, faultIsBlack := range []bool{true, false} {
 				fault, other := faultEngine(t, tc.mode, "othello-board"), builtinEngine("othello-random", "")
+				other.ConnectTimeoutMS = 30000
 				spec := tournament.GameSpec{ID: int64(10*i + 1), Black: fault, White: other, Settings: set, LogDir: t.TempDir()}
 				loser := games.Black
 				if !faultIsBlack {
@@ -265,7 +273,9 @@ func TestOthelloBoardFaultyProcesses(t *testing.T) {
 					t.Errorf("fault %s: game took %v, want under %v", tc.mode, took, tc.within)
 				}
 				// The next game in this process is normal.
-				next := play(t, r, tournament.GameSpec{ID: int64(10*i + 2), Black: builtinEngine("othello-random", ""), White: builtinEngine("othello-greedy", ""), Settings: set})
+				normal := set
+				normal.ConnectMS = 30000
+				next := play(t, r, tournament.GameSpec{ID: int64(10*i + 2), Black: builtinEngine("othello-random", ""), White: builtinEngine("othello-greedy", ""), Settings: normal})
 				if next.Outcome.Reason != games.ReasonNormal {
 					t.Fatalf("after fault %s: next game ended %+v (%s)", tc.mode, next.Outcome, next.Detail)
 				}
@@ -277,7 +287,8 @@ func TestOthelloBoardFaultyProcesses(t *testing.T) {
 func TestGomokuFaultyProcesses(t *testing.T) {
 	t.Parallel()
 	r := newRunner(t)
-	set := tournament.Settings{Game: "gomoku", MoveTimeMS: 300, ConnectMS: 2000}
+	// As in TestOthelloBoardFaultyProcesses: 2 s to connect for "never",
+	// a wide margin for the engines that connect.
 	for i, tc := range []struct {
 		mode, reason, cause string
 	}{
@@ -290,8 +301,13 @@ func TestGomokuFaultyProcesses(t *testing.T) {
 		{"gomoku-drop", games.ReasonDisconnect, ""},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
+			set := tournament.Settings{Game: "gomoku", MoveTimeMS: 300, ConnectMS: 30000}
+			if tc.mode == "never" {
+				set.ConnectMS = 2000
+			}
 			fault := faultEngine(t, tc.mode, "gomoku-turn")
 			other := builtinEngine("gomoku-random", "")
+			other.ConnectTimeoutMS = 30000
 			p := play(t, r, tournament.GameSpec{ID: int64(i + 1), Black: other, White: fault, Settings: set, Seed: 7})
 			if p.Outcome.Reason != tc.reason || p.Outcome.Cause != tc.cause || p.Outcome.Winner != games.Black {
 				t.Fatalf("fault %s: outcome %+v, want white loses by %s/%s (detail %q)", tc.mode, p.Outcome, tc.reason, tc.cause, p.Detail)
@@ -307,6 +323,7 @@ func TestGomokuFaultyProcesses(t *testing.T) {
 					t.Errorf("%s: %d stones placed for it and %d timeouts, want 2 and 3", tc.mode, auto, p.Violations[1]["timeout"])
 				}
 			}
+			set.ConnectMS = 30000
 			next := play(t, r, tournament.GameSpec{ID: int64(i + 100), Black: builtinEngine("gomoku-threat", ""), White: builtinEngine("gomoku-random", ""), Settings: set})
 			if next.Outcome.Reason != games.ReasonNormal {
 				t.Fatalf("after fault %s: next game ended %+v", tc.mode, next.Outcome)
