@@ -40,7 +40,7 @@ type pageText struct {
 // lang differs from the page's (the switch to English). It also measures the
 // contrast of every rendered text against the colour behind it: for HTML the
 // backgrounds of the element and its ancestors composited, for SVG text the
-// shape painted under it (a board's square).
+// shape painted under it (a board's square) or its halo (a chart's labels).
 const readPageJS = `(() => {
   const pageLang = document.documentElement.lang;
   const foreign = (el) => el.closest('code, pre, kbd, [translate=no]') || el.closest('[lang]')?.lang !== pageLang;
@@ -93,6 +93,14 @@ const readPageJS = `(() => {
     return bg;
   };
   const svgBackground = (el) => {
+    // A halo (the text's stroke painted first, at least 3px wide: 1.5px
+    // around each glyph) is what the text is read against.
+    const own = getComputedStyle(el);
+    const halo = parse(own.stroke);
+    if (halo && own.stroke !== 'none' && own.paintOrder.startsWith('stroke') && parseFloat(own.strokeWidth) >= 3) {
+      halo.a *= Number(own.strokeOpacity);
+      return halo.a >= 1 ? halo : over(halo, htmlBackground(el.ownerSVGElement));
+    }
     el.scrollIntoView({block: 'nearest', inline: 'nearest'}); // elementsFromPoint sees the viewport only
     const box = el.getBoundingClientRect();
     const x = box.left + box.width / 2;

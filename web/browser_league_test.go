@@ -263,6 +263,17 @@ func TestBrowserLeague(t *testing.T) {
 		if scale := evalJS[float64](t, b, `document.querySelector('#version-chart svg').getBoundingClientRect().width / document.querySelector('#version-chart svg').viewBox.baseVal.width`); scale < 0.9 || scale > 1.1 {
 			t.Errorf("the chart is drawn %.2f times its size", scale)
 		}
+		// The versions were submitted seconds apart, so a label can lie on
+		// the other point: every label is drawn on top, over a halo of the
+		// chart's background (the contrast checks read the halo).
+		covered := evalJS[[]string](t, b, `[...document.querySelectorAll('#version-chart text.c-halo')].filter((el) => {
+  el.scrollIntoView({block: 'nearest'});
+  const r = el.getBoundingClientRect();
+  return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) !== el || getComputedStyle(el).paintOrder.split(' ')[0] !== 'stroke';
+}).map((el) => el.textContent)`)
+		if n := evalJS[int](t, b, `document.querySelectorAll('#version-chart text.c-halo').length`); n != len(rated) || len(covered) != 0 {
+			t.Errorf("%d point labels (want %d); covered or without a halo: %q", n, len(rated), covered)
+		}
 		checks := evalJS[[]string](t, b, `[...document.querySelectorAll('#engine-versions tbody tr')].map((tr) => tr.dataset.version + ' ' + tr.querySelector('td.version-check').dataset.check)`)
 		if !slices.Equal(checks, []string{"2 passed", "1 passed"}) {
 			t.Errorf("the versions' checks %q, want both passed", checks)

@@ -157,6 +157,10 @@ export function versionChart(svg, series, {xLabel = '', yLabel = '', label = () 
   svg.append(axes);
 
   const marks = s('g', {class: 'c-lines'});
+  // The points' labels are drawn over every mark, each with a halo of the
+  // chart's background: two versions submitted a minute apart put one's
+  // label on the other's dot.
+  const labels = s('g', {class: 'c-point-labels'});
   series.forEach((sr, i) => {
     const st = seriesStyle(i);
     const pts = [...sr.points].sort((a, b) => a.x - b.x);
@@ -179,10 +183,10 @@ export function versionChart(svg, series, {xLabel = '', yLabel = '', label = () 
       const dot = s('circle', {cx: x, cy: py(p.y), r: 6});
       dot.style.fill = st.color;
       g.append(dot);
-      g.append(s('text', {x: x + 9, y: py(p.y) - 9, class: 'c-tick'}, label(p)));
+      labels.append(s('text', {x: x + 9, y: py(p.y) - 9, class: 'c-tick c-halo', 'data-version': p.version}, label(p)));
       if (p.title) g.append(s('title', {}, p.title));
       marks.append(g);
     }
   });
-  svg.append(marks);
+  svg.append(marks, labels);
 }
