@@ -505,8 +505,34 @@ type browser struct {
 	ctx  context.Context
 	site *site
 
-	mu     sync.Mutex
-	errors []string // JavaScript exceptions, console.error calls, error log entries
+	mu       sync.Mutex
+	errors   []string // JavaScript exceptions, console.error calls, error log entries
+	watched  map[testing.TB]bool
+	captured bool // a failed subtest's page was captured
+}
+
+// watch captures the page when tb, a subtest sharing the tab, fails: at
+// its end, before the next subtest moves the tab on. The helpers that
+// drive the page call it.
+func (b *browser) watch(tb testing.TB) {
+	b.mu.Lock()
+	if b.watched == nil {
+		b.watched = map[testing.TB]bool{}
+	}
+	seen := b.watched[tb]
+	b.watched[tb] = true
+	b.mu.Unlock()
+	if seen {
+		return
+	}
+	tb.Cleanup(func() {
+		if tb.Failed() {
+			b.capture(tb, "failed-"+strings.NewReplacer("/", "-", " ", "-").Replace(tb.Name()))
+			b.mu.Lock()
+			b.captured = true
+			b.mu.Unlock()
+		}
+	})
 }
 
 // chromium is the one headless Chromium of the package's tests, started by
@@ -605,9 +631,13 @@ func startBrowser(tb testing.TB, s *site) *browser {
 	}
 	b := &browser{ctx: ctx, site: s}
 	// A failed test's page as it was at the end (run before the tab closes:
-	// cleanups run last first).
+	// cleanups run last first), unless a failed subtest's page was.
+	b.watched = map[testing.TB]bool{tb: true}
 	tb.Cleanup(func() {
-		if tb.Failed() {
+		b.mu.Lock()
+		done := b.captured
+		b.mu.Unlock()
+		if tb.Failed() && !done {
 			b.capture(tb, "failed-"+strings.NewReplacer("/", "-", " ", "-").Replace(tb.Name()))
 		}
 	})
@@ -680,6 +710,7 @@ func (b *browser) noErrors(tb testing.TB, page string, allow func(string) bool) 
 // run runs browser steps with a deadline.
 func (b *browser) run(tb testing.TB, what string, timeout time.Duration, steps ...chromedp.Action[chromedp.Void]) {
 	tb.Helper()
+	b.watch(tb)
 	ctx, cancel := context.WithTimeout(b.ctx, timeout)
 	defer cancel()
 	if err := chromedp.Do(ctx, steps...); err != nil {
@@ -687,21 +718,54 @@ func (b *browser) run(tb testing.TB, what string, timeout time.Duration, steps .
 	}
 }
 
-// click clicks sel with the mouse. A list drawn anew between finding the
-// node and clicking it (the engines page's, every second while a check
-// runs) makes chromedp say "Could not find node with given id": then it
-// finds the new node and clicks again, up to 5 times.
+// click clicks sel with the mouse, and makes sure the click reached it.
+// Two things can take the element from under the mouse between chromedp
+// finding it and pressing the button: a list drawn anew (the engines
+// page's, every second while a check runs), which makes chromedp say
+// "Could not find node with given id", and a layout shift (a live board
+// added above a form), after which the press lands beside the element.
+// Either way the element had no click, so clicking again, up to 5 times,
+// cannot act twice. A click that navigates away counts as reached.
 func (b *browser) click(tb testing.TB, what, sel string) {
 	tb.Helper()
+	arm := fmt.Sprintf(`(() => {
+		const e = document.querySelector(%q);
+		if (!e) return false;
+		const c = {hit: false};
+		window.__taikaiClick = c;
+		e.addEventListener('click', () => { c.hit = true; }, {once: true, capture: true});
+		return true;
+	})()`, sel)
+	b.watch(tb)
 	for try := 1; ; try++ {
 		ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
-		err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel)))
-		cancel()
+		armed := false
+		err := chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(sel)))
 		if err == nil {
-			return
+			armed, err = chromedp.Run(ctx, chromedp.Evaluate[bool](arm))
 		}
-		if try == 5 || !strings.Contains(err.Error(), "Could not find node") {
+		if err == nil && armed {
+			err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel)))
+		}
+		missed := !armed // gone between the wait and the arming: a list drawn anew
+		if err == nil && armed {
+			// An error here is the page the click navigated away from.
+			missed, _ = chromedp.Run(ctx, chromedp.Evaluate[bool](`window.__taikaiClick?.hit === false`))
+		}
+		cancel()
+		switch {
+		case err == nil && !missed:
+			return
+		case try == 5:
+			if err == nil {
+				err = errors.New("the element never had the click: something else was under the mouse")
+			}
 			tb.Fatalf("%s: %v", what, err)
+		case err != nil && !strings.Contains(err.Error(), "Could not find node"):
+			tb.Fatalf("%s: %v", what, err)
+		}
+		if missed {
+			tb.Logf("%s: the click did not reach %s (something else was under the mouse); again", what, sel)
 		}
 	}
 }
@@ -715,6 +779,7 @@ func (b *browser) open(tb testing.TB, path string) {
 // evalJS evaluates a JavaScript expression into T.
 func evalJS[T any](tb testing.TB, b *browser, expr string) T {
 	tb.Helper()
+	b.watch(tb)
 	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
 	defer cancel()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
@@ -750,6 +815,7 @@ func (b *browser) waitJS(tb testing.TB, what, expr string, timeout time.Duration
 // only costs a retry.
 func (b *browser) poll(tb testing.TB, what, expr string, timeout time.Duration) (bool, error) {
 	tb.Helper()
+	b.watch(tb)
 	const round = `new Promise((resolve, reject) => {
 		const end = Date.now() + %d;
 		const check = () => {

@@ -820,9 +820,8 @@ func TestBrowser(t *testing.T) {
 		// field's error at once (issue 16, item 16).
 		b.setValue(t, "#t-games", "-1")
 		b.setValue(t, "#t-pace", "3600")
-		b.run(t, "submit it empty", 30*time.Second,
-			chromedp.WaitVisible(chromedp.CSS("#t-name")),
-			chromedp.Click(chromedp.CSS(`#tournament-form button[type=submit]`)))
+		b.run(t, "the form shows", 30*time.Second, chromedp.WaitVisible(chromedp.CSS("#t-name")))
+		b.click(t, "submit it empty", `#tournament-form button[type=submit]`)
 		b.waitJS(t, "every field's error", `['name', 'engines', 'games_per_pair', 'pace_ms'].every((f) => document.querySelector('#tournament-form .field-error[data-field=' + f + ']').textContent !== '')`, 30*time.Second)
 		b.setValue(t, "#t-pace", "0.2")
 		// No engines chosen: the API's error goes next to the engines.
@@ -832,14 +831,14 @@ func TestBrowser(t *testing.T) {
 			// The form sits in a <details> just opened: type only once it shows.
 			chromedp.WaitVisible(chromedp.CSS("#t-name")),
 			chromedp.SendKeys(chromedp.CSS("#t-name"), "Form cup"),
-			chromedp.Click(chromedp.CSS("#t-start")), // off: create it pending
-			chromedp.Click(chromedp.CSS(`#tournament-form button[type=submit]`)))
+			chromedp.Click(chromedp.CSS("#t-start"))) // off: create it pending
+		b.click(t, "submit without engines", `#tournament-form button[type=submit]`)
 		b.waitJS(t, "the engines error", `document.querySelector('#tournament-form .field-error[data-field=engines]').textContent !== ''`, 30*time.Second)
 		b.screenshot(t, "overview-admin")
 		b.run(t, "choose", 30*time.Second,
 			chromedp.Click(chromedp.CSS(fmt.Sprintf(`#t-engines input[value="%d"]`, ids["othello-random"]))),
-			chromedp.Click(chromedp.CSS(fmt.Sprintf(`#t-engines input[value="%d"]`, ids["othello-greedy"]))),
-			chromedp.Click(chromedp.CSS(`#tournament-form button[type=submit]`)))
+			chromedp.Click(chromedp.CSS(fmt.Sprintf(`#t-engines input[value="%d"]`, ids["othello-greedy"]))))
+		b.click(t, "submit", `#tournament-form button[type=submit]`)
 		b.waitJS(t, "the new tournament's page", `location.pathname.startsWith('/tournaments/') && document.querySelector('#status')?.textContent === 'pending'`, 30*time.Second)
 		tid := evalJS[int64](t, b, `+location.pathname.split('/').pop()`)
 		var tj tournamentAnswer
