@@ -58,7 +58,10 @@ func TestMatchTimeoutAfterRefusal(t *testing.T) {
 
 	stdout.Reset()
 	stderr.Reset()
-	if code := run([]string{"match", "--games", "1", "--move-time", "1s", "--json", spec, "othello-random"}, &stdout, &stderr); code != 0 {
+	// With logs too: a failure shows what both engines saw (the race suite
+	// once saw othello-random lose by disconnect here).
+	logs = filepath.Join(dir, "logs-json")
+	if code := run([]string{"match", "--games", "1", "--move-time", "1s", "--json", "--logs", logs, spec, "othello-random"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("--json: exit %d: %s", code, stderr.String())
 	}
 	var out struct {
@@ -75,7 +78,14 @@ func TestMatchTimeoutAfterRefusal(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(out.Games) != 1 || out.Games[0].Cause != "after_refused" || out.Games[0].Refused == nil || out.Games[0].Refused.Move != "a1" {
-		t.Errorf("--json games: %+v", out.Games)
+		t.Errorf("--json games: %+v\nprogress:\n%s", out.Games, stderr.String())
+		filepath.Walk(logs, func(path string, info os.FileInfo, err error) error {
+			if err == nil && !info.IsDir() {
+				b, _ := os.ReadFile(path)
+				t.Logf("%s:\n%s", path, b)
+			}
+			return nil
+		})
 	}
 	if len(out.Standings) != 2 || out.Standings[0].LostBy["timeout_after_refused"] != 1 {
 		t.Errorf("--json standings: %+v", out.Standings)
