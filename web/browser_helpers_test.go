@@ -728,14 +728,7 @@ func (b *browser) run(tb testing.TB, what string, timeout time.Duration, steps .
 // cannot act twice. A click that navigates away counts as reached.
 func (b *browser) click(tb testing.TB, what, sel string) {
 	tb.Helper()
-	arm := fmt.Sprintf(`(() => {
-		const e = document.querySelector(%q);
-		if (!e) return false;
-		const c = {hit: false};
-		window.__taikaiClick = c;
-		e.addEventListener('click', () => { c.hit = true; }, {once: true, capture: true});
-		return true;
-	})()`, sel)
+	arm := fmt.Sprintf(armClick, sel)
 	b.watch(tb)
 	for try := 1; ; try++ {
 		ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
@@ -767,6 +760,51 @@ func (b *browser) click(tb testing.TB, what, sel string) {
 		if missed {
 			tb.Logf("%s: the click did not reach %s (something else was under the mouse); again", what, sel)
 		}
+	}
+}
+
+// armClick (with the element's selector) notes in window.__taikaiClick
+// whether the element's next click reached it; false if there is no such
+// element.
+const armClick = `(() => {
+	const e = document.querySelector(%q);
+	if (!e) return false;
+	const c = {hit: false};
+	window.__taikaiClick = c;
+	e.addEventListener('click', () => { c.hit = true; }, {once: true, capture: true});
+	return true;
+})()`
+
+// press focuses the element sel and presses key (kb.Enter on a button or a
+// <summary>, " " on a checkbox), as a keyboard user does, and makes sure
+// the element had the click that activates it. Unlike the mouse it cannot
+// land beside the element: on the overview the live boards above the new
+// tournament form come and go as games start and end, and a click at where
+// the submit button had been closed the form's <details> instead (seen
+// with the suite's other packages running beside the browser tests).
+func (b *browser) press(tb testing.TB, what, sel, key string) {
+	tb.Helper()
+	b.watch(tb)
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(sel)))
+	if err == nil {
+		var armed bool
+		if armed, err = chromedp.Run(ctx, chromedp.Evaluate[bool](fmt.Sprintf(armClick, sel))); err == nil && !armed {
+			err = errors.New("no such element")
+		}
+	}
+	if err == nil {
+		err = chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(sel)), chromedp.KeyEvent(key))
+	}
+	if err == nil {
+		// An error here is the page the key navigated away from.
+		if missed, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.__taikaiClick?.hit === false`)); missed {
+			err = errors.New("the key did not activate it")
+		}
+	}
+	if err != nil {
+		tb.Fatalf("%s: %v", what, err)
 	}
 }
 

@@ -814,14 +814,15 @@ func TestBrowser(t *testing.T) {
 		// Signed in by Engines: create a tournament with the overview's form.
 		b.open(t, "/")
 		b.waitJS(t, "admin mode", `document.body.classList.contains('admin')`, 15*time.Second)
-		b.run(t, "open the form", 30*time.Second, chromedp.Click(chromedp.CSS("#new-tournament summary")))
+		// The keyboard, not the mouse, in this form: the live boards above
+		// it come and go (see press).
+		b.press(t, "open the form", "#new-tournament summary", kb.Enter)
 		b.waitJS(t, "the engine choice", `document.querySelectorAll('#t-engines input').length >= 3`, 30*time.Second)
 		// No name, no engines, -1 games a pair and an hour's pace: every
 		// field's error at once (issue 16, item 16).
 		b.setValue(t, "#t-games", "-1")
 		b.setValue(t, "#t-pace", "3600")
-		b.run(t, "the form shows", 30*time.Second, chromedp.WaitVisible(chromedp.CSS("#t-name")))
-		b.click(t, "submit it empty", `#tournament-form button[type=submit]`)
+		b.press(t, "submit it empty", `#tournament-form button[type=submit]`, kb.Enter)
 		b.waitJS(t, "every field's error", `['name', 'engines', 'games_per_pair', 'pace_ms'].every((f) => document.querySelector('#tournament-form .field-error[data-field=' + f + ']').textContent !== '')`, 30*time.Second)
 		b.setValue(t, "#t-pace", "0.2")
 		// No engines chosen: the API's error goes next to the engines.
@@ -830,15 +831,14 @@ func TestBrowser(t *testing.T) {
 		b.run(t, "fill", 30*time.Second,
 			// The form sits in a <details> just opened: type only once it shows.
 			chromedp.WaitVisible(chromedp.CSS("#t-name")),
-			chromedp.SendKeys(chromedp.CSS("#t-name"), "Form cup"),
-			chromedp.Click(chromedp.CSS("#t-start"))) // off: create it pending
-		b.click(t, "submit without engines", `#tournament-form button[type=submit]`)
+			chromedp.SendKeys(chromedp.CSS("#t-name"), "Form cup"))
+		b.press(t, "start off: create it pending", "#t-start", " ")
+		b.press(t, "submit without engines", `#tournament-form button[type=submit]`, kb.Enter)
 		b.waitJS(t, "the engines error", `document.querySelector('#tournament-form .field-error[data-field=engines]').textContent !== ''`, 30*time.Second)
 		b.screenshot(t, "overview-admin")
-		b.run(t, "choose", 30*time.Second,
-			chromedp.Click(chromedp.CSS(fmt.Sprintf(`#t-engines input[value="%d"]`, ids["othello-random"]))),
-			chromedp.Click(chromedp.CSS(fmt.Sprintf(`#t-engines input[value="%d"]`, ids["othello-greedy"]))))
-		b.click(t, "submit", `#tournament-form button[type=submit]`)
+		b.press(t, "choose othello-random", fmt.Sprintf(`#t-engines input[value="%d"]`, ids["othello-random"]), " ")
+		b.press(t, "choose othello-greedy", fmt.Sprintf(`#t-engines input[value="%d"]`, ids["othello-greedy"]), " ")
+		b.press(t, "submit", `#tournament-form button[type=submit]`, kb.Enter)
 		b.waitJS(t, "the new tournament's page", `location.pathname.startsWith('/tournaments/') && document.querySelector('#status')?.textContent === 'pending'`, 30*time.Second)
 		tid := evalJS[int64](t, b, `+location.pathname.split('/').pop()`)
 		var tj tournamentAnswer
