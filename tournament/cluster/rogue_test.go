@@ -248,12 +248,20 @@ func TestWorkerCredentials(t *testing.T) {
 // its own user, and the workers' credentials.
 func credentialed(t *testing.T) (*Embedded, *nats.Conn, *Server, *Credentials) {
 	t.Helper()
+	// The server's log, shown when the test fails (registered first, so
+	// it runs after the server has stopped).
+	var logs lockedBuffer
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the server's log:\n%s", logs.String())
+		}
+	})
 	e, err := StartEmbedded("127.0.0.1:0", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	log := slog.New(slog.DiscardHandler)
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	nc, err := Connect(e.URL(), "server", log, e.ServerAuth())
 	if err != nil {
 		t.Fatal(err)
@@ -861,4 +869,23 @@ func TestReconnectedWorkerKeepsItsGame(t *testing.T) {
 	if err := m3.DoubleAck(ctx); err != nil { // as the worker's Term, confirmed
 		t.Fatal(err)
 	}
+}
+
+// lockedBuffer is a log's text, written from any goroutine.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b = append(l.b, p...)
+	return len(p), nil
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return string(l.b)
 }
