@@ -750,14 +750,16 @@ func (b *browser) click(tb testing.TB, what, sel string) {
 		case err == nil && !missed:
 			return
 		case try == 5:
-			if err == nil {
+			if err == nil && armed {
 				err = errors.New("the element never had the click: something else was under the mouse")
+			} else if err == nil {
+				err = errors.New("the element was gone each time, drawn anew")
 			}
 			tb.Fatalf("%s: %v", what, err)
 		case err != nil && !strings.Contains(err.Error(), "Could not find node"):
 			tb.Fatalf("%s: %v", what, err)
 		}
-		if missed {
+		if missed && armed {
 			tb.Logf("%s: the click did not reach %s (something else was under the mouse); again", what, sel)
 		}
 	}
