@@ -452,7 +452,9 @@ func quoteList(args []string) string {
 }
 
 // A setsid daemon started by a sandboxed engine dies with a server killed by
-// SIGKILL (within 1 s), and so does everything else of its sandbox.
+// SIGKILL, and so does everything else of its sandbox: within 3 s, logged
+// (a second quiet; beside two busy loops and the rest of the suite, a
+// built-in was once still there at 1 s).
 func TestSandboxDaemonDiesWithServer(t *testing.T) { daemonDiesWithServer(t, nil) }
 
 // The same with serve run by an ordinary user from a 0700 home.
@@ -502,6 +504,7 @@ func daemonDiesWithServer(t *testing.T, u *osUser) {
 	}
 	t.Logf("bwraps %v, their processes %v", bwraps, inside)
 	s.stop(t, syscall.SIGKILL)
+	killed := time.Now()
 	gone := func() bool {
 		for _, p := range append(bwraps, inside...) {
 			if alive(p) {
@@ -510,8 +513,10 @@ func daemonDiesWithServer(t *testing.T, u *osUser) {
 		}
 		return len(procsWith(daemon)) == 0 && len(procsWith(builtins)) == 0
 	}
-	if !waitFor(scaled(time.Second), gone) {
-		t.Errorf("%v after the server's SIGKILL: daemon %v, built-in %v, bwrap of %v, their processes %v", scaled(time.Second), procsWith(daemon), procsWith(builtins), bwraps, inside)
+	if !waitFor(scaled(3*time.Second), gone) {
+		t.Errorf("%v after the server's SIGKILL: daemon %v, built-in %v, bwrap of %v, their processes %v", scaled(3*time.Second), procsWith(daemon), procsWith(builtins), bwraps, inside)
+	} else {
+		t.Logf("the sandboxes' processes were gone %v after the server's SIGKILL", time.Since(killed).Round(time.Millisecond))
 	}
 }
 
