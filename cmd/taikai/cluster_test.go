@@ -136,6 +136,26 @@ func killMidGame(t *testing.T, s *serverProcess, w *workerProcess) int64 {
 	return 0
 }
 
+// interrupted waits until the server has settled game id after its worker
+// was killed mid-game: true when the kill interrupted it (it is played
+// again: attempt 2 or more), false when the worker had handed in its result
+// just before (finished at attempt 1: instant engines play the rest of a
+// game between a look at the game and the kill, on a loaded machine).
+func interrupted(t *testing.T, s *serverProcess, id int64) bool {
+	t.Helper()
+	var g clusterGame
+	if !waitFor(2*time.Minute, func() bool {
+		s.call(t, "GET", fmt.Sprintf("/api/games/%d", id), nil, "", &g)
+		return g.Attempt >= 2 || g.Status == "finished"
+	}) {
+		t.Fatalf("game %d, lost with its worker: %+v 2 minutes later, neither finished nor played again", id, g)
+	}
+	if g.Attempt < 2 {
+		t.Logf("game %d: the worker handed in its result before the kill (%+v); another kill", id, g)
+	}
+	return g.Attempt >= 2
+}
+
 // TestClusterEndToEnd plays a 60-game round robin on three `taikai worker`
 // processes through a server with an embedded NATS: one worker is SIGKILLed
 // mid-game twice (and started again), the server once. Every scheduled game
@@ -184,9 +204,15 @@ func TestClusterEndToEnd(t *testing.T) {
 
 	// w1 is killed mid-game twice, started again after each.
 	var lost []int64
-	for range 2 {
-		lost = append(lost, killMidGame(t, s, workers["w1"]))
+	for kills := 1; len(lost) < 2; kills++ {
+		if kills > 6 {
+			t.Fatalf("%d kills, %d of them mid-game: want 2", kills-1, len(lost))
+		}
+		id := killMidGame(t, s, workers["w1"])
 		workers["w1"] = startWorker(t, secrets["w1"], bin, natsURL, "w1", filepath.Join(dir, "worker-w1"), flags...)
+		if interrupted(t, s, id) {
+			lost = append(lost, id)
+		}
 	}
 	// Both lost games are played again from the start and finish before
 	// the server is killed.

@@ -449,8 +449,17 @@ func TestLeagueOnWorkers(t *testing.T) {
 	}
 	tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(
 		`{"name":"league on workers","game":"othello","format":"league","engines":[%d,%d,%d],"placement_games":2,"move_time_ms":5000,"concurrency":2,"start":true}`, ids[0], ids[1], ids[2]))
-	lost := killMidGame(t, s, w)
-	w = startWorker(t, env, bin, natsURL, "lw", filepath.Join(dir, "worker"), "--concurrency", "2")
+	var lost int64
+	for kills := 1; ; kills++ {
+		lost = killMidGame(t, s, w)
+		w = startWorker(t, env, bin, natsURL, "lw", filepath.Join(dir, "worker"), "--concurrency", "2")
+		if interrupted(t, s, lost) {
+			break
+		}
+		if kills == 3 {
+			t.Fatalf("3 kills, none mid-game")
+		}
+	}
 	waitLadder(t, s, tid, "12 games after the worker's restart", 3*time.Minute, func(rows []leagueRow) bool {
 		var g clusterGame
 		s.call(t, "GET", fmt.Sprintf("/api/games/%d", lost), nil, "", &g)
