@@ -184,6 +184,7 @@ type Process struct {
 	pgrp *procGroup
 	done chan struct{} // closed when Wait has returned
 	err  error         // Wait's result, valid after done
+	at   time.Time     // when Wait returned, valid after done
 	out  *cappedWriter
 	once sync.Once
 
@@ -465,6 +466,7 @@ func (l *Launcher) spawn(la Launch, port int, stdio *pipes) (*Process, error) {
 	p := &Process{cmd: cmd, pgrp: group, done: make(chan struct{}), out: out, folder: folder}
 	go func() {
 		p.err = cmd.Wait()
+		p.at = time.Now()
 		close(p.done)
 	}()
 	return p, nil
@@ -596,6 +598,14 @@ func (p *Process) Stop(grace time.Duration) {
 			case <-t.C:
 			}
 			t.Stop()
+		}
+		// How the engine ended, in its log, when it ended by itself: an
+		// engine that left mid-game says why here (its exit status, or the
+		// signal that killed it).
+		select {
+		case <-p.done:
+			fmt.Fprintf(p.out, "[taikai] %s: the engine exited: %s\n", p.at.UTC().Format(time.RFC3339Nano), p.ExitStatus())
+		default:
 		}
 		// Kill the group even when the leader has exited: its children may live on.
 		p.pgrp.kill()

@@ -486,3 +486,64 @@ func TestEngineFolder(t *testing.T) {
 		t.Errorf("a test-stdio engine got folder %q", p.Folder())
 	}
 }
+
+// The log of an engine outside the sandbox says how it ended when it ended
+// by itself: its exit status, or the signal something else killed it with
+// (an engine that left mid-game). One that Stop had to kill gets no line.
+func TestLogSaysHowTheEngineEnded(t *testing.T) {
+	l := launcher(t)
+	start := func(t *testing.T) (*engines.Process, engines.Stream, string, int) {
+		path := filepath.Join(t.TempDir(), "out.log")
+		p, c, err := l.Start(context.Background(), engines.Launch{Engine: helperEngine(t, "connect", 0), Color: "black", LogPath: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Stop(0) })
+		_, pid := hello(t, c)
+		return p, c, path, pid
+	}
+	ended := func(t *testing.T, path string) []string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "[taikai] ") && strings.Contains(line, ": the engine exited: ") {
+				lines = append(lines, line[strings.Index(line, ": the engine exited: ")+2:])
+			}
+		}
+		return lines
+	}
+	t.Run("by itself", func(t *testing.T) {
+		p, c, path, _ := start(t)
+		c.Close() // the helper exits 0 when the server closes
+		p.Stop(10 * time.Second)
+		if got := ended(t, path); len(got) != 1 || got[0] != "the engine exited: exit status 0" {
+			t.Errorf("log's end lines %q, want one saying exit status 0", got)
+		}
+	})
+	t.Run("killed from outside", func(t *testing.T) {
+		p, c, path, pid := start(t)
+		defer c.Close()
+		proc, err := os.FindProcess(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := proc.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		p.Stop(10 * time.Second)
+		if got := ended(t, path); len(got) != 1 || got[0] != "the engine exited: signal: killed" {
+			t.Errorf("log's end lines %q, want one saying signal: killed", got)
+		}
+	})
+	t.Run("stopped", func(t *testing.T) {
+		p, c, path, _ := start(t)
+		defer c.Close()
+		p.Stop(50 * time.Millisecond) // still connected: it does not exit
+		if got := ended(t, path); len(got) != 0 {
+			t.Errorf("log's end lines %q, want none for an engine Stop killed", got)
+		}
+	})
+}
