@@ -1,6 +1,7 @@
 package engines
 
 import (
+	"errors"
 	"fmt"
 	"os/exec"
 
@@ -12,17 +13,19 @@ import (
 // startOn starts cmd with its CPU affinity set to cpus (all CPUs if empty),
 // as fastchess's -use-affinity does: the child inherits the affinity of the
 // thread that forks it, set here for the moment of the fork, so that every
-// thread the engine starts has it. Nothing changes it afterwards.
+// thread the engine starts has it. Nothing changes it afterwards. The fork
+// is on the sandbox package's fork thread, which never ends: the engine's
+// parent-death signal (groupAttr) is that thread's.
 func startOn(cmd *exec.Cmd, cpus []int) error {
-	if len(cpus) == 0 {
-		return cmd.Start()
+	err := sandbox.ForkStart(cmd, cpus)
+	var pin *sandbox.PinError
+	if errors.As(err, &pin) {
+		// A CPU that cannot be had (it left the server's cpuset) is the
+		// server's problem, not the engine's: the engine then starts on any
+		// CPU.
+		return sandbox.ForkStart(cmd, nil)
 	}
-	// A CPU that cannot be had (it left the server's cpuset) is the server's
-	// problem, not the engine's: the engine then starts on any CPU.
-	if restore, err := sandbox.PinThread(cpus); err == nil {
-		defer restore()
-	}
-	return cmd.Start()
+	return err
 }
 
 // AllowedCPUs returns the CPUs this process may run on, in order.

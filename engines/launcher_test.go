@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 
 	"strconv"
 	"strings"
@@ -546,4 +547,37 @@ func TestLogSaysHowTheEngineEnded(t *testing.T) {
 			t.Errorf("log's end lines %q, want none for an engine Stop killed", got)
 		}
 	})
+}
+
+// An engine outlives the OS threads that end while it plays. Its
+// parent-death signal is that of the thread that forked it. Go ends a
+// thread when a goroutine locked to it returns, as a staged sandbox's does
+// (sandbox.onOwnThread) on whatever thread it started. Before the engines
+// were forked on a thread that never ends, such an ending killed engines
+// forked earlier on it: a match's engine lost by "disconnect" mid-game.
+func TestEngineOutlivesEndedThreads(t *testing.T) {
+	l := launcher(t)
+	p, c, err := l.Start(context.Background(), engines.Launch{Engine: helperEngine(t, "connect", 0), Color: "black"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop(0)
+	defer c.Close()
+	hello(t, c)
+	// Goroutines that lock their thread and return: each ends its thread,
+	// and the runtime starts others as needed. 64 of them end, between
+	// them, every thread this test process had.
+	for range 64 {
+		ended := make(chan struct{})
+		go func() {
+			defer close(ended)
+			runtime.LockOSThread()
+		}()
+		<-ended
+	}
+	// A killed engine's connection ends: it must not within a second.
+	c.(net.Conn).SetReadDeadline(time.Now().Add(time.Second))
+	if n, err := c.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("the engine's connection: %d bytes, %v; want it open and silent (the engine alive), exit status %s", n, err, p.ExitStatus())
+	}
 }

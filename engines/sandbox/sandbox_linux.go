@@ -552,7 +552,7 @@ func (s *Sandbox) start() (int, error) {
 		s.Cmd.SysProcAttr.UseCgroupFD, s.Cmd.SysProcAttr.CgroupFD = true, int(f.Fd())
 	}
 	closeOnExec()
-	err = startPinned(s.Cmd, s.cfg.CPUs)
+	err = s.fork()
 	if err != nil && s.Cmd.SysProcAttr.UseCgroupFD && (errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM)) {
 		// clone3 refused: Docker's default seccomp profile answers ENOSYS
 		// (others EPERM) and Go does not fall back. bwrap is then moved
@@ -560,7 +560,7 @@ func (s *Sandbox) start() (int, error) {
 		noClone3.Store(true)
 		s.Cmd = s.recommand()
 		s.Cmd.ExtraFiles = theirs
-		err = startPinned(s.Cmd, s.cfg.CPUs)
+		err = s.fork()
 	}
 	for _, f := range theirs {
 		f.Close()
@@ -635,6 +635,50 @@ func seccompPipe() (*os.File, error) {
 	return r, nil
 }
 
+// forkThread is one OS thread, locked for the life of the process, on
+// which ForkStart starts processes that have a parent-death signal. Linux
+// sends that signal when the thread that forked the child ends, not the
+// process. Go ends a thread when a goroutine locked to it returns: a
+// sandbox's stage thread (onOwnThread) is one. Its goroutine locks
+// whatever thread it starts on, and that thread may already have forked
+// other engines. When that sandbox ended, those engines were killed: an
+// unsandboxed engine of a match lost by "disconnect" while a root
+// process's staged sandboxes came and went. No other goroutine runs on
+// this thread, and its goroutine never returns.
+var forkThread struct {
+	once sync.Once
+	jobs chan func()
+}
+
+// ForkStart starts cmd, with the CPU affinity cpus (unchanged if empty), on
+// the fork thread, so that its parent-death signal comes only when the
+// process dies. Every process started with one (Pdeathsig) must start here,
+// except the bwrap of a staged sandbox, which starts on its stage thread.
+func ForkStart(cmd *exec.Cmd, cpus []int) error {
+	forkThread.once.Do(func() {
+		forkThread.jobs = make(chan func())
+		go func() {
+			runtime.LockOSThread() // never unlocked: this goroutine never returns
+			for job := range forkThread.jobs {
+				job()
+			}
+		}()
+	})
+	errc := make(chan error, 1)
+	forkThread.jobs <- func() { errc <- startPinned(cmd, cpus) }
+	return <-errc
+}
+
+// fork starts bwrap: on the stage thread of a staged sandbox (bwrap takes
+// its mount namespace, and its parent-death signal ends with it), on the
+// fork thread otherwise.
+func (s *Sandbox) fork() error {
+	if len(s.cfg.staged) > 0 {
+		return startPinned(s.Cmd, s.cfg.CPUs)
+	}
+	return ForkStart(s.Cmd, s.cfg.CPUs)
+}
+
 // startPinned starts cmd with the CPU affinity cpus (unchanged if empty):
 // bwrap, and all it forks, inherits the affinity of the thread that forks
 // it, set for that moment (the seccomp filter keeps the engine from
@@ -646,12 +690,21 @@ func startPinned(cmd *exec.Cmd, cpus []int) error {
 	}
 	restore, err := PinThread(cpus)
 	if err != nil {
-		// %v, not %w: not an errno that start takes for clone3's refusal.
-		return fmt.Errorf("pin to CPUs %s: %v", cpuList(cpus), err)
+		return &PinError{CPUs: cpus, Err: err}
 	}
 	defer restore()
 	return cmd.Start()
 }
+
+// PinError is a start that failed before the fork: the forking thread's
+// CPU affinity could not be set. It does not unwrap to the errno, which
+// start must not take for clone3's refusal.
+type PinError struct {
+	CPUs []int
+	Err  error
+}
+
+func (e *PinError) Error() string { return fmt.Sprintf("pin to CPUs %s: %v", cpuList(e.CPUs), e.Err) }
 
 // PinThread locks the calling goroutine to its OS thread and sets that
 // thread's CPU affinity to cpus; restore puts the affinity back and unlocks
