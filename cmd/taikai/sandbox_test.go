@@ -847,7 +847,7 @@ func TestServeNotDumpable(t *testing.T) {
 	cmd := exec.Command(setpriv, "--reuid", "65534", "--regid", "65534", "--clear-groups", bin, "serve", "--addr", "127.0.0.1:0",
 		"--db", filepath.Join(dir, "t.db"), "--data", filepath.Join(dir, "data"), "--sandbox=off")
 	cmd.Env = append(os.Environ(), "TAIKAI_ADMIN_TOKEN=not-dumped")
-	var out lockedBuffer
+	var out testkit.Buffer
 	cmd.Stderr = &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -864,24 +864,6 @@ func TestServeNotDumpable(t *testing.T) {
 	if uid != 0 {
 		t.Errorf("%s belongs to uid %d: the server is dumpable", path, uid)
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // serve's start-up check passes with the data directory under a 0700

@@ -163,3 +163,22 @@ func Tail(s string, n int) string {
 	}
 	return s
 }
+
+// Buffer is a bytes.Buffer safe for writers and a reader at once: a
+// process's or a logger's output that a test reads while it runs.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *Buffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *Buffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/taikai-dev/taikai/games"
 	_ "github.com/taikai-dev/taikai/games/all"
+	"github.com/taikai-dev/taikai/internal/testkit"
 	"github.com/taikai-dev/taikai/tournament"
 	"github.com/taikai-dev/taikai/tournament/cluster/fleet"
 )
@@ -250,7 +251,7 @@ func credentialed(t *testing.T) (*Embedded, *nats.Conn, *Server, *Credentials) {
 	t.Helper()
 	// The server's log, shown when the test fails (registered first, so
 	// it runs after the server has stopped).
-	var logs lockedBuffer
+	var logs testkit.Buffer
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("the server's log:\n%s", logs.String())
@@ -869,23 +870,4 @@ func TestReconnectedWorkerKeepsItsGame(t *testing.T) {
 	if err := m3.DoubleAck(ctx); err != nil { // as the worker's Term, confirmed
 		t.Fatal(err)
 	}
-}
-
-// lockedBuffer is a log's text, written from any goroutine.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  []byte
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.b = append(l.b, p...)
-	return len(p), nil
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return string(l.b)
 }
