@@ -36,7 +36,10 @@ func TestMain(m *testing.M) {
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
 	// The parallel tests mostly wait for engine processes and their clocks.
 	testkit.Parallel(4)
-	os.Exit(m.Run())
+	unpath := testkit.PythonOnPath()
+	code := m.Run()
+	unpath()
+	os.Exit(code)
 }
 
 // faulty is a client that misbehaves in one way (PROTOCOLS.md game-end reasons).

@@ -29,6 +29,7 @@ import (
 	"github.com/taikai-dev/taikai/engines/sandbox"
 	"github.com/taikai-dev/taikai/games"
 	"github.com/taikai-dev/taikai/games/othello"
+	"github.com/taikai-dev/taikai/internal/testkit"
 	"github.com/taikai-dev/taikai/storage"
 	"github.com/taikai-dev/taikai/tournament"
 	"github.com/taikai-dev/taikai/tournament/cluster"
@@ -46,8 +47,10 @@ func TestMain(m *testing.M) {
 		race = v + " " + race
 	}
 	os.Setenv("GORACE", race)
+	unpath := testkit.PythonOnPath()
 	code := m.Run()
 	chromium.stop()
+	unpath()
 	os.Exit(code)
 }
 

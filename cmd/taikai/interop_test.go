@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,11 +25,7 @@ import (
 //     prints MESSAGEs before each move.
 func TestServeCommunityEngines(t *testing.T) {
 	t.Parallel()
-	ciRequires(t, "python3")
-	python, _ := exec.LookPath("python3")
-	if out, err := exec.Command(python, "-c", "import sys; print(sys.executable)").Output(); err == nil && strings.TrimSpace(string(out)) != "" {
-		python = strings.TrimSpace(string(out)) // not a version manager's shim
-	}
+	python := testkit.Python(t) // skipped without it, except under CI=true
 	clients, err := filepath.Abs("../../engines/testdata/clients")
 	if err != nil {
 		t.Fatal(err)

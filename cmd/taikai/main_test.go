@@ -42,7 +42,9 @@ func TestMain(m *testing.M) {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
+	unpath := testkit.PythonOnPath()
 	code := m.Run()
+	unpath()
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}
