@@ -38,9 +38,18 @@ func TestNBoardThinkingOutputIsNoFlood(t *testing.T) {
 		}
 		lines := strings.Count(string(log), "[stdout] ")
 		secs := p.EndedAt.Sub(p.StartedAt).Seconds()
-		t.Logf("as %s: %d lines of its output in %.2f s (%.0f a second), %d plies", games.ColorAt(c), lines, secs, float64(lines)/secs, len(p.Moves))
-		if lines < 500 {
-			t.Errorf("only %d lines of the engine's output in its log, want its banner and thinking output", lines)
+		// Its 60-line banner, and 24 lines of thinking and its === line for
+		// every move it made (how many depends on the game).
+		own := 0
+		for _, m := range p.Moves {
+			if m.Color == games.ColorAt(c) && !m.Auto {
+				own++
+			}
+		}
+		want := 60 + 25*own
+		t.Logf("as %s: %d lines of its output in %.2f s (%.0f a second), %d plies, %d its own", games.ColorAt(c), lines, secs, float64(lines)/secs, len(p.Moves), own)
+		if own < 2 || lines < want {
+			t.Errorf("%d lines of the engine's output in its log for its %d moves, want at least %d: its banner and all its thinking output", lines, own, want)
 		}
 	}
 }
