@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,9 +19,8 @@ import (
 type workerProcess struct {
 	name string
 	cmd  *exec.Cmd
-	done chan struct{}
-	mu   sync.Mutex
-	log  bytes.Buffer
+	done chan struct{} // closed once it exited and its output was read
+	log  testkit.Buffer
 }
 
 // startWorker starts a worker with env added to the test's environment.
@@ -37,23 +34,15 @@ func startWorker(tb testing.TB, env []string, bin, natsURL, name, data string, e
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
 	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
+	w := &workerProcess{name: name, cmd: cmd, done: make(chan struct{})}
+	// Wait returns once the output is copied: its last words (why it
+	// exited) are in the log when done closes. A StderrPipe read beside
+	// Wait lost them, as Wait closes the pipe at the exit.
+	cmd.Stderr = &w.log
+	cmd.WaitDelay = 10 * time.Second // an engine of its still holding the output
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
-	w := &workerProcess{name: name, cmd: cmd, done: make(chan struct{})}
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			w.mu.Lock()
-			w.log.WriteString(sc.Text() + "\n")
-			w.mu.Unlock()
-		}
-	}()
 	go func() {
 		cmd.Wait()
 		close(w.done)
@@ -62,11 +51,7 @@ func startWorker(tb testing.TB, env []string, bin, natsURL, name, data string, e
 	return w
 }
 
-func (w *workerProcess) logs() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.log.String()
-}
+func (w *workerProcess) logs() string { return w.log.String() }
 
 func (w *workerProcess) stop(tb testing.TB, sig syscall.Signal) {
 	select {
