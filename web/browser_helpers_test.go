@@ -47,6 +47,7 @@ func TestMain(m *testing.M) {
 		race = v + " " + race
 	}
 	os.Setenv("GORACE", race)
+	testkit.Parallel(3)
 	unpath := testkit.PythonOnPath()
 	code := m.Run()
 	chromium.stop()
