@@ -180,16 +180,18 @@ func TestBrowserPlay(t *testing.T) {
 		if w := evalJS[float64](t, b, `document.querySelector('#play-board').getBoundingClientRect().right`); w > 390 {
 			t.Errorf("the board reaches x=%v on a 390 px screen", w)
 		}
+		// At the person's 5th move: gomoku-random, which moves second,
+		// cannot have five in a row yet (it once won before the 8th).
 		shot := false
 		p := playByClicks(t, b, func(n int, p playPage) bool {
-			if n == 8 {
+			if n == 4 {
 				shot = true
 				b.screenshot(t, "play-gomoku-phone")
 			}
 			return false
 		})
 		if !shot {
-			t.Errorf("the game ended before the person's 8th move: no mid-game screenshot")
+			t.Errorf("the game ended before the person's 5th move: no mid-game screenshot")
 		}
 		if p.Result == "" {
 			t.Fatalf("no result: %+v", p)
