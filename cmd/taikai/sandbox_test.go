@@ -302,8 +302,8 @@ func hostileEngines(t *testing.T, u *osUser) {
 	var mu sync.Mutex
 	tids := map[string]int64{}
 	// One attack after another, in this test's slot: as parallel subtests
-	// they waited behind every parallel test of the package (the test
-	// ended 87 s into a 105 s run, for 15 s of attacks).
+	// they waited behind every parallel test of the package (the test took
+	// 87 s of the package's 105 s, for 15 s of attacks).
 	t.Run("attacks", func(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
