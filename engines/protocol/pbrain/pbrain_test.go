@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/games"
 	_ "github.com/taikai-dev/taikai/games/gomoku"
+	"github.com/taikai-dev/taikai/internal/testkit"
 )
 
 type stream struct{ io.Reader }
@@ -54,15 +54,9 @@ func TestAboutNick(t *testing.T) {
 // capture is a brain that says nothing and whose input is kept.
 type capture struct {
 	io.Reader
-	mu  sync.Mutex
-	out bytes.Buffer
+	testkit.Buffer // what the seat sent
 }
 
-func (c *capture) Write(b []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.out.Write(b)
-}
 func (*capture) Close() error                     { return nil }
 func (*capture) SetWriteDeadline(time.Time) error { return nil }
 
@@ -85,7 +79,7 @@ func TestBeginTellsMemoryWithHeadroomInCRLF(t *testing.T) {
 		if err := s.Begin(context.Background(), engines.Start{Color: games.Black, Board: rules, Turn: games.Black}); err != nil {
 			t.Fatal(err)
 		}
-		sent := c.out.String()
+		sent := c.String()
 		if want := fmt.Sprintf("INFO max_memory %d\r\n", tc.want); !strings.Contains(sent, want) {
 			t.Errorf("limit %d: sent\n%q\nwant %q", tc.limit, sent, want)
 		}
