@@ -5,6 +5,7 @@ package testkit
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"net"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Need skips tb when err says that something it needs (what) is missing on
@@ -127,8 +129,10 @@ func PythonOnPath() func() {
 // here, and pyenv's interpreter, which imports certifi from a .pth file at
 // every start, 50 ms; /usr/bin/python3 takes 16 ms.
 var interpreter = sync.OnceValues(func() (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	if runtime.GOOS == "linux" {
-		if err := exec.Command("/usr/bin/python3", "-c", "import sys; sys.exit(sys.version_info < (3, 8))").Run(); err == nil {
+		if err := exec.CommandContext(ctx, "/usr/bin/python3", "-c", "import sys; sys.exit(sys.version_info < (3, 8))").Run(); err == nil {
 			return "/usr/bin/python3", nil
 		}
 	}
@@ -136,7 +140,7 @@ var interpreter = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out, err := exec.Command(path, "-c", "import sys; print(sys.executable)").Output()
+	out, err := exec.CommandContext(ctx, path, "-c", "import sys; print(sys.executable)").Output()
 	if p := strings.TrimSpace(string(out)); err == nil && p != "" {
 		return p, nil
 	}
