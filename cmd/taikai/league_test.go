@@ -442,13 +442,15 @@ func TestLeagueOnWorkers(t *testing.T) {
 	env := []string{"TAIKAI_WORKER_SECRET=" + c.Secret}
 	w := startWorker(t, env, bin, natsURL, "lw", filepath.Join(dir, "worker"), "--concurrency", "2")
 	var ids []int64
-	// Engines that answer at once, under a clock a loaded machine keeps:
-	// the game the kill interrupts must not have ended by itself first.
+	// Engines that answer at once, under a clock a loaded machine keeps,
+	// their moves played out 15 ms apart: a game lasts about a second, long
+	// enough for the kill to find one mid-game. Unpaced, a game took a few
+	// milliseconds and the kill missed hundreds of them (990 games, 38 s, once).
 	for i, b := range []string{"othello-random", "othello-greedy", "othello-random"} {
 		ids = append(ids, s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":"%s-%d","game":"othello","builtin":%q}`, b, i, b)))
 	}
 	tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(
-		`{"name":"league on workers","game":"othello","format":"league","engines":[%d,%d,%d],"placement_games":2,"move_time_ms":5000,"concurrency":2,"start":true}`, ids[0], ids[1], ids[2]))
+		`{"name":"league on workers","game":"othello","format":"league","engines":[%d,%d,%d],"placement_games":2,"move_time_ms":5000,"pace_ms":15,"concurrency":2,"start":true}`, ids[0], ids[1], ids[2]))
 	var lost int64
 	for kills := 1; ; kills++ {
 		lost = killMidGame(t, s, w)
