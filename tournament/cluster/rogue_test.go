@@ -247,7 +247,7 @@ func TestWorkerCredentials(t *testing.T) {
 
 // credentialed starts an embedded NATS server, a Server on it connected as
 // its own user, and the workers' credentials.
-func credentialed(t *testing.T) (*Embedded, *nats.Conn, *Server, *Credentials) {
+func credentialed(t *testing.T, ackWait time.Duration) (*Embedded, *nats.Conn, *Server, *Credentials) {
 	t.Helper()
 	// The server's log, shown when the test fails (registered first, so
 	// it runs after the server has stopped).
@@ -268,7 +268,7 @@ func credentialed(t *testing.T) (*Embedded, *nats.Conn, *Server, *Credentials) {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	srv, err := NewServer(context.Background(), nc, 5*time.Second, t.TempDir(), log)
+	srv, err := NewServer(context.Background(), nc, ackWait, t.TempDir(), log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +315,7 @@ func violation(t *testing.T, errs chan error, what string) {
 
 func workerCredentials(t *testing.T, token string) {
 	t.Setenv(TokenEnv, token)
-	e, _, srv, creds := credentialed(t)
+	e, _, srv, creds := credentialed(t, 5*time.Second)
 	ctx := context.Background()
 
 	// Before the first credential, the shared token (or, without one,
@@ -437,7 +437,7 @@ func workerCredentials(t *testing.T, token string) {
 // message. (Logs: TestWorkerLogsAreItsOwn.)
 func TestWorkerPermissionsNarrow(t *testing.T) {
 	t.Setenv(TokenEnv, "")
-	e, nc, _, creds := credentialed(t)
+	e, nc, _, creds := credentialed(t, 5*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	secrets := issue(t, creds, "alice", "bob")
@@ -521,7 +521,7 @@ func TestWorkerPermissionsNarrow(t *testing.T) {
 // put them, then deletes her objects.
 func TestWorkerLogsAreItsOwn(t *testing.T) {
 	t.Setenv(TokenEnv, "")
-	e, nc, srv, creds := credentialed(t)
+	e, nc, srv, creds := credentialed(t, 5*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	log := slog.New(slog.DiscardHandler)
@@ -672,7 +672,7 @@ func violationOn(t *testing.T, errs chan error, subject string) {
 func TestJoinTokenCredentialsOnly(t *testing.T) {
 	t.Setenv(TokenEnv, "shared-token")
 	t.Setenv(fleet.JoinTokenEnv, "join-token-0123456789abcdef")
-	e, _, _, creds := credentialed(t)
+	e, _, _, creds := credentialed(t, 5*time.Second)
 	for _, c := range []struct {
 		what string
 		opts []nats.Option
@@ -761,7 +761,7 @@ func (c *cutter) cut() {
 // message, handed out once more, is answered gone and ended.
 func TestReconnectedWorkerKeepsItsGame(t *testing.T) {
 	t.Setenv(TokenEnv, "")
-	e, _, srv, creds := credentialed(t) // ack wait 5 s
+	e, _, srv, creds := credentialed(t, 2*time.Second) // the ack wait, waited out once below
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	secrets := issue(t, creds, "alice", "bob")
