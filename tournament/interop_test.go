@@ -9,6 +9,7 @@ import (
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/games"
+	"github.com/taikai-dev/taikai/internal/testkit"
 	"github.com/taikai-dev/taikai/tournament"
 )
 
@@ -86,6 +87,9 @@ func TestSlowStartNotOnTheClock(t *testing.T) {
 	t.Parallel()
 	python := ciRequires(t, "python3")
 	r := newRunner(t)
+	// The five games at once: each waits out a start, not the CPU.
+	g := testkit.Concurrent(t)
+	defer g.Wait()
 	for i, tc := range []struct {
 		engine engines.Engine
 		opp    engines.Engine
@@ -102,14 +106,16 @@ func TestSlowStartNotOnTheClock(t *testing.T) {
 			if c == 1 {
 				spec.Black, spec.White = tc.opp, tc.engine
 			}
-			p := play(t, r, spec)
-			if p.Outcome.Reason != games.ReasonNormal {
-				log, _ := os.ReadFile(p.Logs[c])
-				t.Fatalf("%s starting in 2.5 s, as %s: %+v (%s)\n%s", tc.engine.Protocol, games.ColorAt(c), p.Outcome, p.Detail, tail(string(log), 1500))
-			}
-			if p.ConnectMS[c] < 2500 {
-				t.Errorf("%s: ready after %d ms, want the 2.5 s start counted there", tc.engine.Protocol, p.ConnectMS[c])
-			}
+			g.Run(fmt.Sprintf("%s-as-%s", tc.engine.Protocol, games.ColorAt(c)), func(t *testing.T) {
+				p := play(t, r, spec)
+				if p.Outcome.Reason != games.ReasonNormal {
+					log, _ := os.ReadFile(p.Logs[c])
+					t.Fatalf("%s starting in 2.5 s, as %s: %+v (%s)\n%s", tc.engine.Protocol, games.ColorAt(c), p.Outcome, p.Detail, tail(string(log), 1500))
+				}
+				if p.ConnectMS[c] < 2500 {
+					t.Errorf("%s: ready after %d ms, want the 2.5 s start counted there", tc.engine.Protocol, p.ConnectMS[c])
+				}
+			})
 		}
 	}
 	// An engine that never answers is not started, within its connect timeout.
@@ -119,9 +125,11 @@ func TestSlowStartNotOnTheClock(t *testing.T) {
 	opponent.ConnectTimeoutMS = 30000
 	spec := tournament.GameSpec{ID: 30, Black: pbrainBrain(t, python, "STARTUP_MS=60000"), White: opponent,
 		Settings: tournament.Settings{Game: "gomoku", Rule: "freestyle", MoveTimeMS: 1000, ConnectMS: 1500}}
-	if p := play(t, r, spec); p.Outcome.Reason != games.ReasonNoConnect || p.Outcome.Loser != games.Black {
-		t.Errorf("a brain that never answers START: %+v (%s), want black loses by no_connect", p.Outcome, p.Detail)
-	}
+	g.Run("never-ready", func(t *testing.T) {
+		if p := play(t, r, spec); p.Outcome.Reason != games.ReasonNoConnect || p.Outcome.Loser != games.Black {
+			t.Errorf("a brain that never answers START: %+v (%s), want black loses by no_connect", p.Outcome, p.Detail)
+		}
+	})
 }
 
 // Every MESSAGE a brain prints before its move is one of the move's notes
