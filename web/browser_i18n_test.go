@@ -284,9 +284,12 @@ func TestBrowserJapanese(t *testing.T) {
 	sort.Slice(names, func(i, j int) bool { return len(names[i]) > len(names[j]) })
 
 	var rr, gomoku, draughts, live tournamentAnswer
+	// Alpha-beta thinks half its move's time: 40 ms a move (as in
+	// TestBrowser's round robin), not 200, for pages that only show the games
+	// (at 200 ms its 120 moves were half of the test's CPU).
 	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
 		"name": "学内リーグ", "game": "othello", "engines": []int64{ids["othello-random"], ids["othello-greedy"], ids["othello-alphabeta"]},
-		"games_per_pair": 2, "move_time_ms": 200, "concurrency": 2, "start": true,
+		"games_per_pair": 2, "move_time_ms": 40, "concurrency": 2, "start": true,
 	}, &rr)
 	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
 		"name": "五目並べ杯", "game": "gomoku", "engines": []int64{ids["gomoku-threat"], ids["gomoku-random"]},
