@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
-	testkit.Parallel(4)
+	testkit.Parallel(6)
 	unpath := testkit.PythonOnPath()
 	code := m.Run()
 	unpath()
