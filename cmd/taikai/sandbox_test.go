@@ -1132,7 +1132,9 @@ func TestSandboxServersSideBySide(t *testing.T) {
 	user := start("user", u, ubin, udir)
 	play(user)
 	second := start("root2", nil, bin, rdir)
-	out, err := exec.Command(bin, "match", "--sandbox", "--games", "2", "--move-time", scaled(200*time.Millisecond).String(),
+	// Engines that answer at once, under a clock a loaded machine keeps (at
+	// 200 ms, both games were lost on time once, beside seven other tests).
+	out, err := exec.Command(bin, "match", "--sandbox", "--games", "2", "--move-time", scaled(2*time.Second).String(),
 		"--connect-timeout", scaled(30*time.Second).String(), "--json", "othello-random", "othello-greedy").Output()
 	if err != nil {
 		t.Fatalf("match --sandbox beside the servers: %v\n%s", err, out)
