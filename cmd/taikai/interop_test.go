@@ -46,14 +46,17 @@ func TestServeCommunityEngines(t *testing.T) {
 	builtin := func(name, proto string) int64 {
 		return s.postJSON(t, "/api/engines", fmt.Sprintf(`{"name":%q,"game":%q,"builtin":%q,"protocol":%q}`, name, strings.Split(name, "-")[0], name, proto))
 	}
+	// The stand-ins wait rather than compute (their start-ups, edax-like's
+	// depth), so their games are played four and three at a time: at two,
+	// the test was 35 s of waiting.
 	ntest := engine("ntest-like", "othello", "nboard", "nboard_engine.py", "THINK=ntest", "STARTUP_MS=2500")
 	edax := engine("edax-like", "othello", "nboard", "nboard_engine.py", "DEPTH_MS=8000", "STYLE=edax")
 	rapfi := engine("rapfi-like", "gomoku", "pbrain", "pbrain_brain.py", "STARTUP_MS=2500", "MESSAGES=2")
 	othello := s.postJSON(t, "/api/tournaments", fmt.Sprintf(
-		`{"name":"nboard","game":"othello","engines":[%d,%d,%d,%d],"games_per_pair":2,"move_time_ms":1000,"concurrency":2,"start":true}`,
+		`{"name":"nboard","game":"othello","engines":[%d,%d,%d,%d],"games_per_pair":2,"move_time_ms":1000,"concurrency":4,"start":true}`,
 		ntest, edax, builtin("othello-alphabeta", "nboard"), builtin("othello-greedy", "othello-board")))
 	gomoku := s.postJSON(t, "/api/tournaments", fmt.Sprintf(
-		`{"name":"pbrain","game":"gomoku","rule":"freestyle","engines":[%d,%d,%d],"games_per_pair":2,"move_time_ms":1000,"concurrency":2,"start":true}`,
+		`{"name":"pbrain","game":"gomoku","rule":"freestyle","engines":[%d,%d,%d],"games_per_pair":2,"move_time_ms":1000,"concurrency":3,"start":true}`,
 		rapfi, builtin("gomoku-threat", "pbrain"), builtin("gomoku-random", "gomoku-turn")))
 	for _, tid := range []int64{othello, gomoku} {
 		tr := s.waitFinished(t, tid, 8*time.Minute)
