@@ -491,6 +491,7 @@ func affinityGames(t *testing.T, r *tournament.Runner) {
 // get and put arrive after the server has played its turn, and are ignored
 // without a reply; it must take the next "your turn" as a new turn.
 func TestGomokuBuiltinsSurviveServerMoves(t *testing.T) {
+	t.Parallel()
 	r := newRunner(t)
 	set := tournament.Settings{Game: "gomoku", Size: 7, MoveTimeMS: 100, MaxTimeouts: 1000, ConnectMS: 30000}
 	for _, name := range []string{"gomoku-random", "gomoku-threat"} {
@@ -519,6 +520,7 @@ func TestGomokuBuiltinsSurviveServerMoves(t *testing.T) {
 // no time loss in 100 games at 100 ms a move beside two busy loops, is
 // measured with taikai match (README); here, both colours at 500 ms.
 func TestAlphaBetaKeepsItsTime(t *testing.T) {
+	t.Parallel()
 	r := newRunner(t)
 	set := tournament.Settings{Game: "othello", MoveTimeMS: 500, ConnectMS: 30000}
 	for i, ab := range []int{0, 1} {

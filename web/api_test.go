@@ -180,6 +180,7 @@ func tgzOf(tb testing.TB, headers ...*tar.Header) []byte {
 // 4xx with a JSON error naming what is wrong, none gets a 5xx, and nothing is
 // half-written.
 func TestAPIRejectsBadRequests(t *testing.T) {
+	t.Parallel()
 	s := newAPIServer(t)
 	a := s.post(t, "/api/engines", `{"name":"alpha","game":"othello","builtin":"othello-random"}`)
 	s.post(t, "/api/engines", `{"name":"beta","game":"othello","command":"./beta {host} {port}"}`)

@@ -11,6 +11,7 @@ import (
 // The listener keeps at most perAddr connections from one address and total
 // in all; a closed connection gives its place back.
 func TestLimitListener(t *testing.T) {
+	t.Parallel()
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

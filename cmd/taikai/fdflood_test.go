@@ -23,6 +23,7 @@ import (
 // for the server's own failure (no crash, no no_connect), every game is
 // played to its normal end, and /healthz answers from a third address.
 func TestDescriptorFloodScoresNoGame(t *testing.T) {
+	t.Parallel()
 	ciRequires(t, "prlimit") // util-linux
 	prlimit, err := exec.LookPath("prlimit")
 	if err != nil {
