@@ -91,6 +91,73 @@ func TestBrowser(t *testing.T) {
 		"openings": map[string]any{"suite": "builtin"}, "sprt": "elo0=0 elo1=50", "move_time_ms": 5000, "concurrency": 2, "start": true,
 	}, &sprt)
 
+	// The Checkers step in a tab of its own, beside the others: it follows a
+	// paced game to its end and replays it ply by ply, most of it waiting.
+	beside := testkit.Concurrent(t)
+	checkersTab := startBrowser(t, s)
+	beside.Run("Checkers", func(t *testing.T) {
+		b := checkersTab
+		// Live: the board as the rules replay the moves so far, men and
+		// kings, and the last move's path.
+		id := liveGameOf(t, s, b, draughts.ID)
+		b.waitJS(t, "a few checkers moves", `+document.querySelector('#ply').textContent >= 6 || document.querySelector('#result').textContent !== ''`, 60*time.Second)
+		v := b.view(t, 8)
+		var g gameAnswer
+		s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", id), nil, &g)
+		if g.Rule != "english" || len(g.Moves) < v.Ply {
+			t.Fatalf("game %d: rule %q, %d moves, page at ply %d", id, g.Rule, len(g.Moves), v.Ply)
+		}
+		frames := checkersFrames(t, g.Rule, g.Moves)
+		if !slices.Equal(v.Rows, frames[v.Ply]) {
+			t.Errorf("live checkers board at ply %d\n%s\nwant\n%s", v.Ply, strings.Join(v.Rows, "\n"), strings.Join(frames[v.Ply], "\n"))
+		}
+		if n := evalJS[int](t, b, `document.querySelectorAll('#board .b-dark').length`); n != 32 {
+			t.Errorf("%d dark squares drawn, want 32", n)
+		}
+		// The replay, once the game is over: first, then forward ply by ply,
+		// every board as the rules have it, the path of every move drawn.
+		waitAPI(t, "the checkers game's end", 3*time.Minute, func() bool {
+			s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", id), nil, &g)
+			return g.Status == "finished"
+		})
+		frames = checkersFrames(t, g.Rule, g.Moves)
+		kings := 0
+		for _, f := range frames {
+			kings += strings.Count(strings.Join(f, ""), "X") + strings.Count(strings.Join(f, ""), "O")
+		}
+		b.open(t, fmt.Sprintf("/games/%d", id))
+		b.waitJS(t, "the checkers replay", fmt.Sprintf(`document.querySelector('#result').textContent !== '' && +document.querySelector('#ply').textContent === %d`, len(g.Moves)), 30*time.Second)
+		b.run(t, "the first position", 15*time.Second, chromedp.Click(chromedp.CSS("#first")))
+		for ply := 0; ply <= len(g.Moves); ply++ {
+			if ply > 0 {
+				b.run(t, "the next ply", 15*time.Second, chromedp.Click(chromedp.CSS("#next")))
+			}
+			b.waitJS(t, fmt.Sprintf("ply %d", ply), fmt.Sprintf(`+document.querySelector('#ply').textContent === %d`, ply), 15*time.Second)
+			if got := b.boardRows(t, 8); !slices.Equal(got, frames[ply]) {
+				t.Fatalf("replay ply %d: board\n%s\nwant\n%s", ply, strings.Join(got, "\n"), strings.Join(frames[ply], "\n"))
+			}
+			path := evalJS[string](t, b, `(document.querySelector('#board .move-path') || {dataset: {path: ''}}).dataset.path`)
+			want := ""
+			if ply > 0 {
+				m := g.Moves[ply-1]
+				parts := []string{fmt.Sprintf("%d,%d", *m.X, *m.Y)}
+				for _, p := range m.Path {
+					parts = append(parts, fmt.Sprintf("%d,%d", p[0], p[1]))
+				}
+				want = strings.Join(parts, " ")
+				if text := evalJS[string](t, b, fmt.Sprintf(`document.querySelector('#moves [data-ply="%d"] .mv-t').textContent`, ply)); text != m.Text || !regexp.MustCompile(`^\d+([-x]\d+)+$`).MatchString(text) {
+					t.Errorf("ply %d listed as %q, want %q", ply, text, m.Text)
+				}
+			}
+			if path != want {
+				t.Errorf("ply %d: path drawn %q, want %q", ply, path, want)
+			}
+		}
+		t.Logf("checkers game %d: %d plies, %d king-positions drawn, %s by %s", id, len(g.Moves), kings, strOr(g.Result), strOr(g.Reason))
+		b.screenshot(t, "game-checkers")
+		b.noErrors(t, "checkers game page", nil)
+	})
+
 	var liveID int64
 	t.Run("LiveGame", func(t *testing.T) {
 		// The board follows the moves as they arrive: each view matches the
@@ -572,68 +639,6 @@ func TestBrowser(t *testing.T) {
 		b.noErrors(t, "gomoku game page", nil)
 	})
 
-	t.Run("Checkers", func(t *testing.T) {
-		// Live: the board as the rules replay the moves so far, men and
-		// kings, and the last move's path.
-		id := liveGameOf(t, s, b, draughts.ID)
-		b.waitJS(t, "a few checkers moves", `+document.querySelector('#ply').textContent >= 6 || document.querySelector('#result').textContent !== ''`, 60*time.Second)
-		v := b.view(t, 8)
-		var g gameAnswer
-		s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", id), nil, &g)
-		if g.Rule != "english" || len(g.Moves) < v.Ply {
-			t.Fatalf("game %d: rule %q, %d moves, page at ply %d", id, g.Rule, len(g.Moves), v.Ply)
-		}
-		frames := checkersFrames(t, g.Rule, g.Moves)
-		if !slices.Equal(v.Rows, frames[v.Ply]) {
-			t.Errorf("live checkers board at ply %d\n%s\nwant\n%s", v.Ply, strings.Join(v.Rows, "\n"), strings.Join(frames[v.Ply], "\n"))
-		}
-		if n := evalJS[int](t, b, `document.querySelectorAll('#board .b-dark').length`); n != 32 {
-			t.Errorf("%d dark squares drawn, want 32", n)
-		}
-		// The replay, once the game is over: first, then forward ply by ply,
-		// every board as the rules have it, the path of every move drawn.
-		waitAPI(t, "the checkers game's end", 3*time.Minute, func() bool {
-			s.mustCall(t, "GET", fmt.Sprintf("/api/games/%d", id), nil, &g)
-			return g.Status == "finished"
-		})
-		frames = checkersFrames(t, g.Rule, g.Moves)
-		kings := 0
-		for _, f := range frames {
-			kings += strings.Count(strings.Join(f, ""), "X") + strings.Count(strings.Join(f, ""), "O")
-		}
-		b.open(t, fmt.Sprintf("/games/%d", id))
-		b.waitJS(t, "the checkers replay", fmt.Sprintf(`document.querySelector('#result').textContent !== '' && +document.querySelector('#ply').textContent === %d`, len(g.Moves)), 30*time.Second)
-		b.run(t, "the first position", 15*time.Second, chromedp.Click(chromedp.CSS("#first")))
-		for ply := 0; ply <= len(g.Moves); ply++ {
-			if ply > 0 {
-				b.run(t, "the next ply", 15*time.Second, chromedp.Click(chromedp.CSS("#next")))
-			}
-			b.waitJS(t, fmt.Sprintf("ply %d", ply), fmt.Sprintf(`+document.querySelector('#ply').textContent === %d`, ply), 15*time.Second)
-			if got := b.boardRows(t, 8); !slices.Equal(got, frames[ply]) {
-				t.Fatalf("replay ply %d: board\n%s\nwant\n%s", ply, strings.Join(got, "\n"), strings.Join(frames[ply], "\n"))
-			}
-			path := evalJS[string](t, b, `(document.querySelector('#board .move-path') || {dataset: {path: ''}}).dataset.path`)
-			want := ""
-			if ply > 0 {
-				m := g.Moves[ply-1]
-				parts := []string{fmt.Sprintf("%d,%d", *m.X, *m.Y)}
-				for _, p := range m.Path {
-					parts = append(parts, fmt.Sprintf("%d,%d", p[0], p[1]))
-				}
-				want = strings.Join(parts, " ")
-				if text := evalJS[string](t, b, fmt.Sprintf(`document.querySelector('#moves [data-ply="%d"] .mv-t').textContent`, ply)); text != m.Text || !regexp.MustCompile(`^\d+([-x]\d+)+$`).MatchString(text) {
-					t.Errorf("ply %d listed as %q, want %q", ply, text, m.Text)
-				}
-			}
-			if path != want {
-				t.Errorf("ply %d: path drawn %q, want %q", ply, path, want)
-			}
-		}
-		t.Logf("checkers game %d: %d plies, %d king-positions drawn, %s by %s", id, len(g.Moves), kings, strOr(g.Result), strOr(g.Reason))
-		b.screenshot(t, "game-checkers")
-		b.noErrors(t, "checkers game page", nil)
-	})
-
 	t.Run("EngineNotes", func(t *testing.T) {
 		// An NBoard engine's evaluations show beside its moves.
 		python := testkit.Python(t) // skipped without it, except under CI=true; not a shim
@@ -937,6 +942,7 @@ func TestBrowser(t *testing.T) {
 		b.noErrors(t, "game page with a brain's notes", nil)
 	})
 
+	beside.Wait()
 	// Stop the final and the checkers (they may still have games to play) and check that nothing
 	// is left playing; the cleanup then stops the server and reaps every engine.
 	for _, tid := range []int64{final.ID, draughts.ID} {
