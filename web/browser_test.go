@@ -94,6 +94,7 @@ func TestBrowser(t *testing.T) {
 	// The Checkers step in a tab of its own, beside the others: it follows a
 	// paced game to its end and replays it ply by ply, most of it waiting.
 	beside := testkit.Concurrent(t)
+	defer beside.Wait() // also when the test ends early
 	checkersTab := startBrowser(t, s)
 	beside.Run("Checkers", func(t *testing.T) {
 		b := checkersTab
