@@ -159,6 +159,38 @@ func finishedGames(t *testing.T, s *serverProcess, tid int64) []apiGame {
 	return list.Games
 }
 
+// playedOnce checks a tournament's games as finishedGames lists them: each
+// has an id, listed once, and each of the schedule's total indexes finished
+// exactly once. each, if not nil, gets every game that has an id. It returns
+// how many indexes finished.
+func playedOnce(t *testing.T, total int64, games []apiGame, each func(apiGame)) int {
+	t.Helper()
+	finished := map[int64]int{}
+	idSeen := map[int64]bool{}
+	for _, g := range games {
+		if g.ID == nil {
+			t.Errorf("index %d never played", g.Index)
+			continue
+		}
+		if idSeen[*g.ID] {
+			t.Errorf("game id %d listed twice", *g.ID)
+		}
+		idSeen[*g.ID] = true
+		if g.Status == "finished" {
+			finished[g.Index]++
+		}
+		if each != nil {
+			each(g)
+		}
+	}
+	for k := range total {
+		if finished[k] != 1 {
+			t.Errorf("schedule index %d has %d finished games, want 1", k, finished[k])
+		}
+	}
+	return len(finished)
+}
+
 // TestEndToEnd runs the real binary and drives it through the API alone: it
 // uploads the classroom Java client as a file (fixed port 46000), registers two
 // built-ins and an engine given as a command, runs a double round robin to the
@@ -327,34 +359,18 @@ func TestCrashRestart(t *testing.T) {
 	}
 	tr := s.waitFinished(t, tid, 5*time.Minute)
 	games := finishedGames(t, s, tid)
-	finished := map[int64]int{}
-	idSeen := map[int64]bool{}
 	aborted := 0
-	for _, g := range games {
-		if g.ID == nil {
-			t.Errorf("index %d never played", g.Index)
-			continue
-		}
-		if idSeen[*g.ID] {
-			t.Errorf("game id %d listed twice", *g.ID)
-		}
-		idSeen[*g.ID] = true
+	finished := playedOnce(t, tr.TotalGames, games, func(g apiGame) {
 		switch g.Status {
 		case "finished":
-			finished[g.Index]++
 		case "aborted":
 			aborted++
 		default:
 			t.Errorf("game %d: status %s after the tournament finished", *g.ID, g.Status)
 		}
-	}
-	for k := range tr.TotalGames {
-		if finished[k] != 1 {
-			t.Errorf("schedule index %d has %d finished games, want 1", k, finished[k])
-		}
-	}
-	if int64(len(finished)) != tr.TotalGames || tr.FinishedGames != tr.TotalGames {
-		t.Errorf("%d indexes finished, finished_games %d, schedule %d", len(finished), tr.FinishedGames, tr.TotalGames)
+	})
+	if int64(finished) != tr.TotalGames || tr.FinishedGames != tr.TotalGames {
+		t.Errorf("%d indexes finished, finished_games %d, schedule %d", finished, tr.FinishedGames, tr.TotalGames)
 	}
 	checkStandings(t, s, tid, games)
 	t.Logf("%d kills; %d games interrupted and played again", kills, aborted)

@@ -149,8 +149,8 @@ func interrupted(t *testing.T, s *serverProcess, id int64) bool {
 //
 // The package's longest test (35-45 s beside the others), in its last file:
 // Go resumes a package's paused parallel tests roughly last-paused first
-// (besides the very first), and from cluster_test.go it started 17-33 s
-// into the package's run, the package's last to end.
+// (besides the very first), and in the file's old place (cluster_test.go,
+// second) it started 17-33 s into the package's run, and ended it.
 func TestClusterEndToEnd(t *testing.T) {
 	t.Parallel()
 	ciRequires(t, "java")
@@ -253,34 +253,19 @@ func TestClusterEndToEnd(t *testing.T) {
 		t.Fatalf("tournament %+v, want 60 of 60 games", tr)
 	}
 	games := finishedGames(t, s, tid)
-	finished := map[int64]int{}
-	idSeen := map[int64]bool{}
-	for _, g := range games {
-		if g.ID == nil {
-			t.Errorf("index %d never played", g.Index)
-			continue
+	playedOnce(t, tr.TotalGames, games, func(g apiGame) {
+		if g.Status != "finished" {
+			return
 		}
-		if idSeen[*g.ID] {
-			t.Errorf("game id %d listed twice", *g.ID)
+		var cg clusterGame
+		s.call(t, "GET", fmt.Sprintf("/api/games/%d", *g.ID), nil, "", &cg)
+		if cg.Worker == "" || cg.Attempt < 1 {
+			t.Errorf("game %d: worker %q attempt %d, want played by a worker", cg.ID, cg.Worker, cg.Attempt)
 		}
-		idSeen[*g.ID] = true
-		if g.Status == "finished" {
-			finished[g.Index]++
-			var cg clusterGame
-			s.call(t, "GET", fmt.Sprintf("/api/games/%d", *g.ID), nil, "", &cg)
-			if cg.Worker == "" || cg.Attempt < 1 {
-				t.Errorf("game %d: worker %q attempt %d, want played by a worker", cg.ID, cg.Worker, cg.Attempt)
-			}
-			if r := deref(cg.Reason); r == "no_connect" || r == "crash" {
-				t.Errorf("game %d (%s vs %s) ended by %s: an engine did not run on its worker", cg.ID, g.Black.Name, g.White.Name, r)
-			}
+		if r := deref(cg.Reason); r == "no_connect" || r == "crash" {
+			t.Errorf("game %d (%s vs %s) ended by %s: an engine did not run on its worker", cg.ID, g.Black.Name, g.White.Name, r)
 		}
-	}
-	for k := range tr.TotalGames {
-		if finished[k] != 1 {
-			t.Errorf("schedule index %d has %d finished games, want 1", k, finished[k])
-		}
-	}
+	})
 	checkStandings(t, s, tid, games)
 	// Engine logs come back with the results.
 	last := games[len(games)-1]
