@@ -1,13 +1,16 @@
 package othelloai_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/taikai-dev/taikai/engines/builtin/othelloai"
 	"github.com/taikai-dev/taikai/games/othello"
+	"github.com/taikai-dev/taikai/internal/testkit"
 )
 
 // bruteForce returns the final disc difference for the side to move under
@@ -143,32 +146,47 @@ func playGame(tb testing.TB, black, white engine) int {
 	return nb - nw
 }
 
-// match plays games between a and b with colours alternating, a black in the
-// first, and returns a's wins, draws and losses.
-func match(tb testing.TB, games int, a, b engine) (w, d, l int) {
-	tb.Helper()
-	for g := range games {
-		var diff int
-		if g%2 == 0 {
-			diff = playGame(tb, a, b)
-		} else {
-			diff = -playGame(tb, b, a)
-		}
-		switch {
-		case diff > 0:
-			w++
-		case diff < 0:
-			l++
-		default:
-			d++
-		}
+// match plays games between the engines a and b make, colours alternating,
+// a black in the first, at games at a time (each a subtest with a random
+// source of its own, from seed and its number), and returns a's wins, draws
+// and losses.
+func match(t *testing.T, games, at int, seed uint64, a, b func(*rand.Rand) engine) (w, d, l int) {
+	t.Helper()
+	var mu sync.Mutex
+	slots := make(chan struct{}, at)
+	g := testkit.Concurrent(t)
+	for i := range games {
+		g.Run(fmt.Sprintf("game-%02d", i), func(t *testing.T) {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			rng := rand.New(rand.NewPCG(seed, uint64(i)))
+			var diff int
+			if i%2 == 0 {
+				diff = playGame(t, a(rng), b(rng))
+			} else {
+				diff = -playGame(t, b(rng), a(rng))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case diff > 0:
+				w++
+			case diff < 0:
+				l++
+			default:
+				d++
+			}
+		})
 	}
+	g.Wait()
 	return w, d, l
 }
 
-func alphaBeta(perMove time.Duration, rng *rand.Rand) engine {
-	return func(b *othello.Board) othello.Square {
-		return othelloai.AlphaBeta(b, time.Now().Add(perMove), rng)
+func alphaBeta(perMove time.Duration) func(*rand.Rand) engine {
+	return func(rng *rand.Rand) engine {
+		return func(b *othello.Board) othello.Square {
+			return othelloai.AlphaBeta(b, time.Now().Add(perMove), rng)
+		}
 	}
 }
 
@@ -180,12 +198,15 @@ func random(rng *rand.Rand) engine {
 	return func(b *othello.Board) othello.Square { return othelloai.Random(b, rng) }
 }
 
+// The two matches run side by side, two games at a time each: alpha-beta
+// thinks to a deadline, so a game takes its time whatever CPU it gets (one
+// after the other they were 18 s, a third of it on a CPU, in the suite).
 func TestMatchAgainstGreedy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays 40 games")
 	}
-	rng := rand.New(rand.NewPCG(14, 14))
-	w, d, l := match(t, 40, alphaBeta(20*time.Millisecond, rng), greedy(rng))
+	t.Parallel()
+	w, d, l := match(t, 40, 2, 14, alphaBeta(20*time.Millisecond), greedy)
 	t.Logf("AlphaBeta (20 ms) vs Greedy: %d-%d-%d (W-D-L)", w, d, l)
 	if w < 36 {
 		t.Errorf("AlphaBeta won %d of 40 against Greedy, want at least 36 (W-D-L %d-%d-%d)", w, w, d, l)
@@ -196,8 +217,8 @@ func TestMatchAgainstRandom(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays 20 games")
 	}
-	rng := rand.New(rand.NewPCG(15, 15))
-	w, d, l := match(t, 20, alphaBeta(20*time.Millisecond, rng), random(rng))
+	t.Parallel()
+	w, d, l := match(t, 20, 2, 15, alphaBeta(20*time.Millisecond), random)
 	t.Logf("AlphaBeta (20 ms) vs Random: %d-%d-%d (W-D-L)", w, d, l)
 	if w < 19 {
 		t.Errorf("AlphaBeta won %d of 20 against Random, want at least 19 (W-D-L %d-%d-%d)", w, w, d, l)
@@ -210,20 +231,21 @@ func TestLongMatch(t *testing.T) {
 	if os.Getenv("OTHELLOAI_LONG") != "1" {
 		t.Skip("set OTHELLOAI_LONG=1 to play 100 games at 100 ms per move")
 	}
-	rng := rand.New(rand.NewPCG(16, 16))
-	var depths, moves, solved int
-	ab := func(b *othello.Board) othello.Square {
-		d := othelloai.Decide(b, time.Now().Add(100*time.Millisecond), rng)
-		switch {
-		case d.Solved:
-			solved++
-		case d.Depth > 0:
-			depths += d.Depth
-			moves++
+	var depths, moves, solved int // one game at a time: no lock
+	ab := func(rng *rand.Rand) engine {
+		return func(b *othello.Board) othello.Square {
+			d := othelloai.Decide(b, time.Now().Add(100*time.Millisecond), rng)
+			switch {
+			case d.Solved:
+				solved++
+			case d.Depth > 0:
+				depths += d.Depth
+				moves++
+			}
+			return d.Move
 		}
-		return d.Move
 	}
-	w, d, l := match(t, 100, ab, greedy(rng))
+	w, d, l := match(t, 100, 1, 16, ab, greedy)
 	t.Logf("AlphaBeta (100 ms) vs Greedy: %d-%d-%d (W-D-L); mean depth %.1f over %d midgame searches, %d exact endgame solves",
 		w, d, l, float64(depths)/float64(max(moves, 1)), moves, solved)
 	if w < 90 {
