@@ -18,6 +18,15 @@ import (
 	"github.com/taikai-dev/taikai/tournament"
 )
 
+// TestMain runs the tests without a shared NATS token whatever the shell
+// has (StartEmbedded reads TokenEnv): the tests that want one set it, and
+// run one at a time, before the parallel ones, which wait out ack waits side
+// by side.
+func TestMain(m *testing.M) {
+	os.Unsetenv(TokenEnv)
+	os.Exit(m.Run())
+}
+
 // embedded starts a NATS server with JetStream on a free loopback port.
 func embedded(t *testing.T) *nats.Conn {
 	t.Helper()
@@ -162,6 +171,7 @@ func TestPlayedRoundTrip(t *testing.T) {
 // discarded, and so are its moves; the newer attempt's result is the one
 // stored, and only then answered.
 func TestLateResultDiscarded(t *testing.T) {
+	t.Parallel()
 	nc := embedded(t)
 	ctx := context.Background()
 	// An ack wait of 2 s, waited out once below: wide beside the

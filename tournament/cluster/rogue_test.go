@@ -69,6 +69,7 @@ func legalGame(tb testing.TB, seed uint64) games.Record {
 // stored as aborted, to be played again, never scored; ticks beyond the
 // bound, or too big, are not shown.
 func TestRogueResultsAndTicks(t *testing.T) {
+	t.Parallel()
 	nc := embedded(t)
 	ctx := context.Background()
 	srv, err := NewServer(ctx, nc, 5*time.Second, t.TempDir(), slog.New(slog.DiscardHandler))
@@ -436,7 +437,7 @@ func workerCredentials(t *testing.T, token string) {
 // ended, not even by its exact subject; alice still acknowledges her own
 // message. (Logs: TestWorkerLogsAreItsOwn.)
 func TestWorkerPermissionsNarrow(t *testing.T) {
-	t.Setenv(TokenEnv, "")
+	t.Parallel()
 	e, nc, _, creds := credentialed(t, 5*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -520,7 +521,7 @@ func TestWorkerPermissionsNarrow(t *testing.T) {
 // old shared one; his own logs he puts. The server stores alice's logs as she
 // put them, then deletes her objects.
 func TestWorkerLogsAreItsOwn(t *testing.T) {
-	t.Setenv(TokenEnv, "")
+	t.Parallel()
 	e, nc, srv, creds := credentialed(t, 5*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -760,7 +761,7 @@ func (c *cutter) cut() {
 // not played again: alice's result is stored at her first attempt, and the
 // message, handed out once more, is answered gone and ended.
 func TestReconnectedWorkerKeepsItsGame(t *testing.T) {
-	t.Setenv(TokenEnv, "")
+	t.Parallel()
 	e, _, srv, creds := credentialed(t, 2*time.Second) // the ack wait, waited out once below
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
