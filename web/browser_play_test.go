@@ -75,6 +75,11 @@ func playByClicks(tb testing.TB, b *browser, stop func(n int, p playPage) bool) 
 		if p.Result != "" || stop != nil && stop(n, p) {
 			return p
 		}
+		if len(p.Dots) == 0 {
+			// The wait saw legal squares, and they went (an older view of
+			// the seat shown after a newer one did that once).
+			tb.Fatalf("the page showed the person's legal squares, then neither them nor a result: %+v", p)
+		}
 		before := len(p.Moves)
 		d := p.Dots[n%len(p.Dots)]
 		clickCell(tb, b, d[0], d[1])

@@ -222,6 +222,12 @@ function playGame(id) {
       status.textContent = t('play.waiting');
       return;
     }
+    // Views come on two connections, the move's answer and the long poll:
+    // one can be older than the view shown, and would take back the
+    // engine's reply for a moment (the person's legal squares gone, then
+    // back). A seat's versions only grow; the stored game's view, once it
+    // is over, has none.
+    if (st.seat && !v.over && v.version < st.seat.version) return;
     const moved = !st.seat || v.turn !== st.seat.turn || v.plies !== st.seat.plies;
     if (moved) st.turnSince = performance.now();
     st.seat = v;
