@@ -984,7 +984,13 @@ func fillEngineForm(tb testing.TB, b *browser, name, command string, files []str
 	b.setValue(tb, "#e-name", "")
 	b.setValue(tb, "#e-command", "")
 	// The command field shows once its source is chosen: type only then.
-	steps := []chromedp.Action[chromedp.Void]{chromedp.Click(chromedp.CSS("#e-source-command")), chromedp.WaitVisible(chromedp.CSS("#e-command"))}
+	// Clicked with b.click, which sees that the click landed: the list
+	// above the form is drawn anew every second while a check runs, and a
+	// check's result can make a row taller between finding the button and
+	// pressing the mouse (the submit missed once, and the upload's
+	// confirmation never came).
+	b.click(tb, "the command source", "#e-source-command")
+	steps := []chromedp.Action[chromedp.Void]{chromedp.WaitVisible(chromedp.CSS("#e-command"))}
 	if name != "" {
 		steps = append(steps, chromedp.SendKeys(chromedp.CSS("#e-name"), name))
 	}
@@ -994,8 +1000,8 @@ func fillEngineForm(tb testing.TB, b *browser, name, command string, files []str
 	} else {
 		steps = append(steps, chromedp.Evaluate[chromedp.Void](`document.querySelector('#e-file').value = ''`))
 	}
-	steps = append(steps, chromedp.Click(chromedp.CSS("#e-submit")))
-	b.run(tb, "submit the engine form", 45*time.Second, steps...)
+	b.run(tb, "fill the engine form", 45*time.Second, steps...)
+	b.click(tb, "submit the engine form", "#e-submit")
 }
 
 // strOr shows an optional string of the API.
