@@ -165,17 +165,27 @@ func notStored(t *testing.T, got <-chan *tournament.Played, whose string) {
 	}
 }
 
-// ask sends v as a request on subject and returns the server's answer.
+// ask sends v as a request on subject and returns the server's answer. No
+// responders (nobody got the request) it asks again for up to 10 s, as a
+// worker does: issuing credentials reloads the embedded NATS, whose reload
+// can close the server's connection, and until it is back the server
+// answers nothing (a claim 70 ms into a test, beside two busy loops).
 func ask(c *nats.Conn, subject string, v any) (string, error) {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return "", err
 	}
-	m, err := c.Request(subject, data, 10*time.Second)
-	if err != nil {
-		return "", err
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		m, err := c.Request(subject, data, 10*time.Second)
+		if errors.Is(err, nats.ErrNoResponders) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		return string(m.Data), nil
 	}
-	return string(m.Data), nil
 }
 
 // refusedAsk sends v as a request that NATS must refuse (a subject the
@@ -217,8 +227,14 @@ func claimGo(t *testing.T, c *nats.Conn, subject string, claim claimMsg) {
 	}
 }
 
-// issue gives each worker credentials and returns their secrets.
-func issue(t *testing.T, creds *Credentials, names ...string) map[string]string {
+// issue gives each name credentials and returns their secrets. The first
+// credential reloads the embedded NATS from open to users, and the reload
+// closes the server's own connection nc (seen at every first credential;
+// cluster.go means it to stay in): issue returns once nc answers again, so
+// that no request or publish of the test falls in its reconnection (a
+// claim had no responders 70 ms into a test, a queued game's publish was
+// lost and waited 3 minutes, beside two busy loops).
+func issue(t *testing.T, nc *nats.Conn, creds *Credentials, names ...string) map[string]string {
 	t.Helper()
 	secrets := map[string]string{}
 	for _, name := range names {
@@ -227,6 +243,12 @@ func issue(t *testing.T, creds *Credentials, names ...string) map[string]string 
 			t.Fatalf("credentials for %s: %v", name, err)
 		}
 		secrets[name] = s
+	}
+	for deadline := time.Now().Add(30 * time.Second); nc.FlushTimeout(time.Second) != nil; {
+		if time.Now().After(deadline) {
+			t.Fatal("the server's NATS connection did not answer within 30 s of the credentials")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	return secrets
 }
@@ -316,7 +338,7 @@ func violation(t *testing.T, errs chan error, what string) {
 
 func workerCredentials(t *testing.T, token string) {
 	t.Setenv(TokenEnv, token)
-	e, _, srv, creds := credentialed(t, 5*time.Second)
+	e, nc, srv, creds := credentialed(t, 5*time.Second)
 	ctx := context.Background()
 
 	// Before the first credential, the shared token (or, without one,
@@ -325,7 +347,7 @@ func workerCredentials(t *testing.T, token string) {
 	if err != nil {
 		t.Fatalf("the shared token %q before any credential: %v", token, err)
 	}
-	secrets := issue(t, creds, "alice", "bob")
+	secrets := issue(t, nc, creds, "alice", "bob")
 	bobSecret := secrets["bob"]
 	// The first credential closes the shared token's connections.
 	for deadline := time.Now().Add(10 * time.Second); !legacy.IsClosed(); time.Sleep(10 * time.Millisecond) {
@@ -441,7 +463,7 @@ func TestWorkerPermissionsNarrow(t *testing.T) {
 	e, nc, _, creds := credentialed(t, 5*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	secrets := issue(t, creds, "alice", "bob")
+	secrets := issue(t, nc, creds, "alice", "bob")
 	alice, _ := dialWorker(t, e, "alice", secrets["alice"])
 	bob, bobErrs := dialWorker(t, e, "bob", secrets["bob"])
 
@@ -526,7 +548,7 @@ func TestWorkerLogsAreItsOwn(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	log := slog.New(slog.DiscardHandler)
-	secrets := issue(t, creds, "alice", "bob")
+	secrets := issue(t, nc, creds, "alice", "bob")
 	alice, _ := dialWorker(t, e, "alice", secrets["alice"])
 	bob, bobErrs := dialWorker(t, e, "bob", secrets["bob"])
 
@@ -762,10 +784,10 @@ func (c *cutter) cut() {
 // message, handed out once more, is answered gone and ended.
 func TestReconnectedWorkerKeepsItsGame(t *testing.T) {
 	t.Parallel()
-	e, _, srv, creds := credentialed(t, 2*time.Second) // the ack wait, waited out once below
+	e, nc, srv, creds := credentialed(t, 2*time.Second) // the ack wait, waited out once below
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	secrets := issue(t, creds, "alice", "bob")
+	secrets := issue(t, nc, creds, "alice", "bob")
 	proxy := newCutter(t, strings.TrimPrefix(e.URL(), "nats://"))
 	aliceErrs, reconnected := make(chan error, 100), make(chan struct{}, 1)
 	alice, err := nats.Connect(proxy.url(), append(WorkerAuth("alice", secrets["alice"]), nats.Timeout(10*time.Second),
