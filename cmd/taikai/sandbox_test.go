@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -1098,6 +1099,19 @@ func (u *osUser) dir(tb testing.TB) (dir, bin string) {
 	}
 	if err := os.Chmod(dir, 0o700); err != nil {
 		tb.Fatal(err)
+	}
+	// A process forked by another test while the copy was open for
+	// writing holds it until it execs: until then the copy cannot run
+	// ("text file busy", once beside two busy loops). Run it once that
+	// has passed; no process forked since the close can hold it.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		err := exec.Command(bin, "help").Run()
+		if !errors.Is(err, syscall.ETXTBSY) {
+			break
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s: still text file busy after 30 s", bin)
+		}
 	}
 	return dir, bin
 }
