@@ -1104,12 +1104,14 @@ func (u *osUser) dir(tb testing.TB) (dir, bin string) {
 	// writing holds it until it execs: until then the copy cannot run
 	// ("text file busy", once beside two busy loops). Run it once that
 	// has passed; no process forked since the close can hold it.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		err := exec.Command(bin, "help").Run()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for ; ; time.Sleep(20 * time.Millisecond) {
+		err := exec.CommandContext(ctx, bin, "help").Run()
 		if !errors.Is(err, syscall.ETXTBSY) {
 			break
 		}
-		if time.Now().After(deadline) {
+		if ctx.Err() != nil {
 			tb.Fatalf("%s: still text file busy after 30 s", bin)
 		}
 	}
