@@ -226,14 +226,18 @@ func StartEmbedded(addr, dir string) (*Embedded, error) {
 // shared token or, without one, no authentication at all. The caller holds
 // e.mu or owns e.
 func (e *Embedded) auth(workers map[string]string) {
-	e.opts.Users, e.opts.Authorization = nil, ""
+	e.opts.Users = []*server.User{{Username: serverUser, Password: e.password}}
+	e.opts.Authorization, e.opts.NoAuthUser = "", ""
 	if len(workers) == 0 && e.token == "" && e.join == "" {
-		// Open, as before credentials (a server on loopback only). The
-		// server's own connection presents its user all the same, so that
-		// it stays in when the first credential closes the server.
+		// Open, as before credentials (a server on loopback only): a
+		// client without credentials is the anonymous user. The server's
+		// own user exists all along, so that its connection stays in when
+		// the first credential closes the server; with no user configured,
+		// nats-server would close every connection that named one.
+		e.opts.Users = append(e.opts.Users, &server.User{Username: anonymousUser})
+		e.opts.NoAuthUser = anonymousUser
 		return
 	}
-	e.opts.Users = []*server.User{{Username: serverUser, Password: e.password}}
 	for name, hash := range workers {
 		e.opts.Users = append(e.opts.Users, &server.User{Username: name, Password: hash, Permissions: workerPermissions(name)})
 	}

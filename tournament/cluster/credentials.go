@@ -46,6 +46,10 @@ const SecretEnv = "TAIKAI_WORKER_SECRET"
 // serverUser is the taikai server's own NATS user on the embedded server.
 const serverUser = "taikai"
 
+// anonymousUser is who a client without credentials is on an open embedded
+// server; no worker can have its name (a worker's name has no space).
+const anonymousUser = "anonymous worker"
+
 // OpenCredentials reads the credentials kept at path (none if it does not
 // exist) and gives them to the embedded server e.
 func OpenCredentials(path string, e *Embedded) (*Credentials, error) {
