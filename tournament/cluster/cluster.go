@@ -33,6 +33,7 @@ package cluster
 import (
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -47,6 +48,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/taikai-dev/taikai/engines"
 	"github.com/taikai-dev/taikai/games"
@@ -165,13 +167,20 @@ func Connect(url, name string, log *slog.Logger, extra ...nats.Option) (*nats.Co
 // taikai server connects to it as its own user (ServerAuth); workers with
 // the shared token, or anonymous ones when there is no token, are let in as
 // before until the first worker credential is issued (Credentials).
+//
+// Who may connect is decided by taikai itself (nats-server's custom client
+// authentication, gate), not by reloading nats-server's users: a reload
+// closed the server's own connection at the first credential when the
+// server was open, and made connected workers forget which replies they
+// may send (their acknowledgements of games taken before it).
 type Embedded struct {
 	ns       *server.Server
-	mu       sync.Mutex
-	opts     *server.Options
 	password string // of serverUser
 	token    string
 	join     string // TAIKAI_WORKER_JOIN_TOKEN: workers enroll, and need their own credentials from the start
+
+	mu      sync.Mutex
+	workers map[string]string // name → bcrypt hash of its secret
 }
 
 // MinJoinToken is the shortest join token the server takes: it is the one
@@ -203,12 +212,10 @@ func StartEmbedded(addr, dir string) (*Embedded, error) {
 	pw := make([]byte, 32)
 	rand.Read(pw)
 	e := &Embedded{password: hex.EncodeToString(pw), token: os.Getenv(TokenEnv), join: os.Getenv(fleet.JoinTokenEnv)}
-	e.opts = &server.Options{
+	ns, err := server.NewServer(&server.Options{
 		ServerName: "taikai", Host: host, Port: port, JetStream: true, StoreDir: dir,
-		NoSigs: true, MaxPayload: 8 << 20,
-	}
-	e.auth(nil)
-	ns, err := server.NewServer(e.opts)
+		NoSigs: true, MaxPayload: 8 << 20, CustomClientAuthentication: gate{e},
+	})
 	if err != nil {
 		return nil, fmt.Errorf("embedded nats: %w", err)
 	}
@@ -221,43 +228,69 @@ func StartEmbedded(addr, dir string) (*Embedded, error) {
 	return e, nil
 }
 
-// auth sets the server's users: its own, the workers' (name → bcrypt hash),
-// and, while no worker has credentials and there is no join token, the
-// shared token or, without one, no authentication at all. The caller holds
-// e.mu or owns e.
-func (e *Embedded) auth(workers map[string]string) {
-	e.opts.Users = []*server.User{{Username: serverUser, Password: e.password}}
-	e.opts.Authorization, e.opts.NoAuthUser = "", ""
-	if len(workers) == 0 && e.token == "" && e.join == "" {
-		// Open, as before credentials (a server on loopback only): a
-		// client without credentials is the anonymous user. The server's
-		// own user exists all along, so that its connection stays in when
-		// the first credential closes the server; with no user configured,
-		// nats-server would close every connection that named one.
-		e.opts.Users = append(e.opts.Users, &server.User{Username: anonymousUser})
-		e.opts.NoAuthUser = anonymousUser
-		return
-	}
-	for name, hash := range workers {
-		e.opts.Users = append(e.opts.Users, &server.User{Username: name, Password: hash, Permissions: workerPermissions(name)})
-	}
-	if len(workers) == 0 && e.join == "" {
-		e.opts.Authorization = e.token
-	}
-}
+// open says whether clients without a worker's credentials are let in (with
+// the shared token, if there is one): while no worker has credentials and
+// there is no join token. The caller holds e.mu.
+func (e *Embedded) open() bool { return len(e.workers) == 0 && e.join == "" }
 
-// setWorkers gives the server the workers' users; connections of users
-// removed (and of the token, at the first credential) are closed.
-func (e *Embedded) setWorkers(workers map[string]string) error {
+// gate decides who connects to the embedded server, and as whom: the
+// taikai server with its password (every permission), a worker with its
+// secret (workerPermissions), and, while the server is open, anyone with
+// the shared token or, without one, anyone (as anonymousUser, every
+// permission, as before credentials).
+type gate struct{ e *Embedded }
+
+func (g gate) Check(c server.ClientAuthentication) bool {
+	if c.Kind() != server.CLIENT {
+		return false
+	}
+	o, e := c.GetOpts(), g.e
+	if o.Username == serverUser {
+		if subtle.ConstantTimeCompare([]byte(o.Password), []byte(e.password)) != 1 {
+			return false
+		}
+		c.RegisterUser(&server.User{Username: serverUser})
+		return true
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	opts := e.opts.Clone()
-	old := e.opts
-	e.opts = opts
-	e.auth(workers)
-	if err := e.ns.ReloadOptions(opts); err != nil {
-		e.opts = old
+	if hash, ok := e.workers[o.Username]; ok {
+		if bcrypt.CompareHashAndPassword([]byte(hash), []byte(o.Password)) != nil {
+			return false
+		}
+		c.RegisterUser(&server.User{Username: o.Username, Permissions: workerPermissions(o.Username)})
+		return true
+	}
+	if !e.open() || (e.token != "" && subtle.ConstantTimeCompare([]byte(o.Token), []byte(e.token)) != 1) {
+		return false
+	}
+	c.RegisterUser(&server.User{Username: anonymousUser})
+	return true
+}
+
+// setWorkers gives the server the workers' users (name → bcrypt hash). The
+// connections of a worker revoked or given a new secret are closed, and at
+// the first credential those of the shared token or anonymous clients;
+// nobody else's.
+func (e *Embedded) setWorkers(workers map[string]string) error {
+	e.mu.Lock()
+	old := e.workers
+	e.workers = workers
+	open := e.open()
+	e.mu.Unlock()
+	// Every client that is let in from now on is checked against the new
+	// users; those let in before have their user named (gate registers it
+	// under e.mu), so Connz lists whom they are.
+	conns, err := e.ns.Connz(&server.ConnzOptions{Username: true, Limit: 1 << 30})
+	if err != nil {
 		return fmt.Errorf("embedded nats: %w", err)
+	}
+	for _, ci := range conns.Conns {
+		u := ci.AuthorizedUser
+		hash, had := old[u]
+		if (u == anonymousUser && !open) || (had && workers[u] != hash) {
+			e.ns.DisconnectClientByID(ci.Cid) // an error: it is gone already
+		}
 	}
 	return nil
 }

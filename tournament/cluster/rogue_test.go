@@ -507,6 +507,10 @@ func TestWorkerPermissionsNarrow(t *testing.T) {
 	if ci.NumAckPending != 1 || ci.NumRedelivered != 0 || ci.NumPending != 0 {
 		t.Errorf("after bob's acks: %d pending ack, %d redelivered, %d waiting; want alice's message pending with her alone (1, 0, 0)", ci.NumAckPending, ci.NumRedelivered, ci.NumPending)
 	}
+	// A credential issued meanwhile changes nothing of alice's: she still
+	// answers the message she took. (While credentials reloaded
+	// nats-server's users, she could not: the reload forgot her replies.)
+	issue(t, nc, creds, "carol")
 	// Alice tells the queue she is at work, then acknowledges.
 	if err := m.InProgress(); err != nil {
 		t.Fatal(err)
