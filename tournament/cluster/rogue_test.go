@@ -439,6 +439,17 @@ func workerCredentials(t *testing.T, token string) {
 	if p := stored(t, got); p.Worker != "alice" || p.Outcome.Reason == games.ReasonAborted {
 		t.Errorf("stored %+v by %q, want alice's game", p.Outcome, p.Worker)
 	}
+
+	// A new secret for alice closes her connection and refuses the old
+	// secret; the new one connects. The server's connection stays in.
+	fresh := issue(t, nc, creds, "alice")["alice"]
+	for deadline := time.Now().Add(10 * time.Second); !alice.IsClosed(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("alice's connection stays open after her new secret")
+		}
+	}
+	refused("alice's old secret", nats.UserInfo("alice", secrets["alice"]))
+	dialWorker(t, e, "alice", fresh)
 	t.Logf("stats %+v", srv.Stats())
 }
 
