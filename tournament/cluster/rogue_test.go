@@ -217,12 +217,11 @@ func claimGo(t *testing.T, c *nats.Conn, subject string, claim claimMsg) {
 	}
 }
 
-// issue gives each name credentials and returns their secrets. The first
-// credential reloads the embedded NATS (open or the shared token, to users):
-// the server's own connection nc must stay in through it. It was closed
-// once, at every first credential, until the open server had the server's
-// user too: a claim then found no responders, and a queued game's publish
-// was lost, beside two busy loops.
+// issue gives each name credentials and returns their secrets. The
+// server's own connection nc must stay in through them: while credentials
+// reloaded nats-server's users, the first one closed it on an open server
+// (a claim then found no responders, and a queued game's publish was lost,
+// beside two busy loops).
 func issue(t *testing.T, nc *nats.Conn, creds *Credentials, names ...string) map[string]string {
 	t.Helper()
 	secrets := map[string]string{}
