@@ -253,10 +253,19 @@ func (g gate) Check(c server.ClientAuthentication) bool {
 		return true
 	}
 	e.mu.Lock()
+	hash, worker := e.workers[o.Username]
+	e.mu.Unlock()
+	// The hash is compared without the lock, so that clients sending wrong
+	// secrets do not hold up the others; the user is registered under it,
+	// as long as the hash is still the same, so that setWorkers sees it.
+	if worker && bcrypt.CompareHashAndPassword([]byte(hash), []byte(o.Password)) != nil {
+		return false
+	}
+	e.mu.Lock()
 	defer e.mu.Unlock()
-	if hash, ok := e.workers[o.Username]; ok {
-		if bcrypt.CompareHashAndPassword([]byte(hash), []byte(o.Password)) != nil {
-			return false
+	if now, ok := e.workers[o.Username]; worker || ok {
+		if now != hash {
+			return false // given, replaced or revoked meanwhile: the client tries again
 		}
 		c.RegisterUser(&server.User{Username: o.Username, Permissions: workerPermissions(o.Username)})
 		return true
