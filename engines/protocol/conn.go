@@ -168,6 +168,14 @@ func (c *Conn) Send(ctx context.Context, b []byte) error {
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	return c.write(ctx, b)
+}
+
+// write is Send under wmu.
+func (c *Conn) write(ctx context.Context, b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
 	dl := time.Now().Add(WriteTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(dl) {
 		dl = d
@@ -377,22 +385,29 @@ func (b *Base) Leave(reason, cause string) {
 // Gone reports whether the client left.
 func (b *Base) Gone() bool { return b.gone.Load() }
 
-// SendUnlessGone writes to a client that is still there.
+// SendUnlessGone writes to a client that is still there. The check and the
+// write are one step under the write lock, so that nothing written from
+// another goroutine (the reader's ERROR answer to a line) follows SendLast's
+// message.
 func (b *Base) SendUnlessGone(ctx context.Context, p []byte) error {
+	b.wmu.Lock()
+	defer b.wmu.Unlock()
 	if b.gone.Load() {
 		return nil
 	}
-	return b.Send(ctx, p)
+	return b.write(ctx, p)
 }
 
 // SendLast writes the seat's last message (END) to a client that is still
 // there; nothing is written after it, not even the answer to a line the
 // client sent meanwhile ("the server closes the connection right after").
 func (b *Base) SendLast(ctx context.Context, p []byte) error {
+	b.wmu.Lock()
+	defer b.wmu.Unlock()
 	if b.gone.Swap(true) {
 		return nil
 	}
-	return b.Send(ctx, p)
+	return b.write(ctx, p)
 }
 
 // Refused answers a line the adapter refused with reply and reports it to

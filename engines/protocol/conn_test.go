@@ -3,6 +3,7 @@ package protocol_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"strings"
 	"testing"
@@ -182,4 +183,48 @@ func TestChatterIsPacedNotFlood(t *testing.T) {
 	if least := time.Duration(1500-protocol.ChatterBurst) * time.Second / protocol.ChatterRate; took < least {
 		t.Errorf("1500 lines of chatter read in %v, want at least %v (paced)", took, least)
 	}
+}
+
+// Nothing follows END: the reader's answer to a line (an ERROR written on
+// its own goroutine) and the referee's END race, and the answer either comes
+// before END or is not written. Each round races them anew. Under the race
+// detector, which the CI suite runs, the old check-then-write let an ERROR
+// follow END within 30 rounds; without it the window is too narrow to hit.
+func TestNothingAfterLast(t *testing.T) {
+	for round := range 300 {
+		c, s := protocoltest.TCPPair(t)
+		b := protocol.NewBase(s)
+		ctx := context.Background()
+		answered := make(chan struct{})
+		go func() {
+			defer close(answered)
+			for !b.Gone() {
+				if err := b.SendUnlessGone(ctx, []byte("ERROR 4\n")); err != nil {
+					t.Errorf("round %d: %v", round, err)
+					return
+				}
+			}
+		}()
+		if err := b.SendLast(ctx, []byte("END LOSE 0 0 illegal\n")); err != nil {
+			t.Fatalf("round %d: SendLast: %v", round, err)
+		}
+		<-answered
+		s.Close()
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		var got strings.Builder
+		if _, err := io.Copy(&got, c); err != nil {
+			t.Fatalf("round %d: reading: %v", round, err)
+		}
+		if !strings.HasSuffix(got.String(), "\nEND LOSE 0 0 illegal\n") && got.String() != "END LOSE 0 0 illegal\n" {
+			t.Fatalf("round %d: the client read %q after its last ERROR, want END last", round, tail(got.String(), 80))
+		}
+		c.Close()
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
 }

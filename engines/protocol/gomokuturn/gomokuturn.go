@@ -117,7 +117,7 @@ func (s *Seat) handle(f [][]byte, at time.Time) bool {
 		if !mine {
 			return s.ignored(games.NotYourTurn.String(), at)
 		}
-		if err := s.Send(context.Background(), s.board(string(f[1]) == "bin")); err != nil {
+		if err := s.SendUnlessGone(context.Background(), s.board(string(f[1]) == "bin")); err != nil {
 			s.ReadError(err)
 			return false
 		}
@@ -134,7 +134,7 @@ func (s *Seat) handle(f [][]byte, at time.Time) bool {
 		}
 		if len(f) != 3 || err1 != nil || err2 != nil {
 			// Arguments that are not two integers are answered like a point off the board.
-			if err := s.Send(context.Background(), replyOffBoard); err != nil {
+			if err := s.SendUnlessGone(context.Background(), replyOffBoard); err != nil {
 				s.ReadError(err)
 				return false
 			}
