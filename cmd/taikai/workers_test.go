@@ -145,16 +145,152 @@ func interrupted(t *testing.T, s *serverProcess, id int64) bool {
 	return g.Attempt >= 2
 }
 
+// An embedded NATS server reachable from other machines needs a token: without
+// one anybody on the network could hand in results.
+func TestServeNATSFlags(t *testing.T) {
+	t.Setenv("TAIKAI_NATS_TOKEN", "")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--nats-embedded", "0.0.0.0:4222"}, "TAIKAI_NATS_TOKEN"},
+		{[]string{"--nats-embedded", "127.0.0.1:4222", "--nats", "nats://x:4222"}, "give one"},
+		{[]string{"--nats", "nats://x:4222", "--worker-timeout", "10ms"}, "--worker-timeout"},
+	} {
+		var stderr bytes.Buffer
+		if code := run(append([]string{"serve"}, tc.args...), &bytes.Buffer{}, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("serve %v: exit %d, %q; want 2 and %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+	// A join token (workers enroll) stands for the token; it needs the
+	// embedded server, and a length.
+	t.Setenv("TAIKAI_WORKER_JOIN_TOKEN", "0123456789abcdef0123456789abcdef")
+	if _, err := parseServe([]string{"--nats-embedded", "0.0.0.0:4222"}, &bytes.Buffer{}); err != nil {
+		t.Errorf("with a join token: %v", err)
+	}
+	for _, tc := range []struct {
+		join string
+		args []string
+		want string
+	}{
+		{"0123456789abcdef0123456789abcdef", []string{"--nats", "nats://x:4222"}, "needs --nats-embedded"},
+		{"short", []string{"--nats-embedded", "127.0.0.1:4222"}, "at least 24"},
+	} {
+		t.Setenv("TAIKAI_WORKER_JOIN_TOKEN", tc.join)
+		if _, err := parseServe(tc.args, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("serve %v with join token %q: %v, want %q", tc.args, tc.join, err, tc.want)
+		}
+	}
+	t.Setenv("TAIKAI_WORKER_JOIN_TOKEN", "")
+	t.Setenv("TAIKAI_NATS_TOKEN", "s3cret")
+	if _, err := parseServe([]string{"--nats-embedded", "0.0.0.0:4222"}, &bytes.Buffer{}); err != nil {
+		t.Errorf("with a token: %v", err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{}, "--nats"},
+		{[]string{"--nats", "nats://x:4222", "--name", "a.b"}, "--name"},
+		{[]string{"--nats", "nats://x:4222", "--concurrency", "0"}, "--concurrency"},
+		{[]string{"--nats", "nats://x:4222", "--sandbox", "maybe"}, "--sandbox"},
+		{[]string{"--nats", "nats://x:4222", "--enroll", "taikai:8080"}, "--enroll"},
+	} {
+		var stderr bytes.Buffer
+		t.Setenv("TAIKAI_NATS", "")
+		if code := run(append([]string{"worker"}, tc.args...), &bytes.Buffer{}, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("worker %v: exit %d, %q; want 2 and %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+}
+
+// A worker enrolls itself (issue 36: the compose deployment's workers): the
+// server has a join token, the worker --enroll and the join token; it gets
+// credentials of its own, keeps them under --data, and plays the games. The
+// shared token is refused from the start. Revoked, the worker is cut off,
+// and started again it is refused: it does not enroll itself again.
+func TestWorkerEnrolls(t *testing.T) {
+	t.Parallel()
+	bin := taikaiBinary(t)
+	dir := t.TempDir()
+	const join = "join-0123456789abcdef0123456789"
+	natsAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	env := []string{"TAIKAI_WORKER_JOIN_TOKEN=" + join, "TAIKAI_NATS_TOKEN=shared"}
+	s := startServerEnv(t, env, bin, filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data"), "--nats-embedded", natsAddr, "--worker-timeout", "3s")
+	wdata := filepath.Join(dir, "worker")
+	w := startWorker(t, env, bin, "nats://"+natsAddr, "w1", wdata, "--enroll", s.url, "--sandbox", "off")
+	// A worker with the shared token only is refused.
+	shared := startWorker(t, []string{"TAIKAI_WORKER_JOIN_TOKEN=", "TAIKAI_NATS_TOKEN=shared"}, bin, "nats://"+natsAddr, "w2", filepath.Join(dir, "worker2"), "--sandbox", "off")
+
+	greedy := s.postJSON(t, "/api/engines", `{"name":"greedy","game":"othello","builtin":"othello-greedy"}`)
+	random := s.postJSON(t, "/api/engines", `{"name":"random","game":"othello","builtin":"othello-random"}`)
+	tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"enroll","game":"othello","engines":[%d,%d],"games_per_pair":2,"move_time_ms":2000,"start":true}`, greedy, random))
+	tr := s.waitFinished(t, tid, 3*time.Minute)
+	for _, g := range finishedGames(t, s, tid) {
+		var cg clusterGame
+		s.call(t, "GET", fmt.Sprintf("/api/games/%d", *g.ID), nil, "", &cg)
+		if cg.Status != "finished" || cg.Worker != "w1" {
+			t.Errorf("game %d: %s by %q, want finished by w1", cg.ID, cg.Status, cg.Worker)
+		}
+	}
+	t.Logf("tournament: %d/%d games", tr.FinishedGames, tr.TotalGames)
+	kept := filepath.Join(wdata, "credentials", "w1")
+	if fi, err := os.Stat(kept); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("w1's credentials kept at %s: %v %v, want mode 0600", kept, fi, err)
+	}
+	var list struct{ Names []string }
+	s.call(t, "GET", "/api/workers/credentials", nil, "", &list)
+	if len(list.Names) != 1 || list.Names[0] != "w1" {
+		t.Errorf("credentials %v, want [w1]", list.Names)
+	}
+	select {
+	case <-shared.done:
+		if !strings.Contains(shared.logs(), "nats refused this client's credentials") && !strings.Contains(shared.logs(), "uthorization") {
+			t.Errorf("the shared-token worker exited without saying it was refused:\n%s", shared.logs())
+		}
+	case <-time.After(time.Minute):
+		t.Errorf("the worker with the shared token only still runs:\n%s", shared.logs())
+	}
+
+	// Revoked: cut off; started again, refused (its kept secret is no more).
+	if code := s.call(t, "DELETE", "/api/workers/credentials/w1", nil, "", nil); code != 204 {
+		t.Fatalf("revoke w1: %d", code)
+	}
+	select {
+	case <-w.done:
+	case <-time.After(time.Minute):
+		t.Fatalf("w1 still runs a minute after its credentials were revoked:\n%s", w.logs())
+	}
+	again := startWorker(t, env, bin, "nats://"+natsAddr, "w1", wdata, "--enroll", s.url, "--sandbox", "off")
+	select {
+	case <-again.done:
+		if again.cmd.ProcessState.ExitCode() == 0 {
+			t.Errorf("w1 started again after its revocation: exit 0\n%s", again.logs())
+		}
+	case <-time.After(time.Minute):
+		t.Errorf("w1 started again after its revocation still runs:\n%s", again.logs())
+	}
+	s.call(t, "GET", "/api/workers/credentials", nil, "", &list)
+	if len(list.Names) != 0 {
+		t.Errorf("credentials after the revocation and a restart: %v, want none", list.Names)
+	}
+	if t.Failed() {
+		t.Logf("server:\n%s", s.logs())
+		t.Logf("worker:\n%s\nagain:\n%s", w.logs(), again.logs())
+	}
+}
+
 // TestClusterEndToEnd plays a 60-game round robin on three `taikai worker`
 // processes through a server with an embedded NATS: one worker is SIGKILLed
 // mid-game twice (and started again), the server once. Every scheduled game
 // finishes exactly once, no id is doubled, the standings equal a recount, and
 // the killed worker's games were played again from the start by a worker.
 //
-// The package's longest test (35-45 s beside the others), in its last file:
-// Go resumes a package's paused parallel tests roughly last-paused first
-// (besides the very first), and in the file's old place (cluster_test.go,
-// second) it started 17-33 s into the package's run, and ended it.
+// The package's longest test (35-45 s beside the others), its last parallel
+// test: Go resumes a package's paused parallel tests roughly last-paused
+// first (besides the very first). In cluster_test.go, second, it started
+// 17-33 s into the package's run, and ended it; behind TestWorkerEnrolls,
+// 26 s in (2026-11-29), and it ended the package 15 s after the others.
 func TestClusterEndToEnd(t *testing.T) {
 	t.Parallel()
 	ciRequires(t, "java")
@@ -292,140 +428,5 @@ func TestClusterEndToEnd(t *testing.T) {
 		for _, w := range workers {
 			t.Logf("worker %s:\n%s", w.name, w.logs())
 		}
-	}
-}
-
-// An embedded NATS server reachable from other machines needs a token: without
-// one anybody on the network could hand in results.
-func TestServeNATSFlags(t *testing.T) {
-	t.Setenv("TAIKAI_NATS_TOKEN", "")
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--nats-embedded", "0.0.0.0:4222"}, "TAIKAI_NATS_TOKEN"},
-		{[]string{"--nats-embedded", "127.0.0.1:4222", "--nats", "nats://x:4222"}, "give one"},
-		{[]string{"--nats", "nats://x:4222", "--worker-timeout", "10ms"}, "--worker-timeout"},
-	} {
-		var stderr bytes.Buffer
-		if code := run(append([]string{"serve"}, tc.args...), &bytes.Buffer{}, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.want) {
-			t.Errorf("serve %v: exit %d, %q; want 2 and %q", tc.args, code, stderr.String(), tc.want)
-		}
-	}
-	// A join token (workers enroll) stands for the token; it needs the
-	// embedded server, and a length.
-	t.Setenv("TAIKAI_WORKER_JOIN_TOKEN", "0123456789abcdef0123456789abcdef")
-	if _, err := parseServe([]string{"--nats-embedded", "0.0.0.0:4222"}, &bytes.Buffer{}); err != nil {
-		t.Errorf("with a join token: %v", err)
-	}
-	for _, tc := range []struct {
-		join string
-		args []string
-		want string
-	}{
-		{"0123456789abcdef0123456789abcdef", []string{"--nats", "nats://x:4222"}, "needs --nats-embedded"},
-		{"short", []string{"--nats-embedded", "127.0.0.1:4222"}, "at least 24"},
-	} {
-		t.Setenv("TAIKAI_WORKER_JOIN_TOKEN", tc.join)
-		if _, err := parseServe(tc.args, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("serve %v with join token %q: %v, want %q", tc.args, tc.join, err, tc.want)
-		}
-	}
-	t.Setenv("TAIKAI_WORKER_JOIN_TOKEN", "")
-	t.Setenv("TAIKAI_NATS_TOKEN", "s3cret")
-	if _, err := parseServe([]string{"--nats-embedded", "0.0.0.0:4222"}, &bytes.Buffer{}); err != nil {
-		t.Errorf("with a token: %v", err)
-	}
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{}, "--nats"},
-		{[]string{"--nats", "nats://x:4222", "--name", "a.b"}, "--name"},
-		{[]string{"--nats", "nats://x:4222", "--concurrency", "0"}, "--concurrency"},
-		{[]string{"--nats", "nats://x:4222", "--sandbox", "maybe"}, "--sandbox"},
-		{[]string{"--nats", "nats://x:4222", "--enroll", "taikai:8080"}, "--enroll"},
-	} {
-		var stderr bytes.Buffer
-		t.Setenv("TAIKAI_NATS", "")
-		if code := run(append([]string{"worker"}, tc.args...), &bytes.Buffer{}, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.want) {
-			t.Errorf("worker %v: exit %d, %q; want 2 and %q", tc.args, code, stderr.String(), tc.want)
-		}
-	}
-}
-
-// A worker enrolls itself (issue 36: the compose deployment's workers): the
-// server has a join token, the worker --enroll and the join token; it gets
-// credentials of its own, keeps them under --data, and plays the games. The
-// shared token is refused from the start. Revoked, the worker is cut off,
-// and started again it is refused: it does not enroll itself again.
-func TestWorkerEnrolls(t *testing.T) {
-	t.Parallel()
-	bin := taikaiBinary(t)
-	dir := t.TempDir()
-	const join = "join-0123456789abcdef0123456789"
-	natsAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	env := []string{"TAIKAI_WORKER_JOIN_TOKEN=" + join, "TAIKAI_NATS_TOKEN=shared"}
-	s := startServerEnv(t, env, bin, filepath.Join(dir, "taikai.db"), filepath.Join(dir, "data"), "--nats-embedded", natsAddr, "--worker-timeout", "3s")
-	wdata := filepath.Join(dir, "worker")
-	w := startWorker(t, env, bin, "nats://"+natsAddr, "w1", wdata, "--enroll", s.url, "--sandbox", "off")
-	// A worker with the shared token only is refused.
-	shared := startWorker(t, []string{"TAIKAI_WORKER_JOIN_TOKEN=", "TAIKAI_NATS_TOKEN=shared"}, bin, "nats://"+natsAddr, "w2", filepath.Join(dir, "worker2"), "--sandbox", "off")
-
-	greedy := s.postJSON(t, "/api/engines", `{"name":"greedy","game":"othello","builtin":"othello-greedy"}`)
-	random := s.postJSON(t, "/api/engines", `{"name":"random","game":"othello","builtin":"othello-random"}`)
-	tid := s.postJSON(t, "/api/tournaments", fmt.Sprintf(`{"name":"enroll","game":"othello","engines":[%d,%d],"games_per_pair":2,"move_time_ms":2000,"start":true}`, greedy, random))
-	tr := s.waitFinished(t, tid, 3*time.Minute)
-	for _, g := range finishedGames(t, s, tid) {
-		var cg clusterGame
-		s.call(t, "GET", fmt.Sprintf("/api/games/%d", *g.ID), nil, "", &cg)
-		if cg.Status != "finished" || cg.Worker != "w1" {
-			t.Errorf("game %d: %s by %q, want finished by w1", cg.ID, cg.Status, cg.Worker)
-		}
-	}
-	t.Logf("tournament: %d/%d games", tr.FinishedGames, tr.TotalGames)
-	kept := filepath.Join(wdata, "credentials", "w1")
-	if fi, err := os.Stat(kept); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Errorf("w1's credentials kept at %s: %v %v, want mode 0600", kept, fi, err)
-	}
-	var list struct{ Names []string }
-	s.call(t, "GET", "/api/workers/credentials", nil, "", &list)
-	if len(list.Names) != 1 || list.Names[0] != "w1" {
-		t.Errorf("credentials %v, want [w1]", list.Names)
-	}
-	select {
-	case <-shared.done:
-		if !strings.Contains(shared.logs(), "nats refused this client's credentials") && !strings.Contains(shared.logs(), "uthorization") {
-			t.Errorf("the shared-token worker exited without saying it was refused:\n%s", shared.logs())
-		}
-	case <-time.After(time.Minute):
-		t.Errorf("the worker with the shared token only still runs:\n%s", shared.logs())
-	}
-
-	// Revoked: cut off; started again, refused (its kept secret is no more).
-	if code := s.call(t, "DELETE", "/api/workers/credentials/w1", nil, "", nil); code != 204 {
-		t.Fatalf("revoke w1: %d", code)
-	}
-	select {
-	case <-w.done:
-	case <-time.After(time.Minute):
-		t.Fatalf("w1 still runs a minute after its credentials were revoked:\n%s", w.logs())
-	}
-	again := startWorker(t, env, bin, "nats://"+natsAddr, "w1", wdata, "--enroll", s.url, "--sandbox", "off")
-	select {
-	case <-again.done:
-		if again.cmd.ProcessState.ExitCode() == 0 {
-			t.Errorf("w1 started again after its revocation: exit 0\n%s", again.logs())
-		}
-	case <-time.After(time.Minute):
-		t.Errorf("w1 started again after its revocation still runs:\n%s", again.logs())
-	}
-	s.call(t, "GET", "/api/workers/credentials", nil, "", &list)
-	if len(list.Names) != 0 {
-		t.Errorf("credentials after the revocation and a restart: %v, want none", list.Names)
-	}
-	if t.Failed() {
-		t.Logf("server:\n%s", s.logs())
-		t.Logf("worker:\n%s\nagain:\n%s", w.logs(), again.logs())
 	}
 }
