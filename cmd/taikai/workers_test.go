@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -100,15 +101,16 @@ type clusterGame struct {
 // clock) at ply 13 to 61, and a bound of 40 plies left the kill untried
 // for whole tournaments (2 runs of 17 alone). A kill can still come after
 // the worker handed in its result; interrupted tells, and the callers kill
-// again.
-func killMidGame(t *testing.T, s *serverProcess, w *workerProcess) int64 {
+// again. Games in not are passed over: a game lost with w comes back to
+// the queue, and w started again may take it first.
+func killMidGame(t *testing.T, s *serverProcess, w *workerProcess, not ...int64) int64 {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
 		var ws workersAnswer
 		s.call(t, "GET", "/api/workers", nil, "", &ws)
 		for _, x := range ws.Workers {
-			if x.Name != w.name || x.Pid != w.cmd.Process.Pid || len(x.Games) == 0 {
+			if x.Name != w.name || x.Pid != w.cmd.Process.Pid || len(x.Games) == 0 || slices.Contains(not, x.Games[0]) {
 				continue
 			}
 			var g clusterGame
@@ -343,7 +345,8 @@ func TestClusterEndToEnd(t *testing.T) {
 			if kills++; kills > 6 {
 				t.Fatalf("%d kills, %d of them mid-game: want 2", kills-1, len(lost))
 			}
-			ids = append(ids, killMidGame(t, s, workers["w1"]))
+			// Two games played again: not the same one killed twice.
+			ids = append(ids, killMidGame(t, s, workers["w1"], slices.Concat(lost, ids)...))
 			workers["w1"] = startWorker(t, secrets["w1"], bin, natsURL, "w1", filepath.Join(dir, "worker-w1"), flags...)
 		}
 		for _, id := range ids {
