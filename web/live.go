@@ -327,6 +327,11 @@ func (l *Live) ServeGame(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("game %d: not found", id), http.StatusNotFound)
 		return
 	}
+	// What was published before this request is in the snapshot: a game
+	// whose start the hub had not taken yet was sent as stored, and ended.
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	l.Flush(ctx)
+	cancel()
 	v, ok := l.Hub.connect(w, r)
 	if !ok {
 		return
