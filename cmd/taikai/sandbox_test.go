@@ -497,8 +497,8 @@ func daemonDiesWithServer(t *testing.T, u *osUser) {
 	// same name: a server killed while bwrap sets up a sandbox it has
 	// released may leave that sandbox to the next start's Sweep (bubblewrap
 	// arms its init's parent-death signal only after the release;
-	// docs/SANDBOX.md, "What it does not guarantee"). Killed during the setup, this test failed
-	// about once in ten suite runs (2026-11-30).
+	// docs/SANDBOX.md, "What it does not guarantee"). Killed during the
+	// setup, this test failed about once in ten suite runs (2026-11-30).
 	running := func(s string) bool {
 		for _, p := range procsWith(s) {
 			if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p)); string(comm) != "bwrap\n" {
