@@ -292,7 +292,7 @@ func TestWorkerEnrolls(t *testing.T) {
 // test: Go resumes a package's paused parallel tests roughly last-paused
 // first (besides the very first). In cluster_test.go, second, it started
 // 17-33 s into the package's run, and ended it; behind TestWorkerEnrolls,
-// 26 s in (2026-11-29), and it ended the package 15 s after the others.
+// 26 s in (2026-11-30), and it ended the package 15 s after the others.
 func TestClusterEndToEnd(t *testing.T) {
 	t.Parallel()
 	ciRequires(t, "java")
