@@ -163,9 +163,6 @@ func (c *Conn) flooded(now time.Time) bool {
 // Send writes b whole, with a deadline, or fails. Nothing to write is no
 // system call.
 func (c *Conn) Send(ctx context.Context, b []byte) error {
-	if len(b) == 0 {
-		return nil
-	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	return c.write(ctx, b)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -187,35 +188,53 @@ func TestChatterIsPacedNotFlood(t *testing.T) {
 
 // Nothing follows END: the reader's answer to a line (an ERROR written on
 // its own goroutine) and the referee's END race, and the answer either comes
-// before END or is not written. Each round races them anew. Under the race
-// detector, which the CI suite runs, the old check-then-write let an ERROR
-// follow END within 30 rounds; without it the window is too narrow to hit.
+// before END or is not written. Each round races END against four answering
+// goroutines, once they are writing.
 func TestNothingAfterLast(t *testing.T) {
+	const writers = 4
 	for round := range 300 {
 		c, s := protocoltest.TCPPair(t)
 		b := protocol.NewBase(s)
 		ctx := context.Background()
-		answered := make(chan struct{})
-		go func() {
-			defer close(answered)
-			for !b.Gone() {
-				if err := b.SendUnlessGone(ctx, []byte("ERROR 4\n")); err != nil {
-					t.Errorf("round %d: %v", round, err)
-					return
+		var wg sync.WaitGroup
+		writing := make(chan struct{}, writers)
+		for range writers {
+			wg.Go(func() {
+				// At most 250 lines each (8 KB in all, within the socket's
+				// buffers: the client reads once END is written).
+				for i := 0; i < 250 && !b.Gone(); i++ {
+					if err := b.SendUnlessGone(ctx, []byte("ERROR 4\n")); err != nil {
+						t.Errorf("round %d: %v", round, err)
+						return
+					}
+					if i == 0 {
+						writing <- struct{}{}
+					}
 				}
-			}
-		}()
+			})
+		}
+		select {
+		case <-writing:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("round %d: no answer written in 10 s", round)
+		}
 		if err := b.SendLast(ctx, []byte("END LOSE 0 0 illegal\n")); err != nil {
 			t.Fatalf("round %d: SendLast: %v", round, err)
 		}
-		<-answered
+		answered := make(chan struct{})
+		go func() { wg.Wait(); close(answered) }()
+		select {
+		case <-answered:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("round %d: the answering goroutines still write 10 s after END", round)
+		}
 		s.Close()
 		c.SetReadDeadline(time.Now().Add(10 * time.Second))
 		var got strings.Builder
 		if _, err := io.Copy(&got, c); err != nil {
 			t.Fatalf("round %d: reading: %v", round, err)
 		}
-		if !strings.HasSuffix(got.String(), "\nEND LOSE 0 0 illegal\n") && got.String() != "END LOSE 0 0 illegal\n" {
+		if !strings.HasSuffix(got.String(), "\nEND LOSE 0 0 illegal\n") {
 			t.Fatalf("round %d: the client read ...%q, want END last", round, tail(got.String(), 80))
 		}
 		c.Close()
