@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -168,15 +169,24 @@ func JavaClasses(tb testing.TB, src string) string {
 	return dir
 }
 
-// FreePort is a loopback TCP port nothing listens on now.
+// FreePort is a loopback TCP port nothing listens on now, for a server a
+// test starts later on it (a NATS server given its address; a server
+// restarted on the same port). It is taken below 32768, under the ephemeral
+// ports of Linux (32768-60999), macOS and Windows (49152-65535): the kernel
+// gives those to outgoing connections and to listeners on port 0, so another
+// test could take one before the server binds it (seen: "bind: address
+// already in use" for the embedded NATS, once in some twenty suite runs).
 func FreePort(tb testing.TB) int {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
+	for range 100 {
+		port := 10000 + rand.IntN(22768)
+		if ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
+			ln.Close()
+			return port
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	tb.Fatal("no free loopback port in 10000-32767 after 100 tries")
+	return 0
 }
 
 // Alive reports whether pid is a running process: it exists and, where
