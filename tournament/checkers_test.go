@@ -119,9 +119,9 @@ func TestCheckersClientFaults(t *testing.T) {
 // 100 ms a move are in the README): seed rules, alpha-beta told to think as
 // at 20 ms a move (10 ms) under a 5 s clock, so that a machine busy with
 // other tests cannot make it lose on time. A game lost on time counts as
-// lost. At 20 ms it still beat minimax in 18-20 of 20 games, also with the
-// CPUs shared by five busy processes, and the test costs 3.8 s of CPU, not
-// the 17.9 s it took at 100 ms (the suite's largest test).
+// lost. At 20 ms it still beat minimax in 18-20 of 20 games, also with
+// three copies of the test beside two busy loops, and the test costs 3.8 s
+// of CPU, not the 17.9 s it took at 100 ms (the suite's largest test).
 func TestCheckersStrength(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {

@@ -201,9 +201,9 @@ func random(rng *rand.Rand) engine {
 // The two matches run side by side, two games at a time each: alpha-beta
 // thinks to a deadline, so a game takes its time whatever CPU it gets (one
 // after the other they were 18 s, a third of it on a CPU, in the suite).
-// 5 ms a move is enough to win every game, also with the CPUs shared by
-// eight busy processes; at 20 ms the two matches cost 10.8 s of CPU, at
-// 5 ms 2.9 s.
+// 5 ms a move is enough to win every game, also with three copies of the
+// test beside two busy loops; at 20 ms the two matches cost 10.8 s of CPU,
+// at 5 ms 2.9 s.
 func TestMatchAgainstGreedy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays 40 games")
