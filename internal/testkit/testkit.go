@@ -174,8 +174,9 @@ func JavaClasses(tb testing.TB, src string) string {
 // restarted on the same port). It is taken below 32768, under the ephemeral
 // ports of Linux (32768-60999), macOS and Windows (49152-65535): the kernel
 // gives those to outgoing connections and to listeners on port 0, so another
-// test could take one before the server binds it (seen: "bind: address
-// already in use" for the embedded NATS, once in some twenty suite runs).
+// test could take one before the server binds it (seen once, in the
+// eighth suite run of a session: "bind: address already in use" for the
+// embedded NATS).
 func FreePort(tb testing.TB) int {
 	tb.Helper()
 	for range 100 {
