@@ -327,8 +327,9 @@ func (l *Live) ServeGame(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("game %d: not found", id), http.StatusNotFound)
 		return
 	}
-	// What was published before this request is in the snapshot: a game
-	// whose start the hub had not taken yet was sent as stored, and ended.
+	// What was published before this request is in the snapshot (waited for
+	// at most 5 s; then the snapshot is what the hub has): a game whose start
+	// the hub had not taken yet was sent as stored, and ended.
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	l.Flush(ctx)
 	cancel()

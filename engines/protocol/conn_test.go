@@ -195,8 +195,15 @@ func TestNothingAfterLast(t *testing.T) {
 	for round := range 300 {
 		c, s := protocoltest.TCPPair(t)
 		b := protocol.NewBase(s)
-		ctx := context.Background()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		var wg sync.WaitGroup
+		// A round that fails leaves no writer behind: each ends at the
+		// closed socket or the deadline before the test does.
+		t.Cleanup(func() {
+			cancel()
+			s.Close()
+			wg.Wait()
+		})
 		writing := make(chan struct{}, writers)
 		for range writers {
 			wg.Go(func() {
