@@ -35,14 +35,17 @@ func TestBrowser(t *testing.T) {
 		ids[name] = e.ID
 	}
 	var final, rr, gomoku, draughts tournamentAnswer
-	// Games of several seconds each, paced (150 ms a move, outside the
-	// clocks) so that the game page sees moves arrive while the engines use
-	// next to no CPU. Forty of them, more than the whole test lasts even on a
-	// busy machine, so that one is always being played for the overview, the
-	// reconnection and the projector steps; the test cancels it at the end.
+	// Games of a few seconds each, paced (75 ms a move, outside the clocks)
+	// so that the game page sees moves arrive while the engines use next to
+	// no CPU. The live game and reconnection steps each follow a game to its
+	// end: at 150 ms a move the test waited twice as long (23 s against 14 s
+	// alone) for the same checks. Forty of them, more than the whole test
+	// lasts even on a busy machine, so that one is always being played for
+	// the overview, the reconnection and the projector steps; the test
+	// cancels it at the end.
 	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
 		"name": "Live final", "game": "othello", "engines": []int64{ids["othello-greedy"], ids["othello-random"]},
-		"games_per_pair": 40, "move_time_ms": 300, "pace_ms": 150, "concurrency": 1, "start": true,
+		"games_per_pair": 40, "move_time_ms": 300, "pace_ms": 75, "concurrency": 1, "start": true,
 	}, &final)
 	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
 		"name": "Class round robin", "game": "othello",
