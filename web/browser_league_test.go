@@ -106,7 +106,7 @@ func TestBrowserLeague(t *testing.T) {
 		return evalJS[[][]string](t, b, `[...document.querySelectorAll('#standings tbody tr')].map((tr) => [tr.dataset.engineId, ...[...tr.cells].map((td) => td.textContent.trim()), tr.querySelector('.badge.placement') ? 'placement' : ''])`)
 	}
 	signed := func(v float64) string {
-		n := math.Floor(v + 0.5) // as JavaScript's Math.round
+		n := math.Round(v) // half away from zero, as the page's signedInt
 		switch {
 		case n > 0:
 			return fmt.Sprintf("+%.0f", n)

@@ -305,6 +305,16 @@ export function throttle(fn, ms) {
 
 // ---- formats ----
 
+/**
+ * signedInt shows a rating as a whole number with its sign: +12, −3, 0. It
+ * rounds half away from zero, as the server and Go do: +58.5 and −58.5 are
+ * +59 and −59 (Math.round alone gave −58), and −0.4 is 0, not −0.
+ */
+export function signedInt(v) {
+  const n = Math.round(Math.abs(v));
+  return (n === 0 ? '' : v > 0 ? '+' : '−') + n;
+}
+
 /** points shows half points as ½: 3.5 -> "3½". */
 export function points(p) {
   const whole = Math.floor(p + 1e-9);

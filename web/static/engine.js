@@ -5,14 +5,13 @@
 // the leagues they played.
 // Each section has its own render function, so that one can be added (the
 // engine's versions) without touching the others.
-import {$, $$, h, href, api, points, seconds, reasonLabels, pageData, t, label, number, errorNodes, tNodes, dateTime, checkNodes, isAdmin, participantID} from 'taikai/app.js';
+import {$, $$, h, href, api, points, seconds, signedInt, reasonLabels, pageData, t, label, number, errorNodes, tNodes, dateTime, checkNodes, isAdmin, participantID} from 'taikai/app.js';
 import {versionChart, seriesStyle} from 'taikai/chart.js';
 
 const engine = pageData();
 const id = engine.id;
 
-const signed = (v) => (v > 0 ? '+' : v < 0 ? '−' : '') + Math.abs(Math.round(v));
-const eloText = (elo, err) => signed(elo) + (err > 0 ? ` ± ${Math.round(err)}` : '');
+const eloText = (elo, err) => signedInt(elo) + (err > 0 ? ` ± ${Math.round(err)}` : '');
 const engineLink = (eid, name) => h('a', {href: href(`/engines/${eid}`), class: 'engine-link', text: name});
 
 // ---- sections ----

@@ -3,7 +3,7 @@
 // A league has a ladder instead of standings (each engine's current version,
 // its rating and change since its previous version), no progress and no
 // chart, and may be paused.
-import {$, $$, h, href, live, showConn, api, write, throttle, duration, points, reasonLabels, pageData, t, label, number, showError} from 'taikai/app.js';
+import {$, $$, h, href, live, showConn, api, write, throttle, duration, points, signedInt, reasonLabels, pageData, t, label, number, showError} from 'taikai/app.js';
 import {LiveGrid} from 'taikai/livegrid.js';
 import {setProgress} from 'taikai/progress.js';
 import {lineChart, seriesStyle} from 'taikai/chart.js';
@@ -60,21 +60,14 @@ const refreshTournament = throttle(loadTournament, 2000);
 
 const eloText = (s) => {
   if (!s.games) return '–';
-  const elo = Math.round(s.elo);
-  return (elo > 0 ? '+' : elo < 0 ? '−' : '') + Math.abs(elo) + (s.elo_error > 0 ? ` ±\u00a0${Math.round(s.elo_error)}` : '');
-};
-
-// signedInt is a whole number with its sign: +12, −3, 0.
-const signedInt = (v) => {
-  const n = Math.round(v);
-  return (n > 0 ? '+' : n < 0 ? '−' : '') + Math.abs(n);
+  return signedInt(s.elo) + (s.elo_error > 0 ? ` ±\u00a0${Math.round(s.elo_error)}` : '');
 };
 
 // ladderRow is one engine of a league: its current version's rating, its
 // change since the previous version, and a badge while it plays its
 // placement games.
 function ladderRow(s, i) {
-  const change = s.elo_change === null || s.elo_change === undefined ? null : Math.round(s.elo_change);
+  const change = s.elo_change === null || s.elo_change === undefined ? null : signedInt(s.elo_change);
   const prev = s.previous;
   return h('tr', {dataset: {engineId: s.engine_id, version: s.version, games: s.games}},
     h('td', {class: 'num rank', text: i + 1}),
@@ -83,9 +76,9 @@ function ladderRow(s, i) {
       ' ', h('small', {class: 'muted version', text: t('league.version_short', {version: s.version})}),
       s.placement ? h('span', {class: 'badge placement', title: t('league.placement_long'), text: t('league.placement')}) : null),
     h('td', {class: 'num strong rating', text: s.games ? eloText(s) : '–'}),
-    h('td', {class: `num change${change > 0 ? ' up' : change < 0 ? ' down' : ''}`,
+    h('td', {class: `num change${change?.startsWith('+') ? ' up' : change?.startsWith('−') ? ' down' : ''}`,
       title: prev ? t('league.change_from', {version: prev.version, elo: prev.games ? eloText(prev) : '–'}) : t('league.first_version'),
-      text: change === null ? '–' : signedInt(change)}),
+      text: change ?? '–'}),
     h('td', {class: 'num games', text: s.games}),
     h('td', {class: 'num', text: s.wins}),
     h('td', {class: 'num', text: s.draws}),
