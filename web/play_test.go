@@ -513,12 +513,16 @@ func TestPlayResignAndIdle(t *testing.T) {
 	}
 	start := time.Now()
 	v = waitTurn(t, s, p.GameID, p.SeatToken)
-	for !v.Over && time.Since(start) < 60*time.Second {
-		// The seat answers at once while it is black's turn: wait for the end.
-		var st seatView
-		seatCall(t, s, "GET", fmt.Sprintf("/api/games/%d/seat?after=%d", p.GameID, v.Plies), p.SeatToken, nil, &st)
-		v = st
-	}
+	// The seat answers at once while it is black's turn: ask every 50 ms
+	// until the end (asked back to back, the loop took a CPU for the 2 s).
+	waitAPI(t, "the idle seat's end", 60*time.Second, func() bool {
+		if !v.Over {
+			var st seatView
+			seatCall(t, s, "GET", fmt.Sprintf("/api/games/%d/seat?after=%d", p.GameID, v.Plies), p.SeatToken, nil, &st)
+			v = st
+		}
+		return v.Over
+	})
 	if !v.Over || v.Result != "white" || v.Reason != "resign" || v.Cause != "idle" {
 		t.Errorf("an idle seat: %+v, want white to win by resign, cause idle", v)
 	}
