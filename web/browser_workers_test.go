@@ -11,8 +11,9 @@ import (
 )
 
 // startPacedTournament starts a tournament of greedy and random, paced at
-// 100 ms a move (outside the clocks): a game lasts seconds, long enough for
-// the pages to see it running.
+// 50 ms a move (outside the clocks): a game lasts a few seconds, long enough
+// for the pages to see it running, and the tests that wait for a game's end
+// wait half as long as at 100 ms.
 func startPacedTournament(t *testing.T, s *site, name string, gamesPerPair int) {
 	t.Helper()
 	var a, c engineAnswer
@@ -20,7 +21,7 @@ func startPacedTournament(t *testing.T, s *site, name string, gamesPerPair int) 
 	s.mustCall(t, "POST", "/api/engines", map[string]any{"name": "random", "game": "othello", "builtin": "othello-random"}, &c)
 	s.mustCall(t, "POST", "/api/tournaments", map[string]any{
 		"name": name, "game": "othello", "engines": []int64{a.ID, c.ID},
-		"games_per_pair": gamesPerPair, "move_time_ms": 1000, "pace_ms": 100, "concurrency": 1, "start": true,
+		"games_per_pair": gamesPerPair, "move_time_ms": 1000, "pace_ms": 50, "concurrency": 1, "start": true,
 	}, &tournamentAnswer{})
 }
 
