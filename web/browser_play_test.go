@@ -127,7 +127,7 @@ func TestBrowserPlay(t *testing.T) {
 	chromiumPath(t)
 	s := startSite(t, func(srv *web.Server) { srv.Play.Guests = true })
 	ids := map[string]int64{}
-	for _, name := range []string{"othello-greedy", "gomoku-random", "checkers-random"} {
+	for _, name := range []string{"othello-greedy", "gomoku-threat", "checkers-random"} {
 		var e engineAnswer
 		s.mustCall(t, "POST", "/api/engines", map[string]any{"name": name, "game": strings.SplitN(name, "-", 2)[0], "builtin": name}, &e)
 		ids[name] = e.ID
@@ -181,12 +181,14 @@ func TestBrowserPlay(t *testing.T) {
 		b.run(t, "phone", 30*time.Second, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
 		defer b.run(t, "back to 1366x768", 30*time.Second, chromedp.EmulateViewport(1366, 768))
 		b.open(t, "/play")
-		id := startFromForm(t, b, "gomoku", ids["gomoku-random"], "black")
+		id := startFromForm(t, b, "gomoku", ids["gomoku-threat"], "black")
 		if w := evalJS[float64](t, b, `document.querySelector('#play-board').getBoundingClientRect().right`); w > 390 {
 			t.Errorf("the board reaches x=%v on a 390 px screen", w)
 		}
-		// At the person's 5th move: gomoku-random, which moves second,
-		// cannot have five in a row yet (it once won before the 8th).
+		// At the person's 5th move: gomoku-threat, which moves second,
+		// cannot have five in a row yet. It wins against the scattered
+		// clicks in a few moves (gomoku-random took about 100, 6 s of
+		// clicking that showed nothing more).
 		shot := false
 		p := playByClicks(t, b, func(n int, p playPage) bool {
 			if n == 4 {
@@ -368,7 +370,7 @@ func TestBrowserPlay(t *testing.T) {
 		if _, err := chromedp.Call(b.ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Accept-Language": "ja"}}); err != nil {
 			t.Fatal(err)
 		}
-		names := []string{"othello-greedy", "gomoku-random", "checkers-random", "guest"}
+		names := []string{"othello-greedy", "gomoku-threat", "checkers-random", "guest"}
 		b.open(t, "/play")
 		b.waitJS(t, "the engines in the form", `document.querySelectorAll('#p-engine option').length > 1`, 30*time.Second)
 		checkPage(t, b, "/play (ja)", names, true)
