@@ -47,10 +47,10 @@ func TestChecksOnePerParticipant(t *testing.T) {
 	}
 	log := filepath.Join(t.TempDir(), "runs.log")
 	// An engine that writes "start" and "end" around its run, and waits
-	// 300 ms before it connects, so that checks run at once overlap (the
+	// 100 ms before it connects, so that checks run at once overlap (the
 	// twelve would start within milliseconds of each other; a second each
-	// made the test 13 s of waiting).
-	script := fmt.Sprintf("#!/bin/sh\necho start >> %q\nsleep 0.3\n%q engine othello-random --protocol othello-move -H \"$1\" -p \"$2\"\necho end >> %q\n", log, self, log)
+	// made the test 13 s of waiting, 300 ms each 4 s).
+	script := fmt.Sprintf("#!/bin/sh\necho start >> %q\nsleep 0.1\n%q engine othello-random --protocol othello-move -H \"$1\" -p \"$2\"\necho end >> %q\n", log, self, log)
 	var ids []int64
 	for i := range 12 {
 		var e struct{ ID int64 }
