@@ -488,13 +488,20 @@ func TestAPIMethodsAnswerJSON(t *testing.T) {
 func TestShortBodyIsAnswered(t *testing.T) {
 	t.Parallel()
 	s := newAPIServer(t, func(srv *web.Server) { srv.BodyTimeout, srv.UploadTimeout = time.Second, time.Second })
-	for _, ct := range []string{"application/json", "multipart/form-data; boundary=x"} {
+	// Both requests at once: each waits out the body's second.
+	types := []string{"application/json", "multipart/form-data; boundary=x"}
+	conns := make([]net.Conn, len(types))
+	for i, ct := range types {
 		c, err := net.Dial("tcp", s.Listener.Addr().String())
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer c.Close()
 		fmt.Fprintf(c, "POST /api/engines HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: %s\r\nContent-Length: 100\r\n\r\n{\"name\":", apiToken, ct)
+		conns[i] = c
+	}
+	for i, ct := range types {
+		c := conns[i]
 		c.SetReadDeadline(time.Now().Add(20 * time.Second)) // the body's time is 1 s here
 		res, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil {
