@@ -46,24 +46,14 @@ func TestBrowserEnginePage(t *testing.T) {
 			}
 		}
 		r := rec.Rating
-		signed := func(v float64) string {
-			n := math.Round(v)
-			switch {
-			case n > 0:
-				return fmt.Sprintf("+%.0f", n)
-			case n < 0:
-				return fmt.Sprintf("−%.0f", -n)
-			}
-			return "0"
-		}
-		if got, want := evalJS[string](t, b, `document.querySelector('#rating-elo').textContent`), fmt.Sprintf("%s ± %.0f", signed(r.Elo), math.Round(r.EloError)); got != want {
+		if got, want := evalJS[string](t, b, `document.querySelector('#rating-elo').textContent`), fmt.Sprintf("%s ± %.0f", signedRating(r.Elo), math.Round(r.EloError)); got != want {
 			t.Errorf("rating %q, want %q", got, want)
 		}
 		// Ratings round half away from zero, as the API and this test do:
 		// Math.round alone showed −58.5 as −58 (a flaky failure here).
-		evalJS[bool](t, b, `(import('taikai/app.js').then((m) => { window.signedSeen = [-58.5, 58.5, -0.4, 0, 12.49, -2.5].map(m.signedInt); }), true)`)
+		evalJS[bool](t, b, `(import('taikai/app.js').then((m) => { window.signedSeen = [-58.5, 58.5, -0.4, 0, 12.49, -2.5].map(m.signedInt); }, (err) => { window.signedSeen = [String(err)]; }), true)`)
 		b.waitJS(t, "signedInt", `Array.isArray(window.signedSeen)`, 15*time.Second)
-		if got, want := evalJS[[]string](t, b, `window.signedSeen`), []string{"−59", "+59", "0", "0", "+12", "−3"}; !slices.Equal(got, want) {
+		if got, want := evalJS[[]string](t, b, `window.signedSeen`), []string{signedRating(-58.5), signedRating(58.5), signedRating(-0.4), signedRating(0), signedRating(12.49), signedRating(-2.5)}; !slices.Equal(got, want) || want[0] != "−59" {
 			t.Errorf("signedInt of -58.5, 58.5, -0.4, 0, 12.49, -2.5: %q, want %q", got, want)
 		}
 		if got, want := evalJS[string](t, b, `document.querySelector('#rating-note').textContent`), fmt.Sprintf("rank %d of %d engines, over %d finished games", r.Rank, r.Engines, r.Games); got != want {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"mime/multipart"
 	"net"
 	"net/http"
@@ -485,6 +486,18 @@ func checkersFrames(tb testing.TB, rule string, moves []moveAnswer) [][]string {
 		frames = append(frames, rows())
 	}
 	return frames
+}
+
+// signedRating is a rating as the pages show it (app.js's signedInt): a
+// whole number with its sign, rounded half away from zero, as Go rounds.
+func signedRating(v float64) string {
+	switch n := math.Round(v); {
+	case n > 0:
+		return fmt.Sprintf("+%.0f", n)
+	case n < 0:
+		return fmt.Sprintf("−%.0f", -n)
+	}
+	return "0"
 }
 
 // ---- browser ----

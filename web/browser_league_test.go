@@ -105,30 +105,20 @@ func TestBrowserLeague(t *testing.T) {
 		t.Helper()
 		return evalJS[[][]string](t, b, `[...document.querySelectorAll('#standings tbody tr')].map((tr) => [tr.dataset.engineId, ...[...tr.cells].map((td) => td.textContent.trim()), tr.querySelector('.badge.placement') ? 'placement' : ''])`)
 	}
-	signed := func(v float64) string {
-		n := math.Round(v) // half away from zero, as the page's signedInt
-		switch {
-		case n > 0:
-			return fmt.Sprintf("+%.0f", n)
-		case n < 0:
-			return fmt.Sprintf("−%.0f", -n)
-		}
-		return "0"
-	}
 	// apiRows is the API's ladder as the page should show it (English).
 	apiRows := func(rows []ladderAnswer) [][]string {
 		var out [][]string
 		for i, r := range rows {
 			elo := "–"
 			if r.Games > 0 {
-				elo = signed(r.Elo)
+				elo = signedRating(r.Elo)
 				if r.EloError > 0 {
 					elo += fmt.Sprintf(" ±\u00a0%.0f", math.Floor(r.EloError+0.5))
 				}
 			}
 			change := "–"
 			if r.EloChange != nil {
-				change = signed(*r.EloChange)
+				change = signedRating(*r.EloChange)
 			}
 			name, badge := fmt.Sprintf("%s v%d", r.Name, r.Version), ""
 			if r.Placement {
